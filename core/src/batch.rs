@@ -1,0 +1,61 @@
+//! Rayon-parallel batch retrieval on the host (feature `std`): each probe iterates on its own
+//! until it converges, probes spread over all cores.
+
+use rayon::prelude::*;
+use std::vec;
+
+use crate::{retrieve::retrieve, Error, Geometry, Params, Rule, Stats, Word};
+
+const CHUNK: usize = 32;
+
+/// Retrieves `K` probes (`probes`: `K·C` symbols, checked) into `states` (`K` rows) and `stats`.
+///
+/// ```
+/// use neurobits_core::{Network, Rule, Params, ERASED, batch::retrieve_batch};
+/// let mut net = Network::new(3, 3).unwrap();
+/// net.store(&[1, 2, 0]).unwrap();
+/// let probes = [ERASED, 2, 0, 1, ERASED, ERASED];
+/// let mut states = vec![0; 6];
+/// let mut stats = vec![Default::default(); 2];
+/// retrieve_batch(net.geometry(), net.weights(), &probes, Rule::Joint, &Params::default(),
+///                &mut states, &mut stats).unwrap();
+/// assert_eq!(states, [0b010, 0b100, 0b001, 0b010, 0b100, 0b001]);
+/// ```
+pub fn retrieve_batch(
+    geom: &Geometry,
+    w: &[Word],
+    probes: &[u16],
+    rule: Rule,
+    params: &Params,
+    states: &mut [Word],
+    stats: &mut [Stats],
+) -> Result<(), Error> {
+    let (c, rw) = (geom.clusters(), geom.row_words());
+    let k = probes.len() / c;
+    if probes.len() % c != 0 {
+        return Err(Error::Arity(c, probes.len() % c));
+    }
+    if states.len() != k * rw {
+        return Err(Error::Capacity(k * rw, states.len()));
+    }
+    if stats.len() != k {
+        return Err(Error::Capacity(k, stats.len()));
+    }
+    if w.len() < geom.weight_words() {
+        return Err(Error::Capacity(geom.weight_words(), w.len()));
+    }
+    for p in probes.chunks(c) {
+        geom.check_symbols(p, true)?;
+    }
+    states
+        .par_chunks_mut(rw * CHUNK)
+        .zip(stats.par_chunks_mut(CHUNK))
+        .zip(probes.par_chunks(c * CHUNK))
+        .for_each(|((st, sts), pr)| {
+            let mut scratch = vec![0; rw];
+            for ((v, s), p) in st.chunks_mut(rw).zip(sts.iter_mut()).zip(pr.chunks(c)) {
+                *s = retrieve(geom, w, p, rule, params, v, &mut scratch);
+            }
+        });
+    Ok(())
+}

@@ -1,0 +1,60 @@
+use crate::{Geometry, Word, WORD_BITS};
+
+/// Whether `row` (the neighbours of a neuron of cluster `own`) reaches an active neuron of `v` in
+/// every cluster of `check` other than `own`, checked cluster by cluster and word by word with an
+/// early exit at the first cluster that sends no signal (paper Section IV-D).
+///
+/// ```
+/// use neurobits_core::{Geometry, rules::supported};
+/// let g = Geometry::new(3, 3).unwrap();
+/// let row = [0u64, 0b001, 0b100];
+/// assert!(supported(&g, &row, &[0b1, 0b011, 0b110], 0, 0b111));
+/// assert!(!supported(&g, &row, &[0b1, 0b010, 0b110], 0, 0b111));
+/// ```
+#[inline(always)]
+pub fn supported(geom: &Geometry, row: &[Word], v: &[Word], own: usize, check: u64) -> bool {
+    let wpc = geom.words_per_cluster();
+    let mut m = check & !(1u64 << own);
+    while m != 0 {
+        let c2 = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let mut k = c2 * wpc;
+        loop {
+            if k == (c2 + 1) * wpc {
+                return false;
+            }
+            if row[k] & v[k] != 0 {
+                break;
+            }
+            k += 1;
+        }
+    }
+    true
+}
+
+/// Bail-out-early for word `wi` of cluster `c`: off neurons stay off (Lemma 1) without being
+/// looked at; an on neuron stays on iff it is [`supported`] by every cluster of `check`. With
+/// `check` = all clusters this is the sum-of-max update (Theorem 1).
+///
+/// ```
+/// use neurobits_core::{Geometry, store::store_message, rules::{bail_out_early_word, sum_of_max_word}};
+/// let g = Geometry::new(3, 3).unwrap();
+/// let mut w = [0u64; 27];
+/// store_message(&g, &mut w, &[1, 2, 0]);
+/// let v = [0b111u64, 0b111, 0b001];
+/// assert_eq!(bail_out_early_word(&g, &w, &v, 0, 0, 0b111), sum_of_max_word(&g, &w, &v, 0, 0));
+/// ```
+#[inline]
+pub fn bail_out_early_word(geom: &Geometry, w: &[Word], v: &[Word], c: usize, wi: usize, check: u64) -> Word {
+    let mut cand = v[c * geom.words_per_cluster() + wi];
+    let mut out = 0;
+    while cand != 0 {
+        let b = cand.trailing_zeros() as usize;
+        cand &= cand - 1;
+        let row = geom.row(w, geom.neuron(c, wi * WORD_BITS + b));
+        if supported(geom, row, v, c, check) {
+            out |= 1 << b;
+        }
+    }
+    out
+}

@@ -1,0 +1,22 @@
+//! The retrieval rules as word-level step functions.
+//!
+//! Each function computes part of the *next* state `v^{t+1}` from the current state `v` (one
+//! probe, [`Geometry::row_words`] words) and `W`, reading nothing else: a CPU loop calls it for
+//! every cluster or word of a probe, a GPU thread calls it for one `(probe, cluster, word)`, the
+//! FPGA model evaluates it as the combinational logic of one clock, the firmware calls it
+//! directly. All updates are synchronous (Jacobi): every part of `v^{t+1}` reads `v^t` only.
+
+mod bail_out_early;
+mod init;
+mod joint;
+mod sum_of_max;
+mod sum_of_sum;
+
+pub use bail_out_early::{bail_out_early_word, supported};
+pub use init::init_word;
+pub use joint::{joint_first_word, joint_iter_word};
+pub use sum_of_max::sum_of_max_word;
+pub use sum_of_sum::{score, sum_of_sum_cluster};
+
+#[allow(unused_imports)]
+use crate::Geometry;

@@ -1,0 +1,82 @@
+use crate::{Geometry, Word, WORD_BITS};
+
+/// Mask of the clusters of `v` with at least one active neuron.
+#[inline(always)]
+fn active_clusters(geom: &Geometry, v: &[Word]) -> u64 {
+    let wpc = geom.words_per_cluster();
+    let mut mask = 0u64;
+    for c in 0..geom.clusters() {
+        let mut any = 0;
+        for k in 0..wpc {
+            any |= v[c * wpc + k];
+        }
+        mask |= ((any != 0) as u64) << c;
+    }
+    mask
+}
+
+/// Sum-of-sum score of neuron `l` of cluster `c` (Eq. 3): `γ·v_i + Σ_j v_j·w_ji`. `active` is
+/// the mask of clusters of `v` that have any neuron on (others contribute nothing, so they are
+/// skipped).
+///
+/// ```
+/// use neurobits_core::{Geometry, store::store_message, rules::score};
+/// let g = Geometry::new(3, 3).unwrap();
+/// let mut w = [0u64; 27];
+/// store_message(&g, &mut w, &[0, 0, 0]);
+/// let v = [1u64, 1, 0]; // (0,0) and (1,0) on
+/// assert_eq!(score(&g, &w, &v, 0b011, 2, 0, 5), 2); // neuron (2,0) hears both
+/// assert_eq!(score(&g, &w, &v, 0b011, 0, 0, 5), 6); // (0,0): γ + the signal of (1,0)
+/// ```
+#[inline(always)]
+pub fn score(geom: &Geometry, w: &[Word], v: &[Word], active: u64, c: usize, l: usize, gamma: u32) -> u32 {
+    let wpc = geom.words_per_cluster();
+    let row = geom.row(w, geom.neuron(c, l));
+    let (own_word, own_bit) = geom.bit(c, l);
+    let mut s = if v[own_word] & own_bit != 0 { gamma } else { 0 };
+    let mut m = active;
+    while m != 0 {
+        let c2 = m.trailing_zeros() as usize;
+        m &= m - 1;
+        for k in c2 * wpc..(c2 + 1) * wpc {
+            s += (row[k] & v[k]).count_ones();
+        }
+    }
+    s
+}
+
+/// Sum-of-sum (Eq. 3–5) for cluster `c`: writes its next state into `out` (`⌈L/64⌉` words).
+/// Every neuron whose score equals the cluster maximum is on, so a cluster whose maximum is 0
+/// turns all its neurons on. One pass with a running maximum: no score buffer is needed.
+///
+/// ```
+/// use neurobits_core::{Geometry, store::store_message, rules::sum_of_sum_cluster};
+/// let g = Geometry::new(3, 3).unwrap();
+/// let mut w = [0u64; 27];
+/// store_message(&g, &mut w, &[1, 2, 0]);
+/// let v = [0b010u64, 0, 0b001]; // cluster 1 erased
+/// let mut out = [0u64];
+/// sum_of_sum_cluster(&g, &w, &v, 1, 1, &mut out);
+/// assert_eq!(out[0], 0b100);
+/// ```
+#[inline]
+pub fn sum_of_sum_cluster(geom: &Geometry, w: &[Word], v: &[Word], c: usize, gamma: u32, out: &mut [Word]) {
+    let active = active_clusters(geom, v);
+    let mut best = 0u32;
+    for o in out.iter_mut() {
+        *o = 0;
+    }
+    for l in 0..geom.neurons_per_cluster() {
+        let s = score(geom, w, v, active, c, l, gamma);
+        let (wi, bit) = (l / WORD_BITS, 1 << (l % WORD_BITS));
+        if s > best {
+            best = s;
+            for o in out.iter_mut() {
+                *o = 0;
+            }
+            out[wi] = bit;
+        } else if s == best {
+            out[wi] |= bit;
+        }
+    }
+}

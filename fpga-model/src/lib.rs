@@ -1,0 +1,2 @@
+//! FPGA cycle model of neurobits (filled by the FPGA issue).
+#![no_std]

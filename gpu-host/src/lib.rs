@@ -1,0 +1,1 @@
+//! GPU backend of neurobits (filled by the GPU issue).
