@@ -1,1 +1,27 @@
-fn main() {}
+use clap::error::ErrorKind;
+use clap::Parser;
+
+/// Every failure is one line on stderr and exit code 2.
+fn fail(msg: &str) -> ! {
+    eprintln!("error: {}", msg.trim_start_matches("error: "));
+    std::process::exit(2);
+}
+
+fn main() {
+    let cli = match neurobits::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => e.exit(),
+        Err(e) => {
+            let text = e.render().to_string();
+            let lines: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty() && !l.starts_with("For more information") && !l.starts_with("Usage:"))
+                .collect();
+            fail(&lines.join(" "));
+        }
+    };
+    if let Err(e) = neurobits::cli::run(cli) {
+        fail(&format!("{e:#}").replace('\n', " "));
+    }
+}

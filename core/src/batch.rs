@@ -32,7 +32,7 @@ pub fn retrieve_batch(
 ) -> Result<(), Error> {
     let (c, rw) = (geom.clusters(), geom.row_words());
     let k = probes.len() / c;
-    if probes.len() % c != 0 {
+    if !probes.len().is_multiple_of(c) {
         return Err(Error::Arity(c, probes.len() % c));
     }
     if states.len() != k * rw {

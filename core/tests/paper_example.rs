@@ -3,7 +3,7 @@
 
 use neurobits_core::retrieve::{init_state, step};
 use neurobits_core::rules::score;
-use neurobits_core::{retrieve, Geometry, Network, Params, Rule, ERASED};
+use neurobits_core::{retrieve, Network, Params, Rule, ERASED};
 
 const PROBE: [u16; 3] = [ERASED, ERASED, 0];
 

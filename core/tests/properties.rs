@@ -20,7 +20,7 @@ fn random_state(g: &Geometry, seed: u64) -> Vec<u64> {
     let mut v = vec![0; g.row_words()];
     for c in 0..g.clusters() {
         for l in 0..g.neurons_per_cluster() {
-            if neurobits_core::prng::draw(seed, g.neuron(c, l) as u64) % 3 == 0 {
+            if neurobits_core::prng::draw(seed, g.neuron(c, l) as u64).is_multiple_of(3) {
                 let (wi, b) = g.bit(c, l);
                 v[wi] |= b;
             }

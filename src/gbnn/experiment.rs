@@ -1,0 +1,158 @@
+//! Reproduces Fig. 9 (sum-of-sum vs sum-of-max), Fig. 10 (γ sweep) and Fig. 14 (joint: rate and
+//! running time) of Yao, Gripon & Rabbat (2013).
+
+use anyhow::{anyhow, bail, Context, Result};
+use neurobits_core::{Params, Rule};
+use serde::Serialize;
+use std::time::Instant;
+
+use super::{rates, Rates};
+use crate::cli::ExperimentArgs;
+use crate::device::select;
+use crate::io::atomic::write_string;
+use crate::plot::{line_chart, Labels, Series};
+use crate::progress::bar;
+use crate::scenario::scenario;
+
+#[derive(Serialize, Clone, Debug)]
+pub struct Row {
+    pub scenario: u8,
+    pub rule: &'static str,
+    pub gamma: u32,
+    pub erased: usize,
+    pub probes: u64,
+    #[serde(flatten)]
+    pub rates: Rates,
+    pub mean_iterations: f64,
+    pub seconds: f64,
+}
+
+/// Parses `a..b` (inclusive).
+pub fn parse_range(s: &str, clusters: usize) -> Result<(usize, usize)> {
+    let (a, b) = s.split_once("..").ok_or_else(|| anyhow!("--erased '{s}': expected a..b"))?;
+    let a: usize = a.trim().parse().map_err(|_| anyhow!("--erased '{s}': '{a}' is not a number"))?;
+    let b: usize = b.trim().parse().map_err(|_| anyhow!("--erased '{s}': '{b}' is not a number"))?;
+    if a > b || b > clusters {
+        bail!("--erased '{s}': need a <= b <= {clusters}");
+    }
+    Ok((a, b))
+}
+
+pub fn run(a: &ExperimentArgs) -> Result<()> {
+    let s = scenario(a.scenario)?;
+    let (e0, e1) = match &a.erased {
+        Some(r) => parse_range(r, s.clusters)?,
+        None => (1, s.clusters - 1),
+    };
+    let probes = a.probes.unwrap_or(s.probes);
+    let backend = select(a.device)?;
+    std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create {}", a.out.display()))?;
+
+    // (rule, γ): the compared rules at the paper's γ = 2, then the sum-of-sum γ sweep.
+    let mut configs: Vec<(Rule, u32)> = a.rules.iter().map(|&r| (r.into(), s.gamma)).collect();
+    for &g in &a.gammas {
+        if !configs.contains(&(Rule::SumOfSum, g)) {
+            configs.push((Rule::SumOfSum, g));
+        }
+    }
+    eprintln!(
+        "scenario {}: C={}, L={}, {} stored, {} probes, erased {e0}..{e1}, on {}",
+        s.id, s.clusters, s.neurons, s.stored, probes, backend.name()
+    );
+    let net = s.network(a.seed)?;
+    let g = *net.geometry();
+    let pb = bar(((e1 - e0 + 1) * configs.len()) as u64, "retrieving");
+    let mut rows = Vec::new();
+    for e in e0..=e1 {
+        let (pr, truth) = s.probes(a.seed, probes, e)?;
+        for &(rule, gamma) in &configs {
+            let t = Instant::now();
+            let batch = backend.retrieve(&net, &pr, rule, &Params { gamma, max_iter: 20 })?;
+            let seconds = t.elapsed().as_secs_f64();
+            let iters: u64 = batch.stats.iter().map(|x| x.iterations as u64).sum();
+            rows.push(Row {
+                scenario: s.id,
+                rule: rule.name(),
+                gamma,
+                erased: e,
+                probes,
+                rates: rates(&g, &batch.states, &truth),
+                mean_iterations: iters as f64 / probes.max(1) as f64,
+                seconds,
+            });
+            pb.inc(1);
+        }
+    }
+    pb.finish_and_clear();
+    write_outputs(a, s.gamma, &rows)?;
+    print!("{}", table(&rows, s.gamma));
+    eprintln!("wrote results.csv, results.json, retrieval.svg, gamma.svg, time.svg to {}", a.out.display());
+    Ok(())
+}
+
+fn write_outputs(a: &ExperimentArgs, gamma: u32, rows: &[Row]) -> Result<()> {
+    let mut csv = String::from("scenario,rule,gamma,erased,probes,strict,contains,expected,mean_iterations,seconds\n");
+    for r in rows {
+        csv += &format!(
+            "{},{},{},{},{},{:.6},{:.6},{:.6},{:.3},{:.6}\n",
+            r.scenario, r.rule, r.gamma, r.erased, r.probes, r.rates.strict, r.rates.contains, r.rates.expected,
+            r.mean_iterations, r.seconds
+        );
+    }
+    write_string(&a.out.join("results.csv"), &csv)?;
+    write_string(&a.out.join("results.json"), &(serde_json::to_string_pretty(rows)? + "\n"))?;
+    let curves = |pick: &dyn Fn(&Row) -> Option<String>, y: &dyn Fn(&Row) -> f64| {
+        let mut out: Vec<Series> = Vec::new();
+        for r in rows {
+            if let Some(label) = pick(r) {
+                match out.iter_mut().find(|s| s.label == label) {
+                    Some(s) => s.points.push((r.erased as f64, y(r))),
+                    None => out.push(Series { label, points: vec![(r.erased as f64, y(r))] }),
+                }
+            }
+        }
+        out
+    };
+    let main = |r: &Row| (r.gamma == gamma).then(|| r.rule.to_string());
+    let sc = rows.first().map(|r| r.scenario).unwrap_or(0);
+    let title = format!("Scenario {sc}: retrieval rate (strict), gamma = {gamma}");
+    let labels = Labels { title: &title, x: "erased clusters", y: "retrieval rate" };
+    line_chart(&a.out.join("retrieval.svg"), &labels, &curves(&main, &|r| r.rates.strict), false)?;
+    let sweep = curves(&|r: &Row| (r.rule == "sum-of-sum").then(|| format!("gamma = {}", r.gamma)), &|r| r.rates.strict);
+    if !sweep.is_empty() {
+        let title = format!("Scenario {sc}: sum-of-sum retrieval rate vs gamma");
+        let labels = Labels { title: &title, x: "erased clusters", y: "retrieval rate" };
+        line_chart(&a.out.join("gamma.svg"), &labels, &sweep, false)?;
+    }
+    let title = format!("Scenario {sc}: running time (all probes)");
+    let labels = Labels { title: &title, x: "erased clusters", y: "seconds (log)" };
+    line_chart(&a.out.join("time.svg"), &labels, &curves(&main, &|r| r.seconds.max(1e-6)), true)?;
+    Ok(())
+}
+
+/// Strict retrieval rate (%) per erased count (rows) and rule/γ (columns).
+pub fn table(rows: &[Row], gamma: u32) -> String {
+    let mut cols: Vec<(&str, u32)> = Vec::new();
+    for r in rows {
+        if !cols.contains(&(r.rule, r.gamma)) {
+            cols.push((r.rule, r.gamma));
+        }
+    }
+    let name = |(rule, g): (&str, u32)| if g == gamma || rule != "sum-of-sum" { rule.to_string() } else { format!("{rule} g={g}") };
+    let mut out = format!("{:>7}", "erased");
+    for &c in &cols {
+        out += &format!(" | {:>16}", name(c));
+    }
+    out.push('\n');
+    let mut es: Vec<usize> = rows.iter().map(|r| r.erased).collect();
+    es.dedup();
+    for e in es {
+        out += &format!("{e:>7}");
+        for &c in &cols {
+            let r = rows.iter().find(|r| r.erased == e && (r.rule, r.gamma) == c).expect("every cell computed");
+            out += &format!(" | {:>15.2}%", 100.0 * r.rates.strict);
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,30 @@
+use anyhow::{anyhow, Context, Result};
+use neurobits_core::workload::{message, ProbePlan};
+
+use crate::cli::GenerateArgs;
+use crate::io::{atomic::write_string, symbols};
+
+pub fn run(a: &GenerateArgs) -> Result<()> {
+    let g = super::geometry(a.clusters, a.neurons)?;
+    let plan = ProbePlan::new(g, a.seed, a.messages, a.seed.wrapping_add(1), a.probes, a.erased)
+        .map_err(|e| anyhow!("{e}"))?;
+    std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create {}", a.out.display()))?;
+    let c = g.clusters();
+    let mut msgs = vec![0u16; a.messages as usize * c];
+    for (k, m) in msgs.chunks_mut(c).enumerate() {
+        message(&g, a.seed, k as u64, m);
+    }
+    write_string(&a.out.join("messages.csv"), &symbols::format(&msgs, c))?;
+    if a.probes > 0 {
+        let mut probes = vec![0u16; a.probes as usize * c];
+        let mut truth = probes.clone();
+        for (p, (pr, tr)) in probes.chunks_mut(c).zip(truth.chunks_mut(c)).enumerate() {
+            plan.probe(p as u64, pr);
+            plan.truth(p as u64, tr);
+        }
+        write_string(&a.out.join("probes.csv"), &symbols::format(&probes, c))?;
+        write_string(&a.out.join("truth.csv"), &symbols::format(&truth, c))?;
+    }
+    eprintln!("wrote {} messages and {} probes to {}", a.messages, a.probes, a.out.display());
+    Ok(())
+}

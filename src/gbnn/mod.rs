@@ -1,0 +1,43 @@
+//! The `neurobits gbnn` commands.
+
+pub mod bench;
+pub mod experiment;
+pub mod generate;
+pub mod retrieve;
+pub mod store;
+
+use anyhow::{anyhow, Result};
+use neurobits_core::Geometry;
+
+/// Geometry from command-line sizes, with the memory check for W.
+pub fn geometry(clusters: usize, neurons: usize) -> Result<Geometry> {
+    let g = Geometry::new(clusters, neurons).map_err(|e| anyhow!("{e}"))?;
+    crate::io::memory::ensure_fits(
+        &format!("W of {clusters}x{neurons} neurons"),
+        g.weight_words() as u128 * 8,
+    )?;
+    Ok(g)
+}
+
+/// Retrieval rates of a batch: fractions of probes with strict success, containing the truth,
+/// and the expected success of a uniform pick among ambiguous neurons.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct Rates {
+    pub strict: f64,
+    pub contains: f64,
+    pub expected: f64,
+}
+
+/// Scores `K` states against their true messages.
+pub fn rates(g: &Geometry, states: &[neurobits_core::Word], truth: &[u16]) -> Rates {
+    let mut r = Rates::default();
+    let k = truth.len() / g.clusters();
+    for (v, t) in states.chunks(g.row_words()).zip(truth.chunks(g.clusters())) {
+        let o = neurobits_core::outcome::outcome(g, v, t);
+        r.strict += o.strict as u8 as f64;
+        r.contains += o.contains as u8 as f64;
+        r.expected += o.expected();
+    }
+    let k = k.max(1) as f64;
+    Rates { strict: r.strict / k, contains: r.contains / k, expected: r.expected / k }
+}

@@ -1,0 +1,47 @@
+//! Retrieval output: one line per probe, each cluster's active symbols joined by `|`.
+
+use neurobits_core::{Geometry, Stats, Word};
+use serde_json::json;
+
+/// Active symbols of each cluster of state `v`.
+pub fn active_symbols(geom: &Geometry, v: &[Word]) -> Vec<Vec<usize>> {
+    let wpc = geom.words_per_cluster();
+    (0..geom.clusters())
+        .map(|c| {
+            let mut s = Vec::new();
+            for wi in 0..wpc {
+                let mut x = v[c * wpc + wi];
+                while x != 0 {
+                    s.push(wi * 64 + x.trailing_zeros() as usize);
+                    x &= x - 1;
+                }
+            }
+            s
+        })
+        .collect()
+}
+
+/// CSV text of a batch of states.
+pub fn csv(geom: &Geometry, states: &[Word]) -> String {
+    let mut out = String::new();
+    for v in states.chunks(geom.row_words()) {
+        let fields: Vec<String> = active_symbols(geom, v)
+            .iter()
+            .map(|s| s.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("|"))
+            .collect();
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// JSON text of a batch of states with their statistics.
+pub fn json(geom: &Geometry, rule: &str, states: &[Word], stats: &[Stats]) -> String {
+    let probes: Vec<_> = states
+        .chunks(geom.row_words())
+        .zip(stats)
+        .map(|(v, s)| json!({"active": active_symbols(geom, v), "iterations": s.iterations, "converged": s.converged}))
+        .collect();
+    let doc = json!({"rule": rule, "clusters": geom.clusters(), "neurons": geom.neurons_per_cluster(), "probes": probes});
+    serde_json::to_string_pretty(&doc).expect("JSON of plain values") + "\n"
+}

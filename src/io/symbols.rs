@@ -1,0 +1,69 @@
+//! Message and probe CSV: one line per message, `C` comma-separated symbols in `[0, L)`;
+//! probes may use `?` for an erased cluster. Blank lines are skipped. Every error names the
+//! file and line.
+
+use anyhow::{anyhow, bail, Context, Result};
+use neurobits_core::{Geometry, ERASED};
+use std::path::Path;
+
+/// Parses a symbol file into `K·C` symbols (`ERASED` for `?` when `probes`).
+pub fn read(path: &Path, geom: &Geometry, probes: bool) -> Result<Vec<u16>> {
+    let text = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = String::from_utf8(text).map_err(|_| anyhow!("{}: not a text file", path.display()))?;
+    parse(&text, &path.display().to_string(), geom, probes)
+}
+
+/// Parses CSV text; `name` prefixes error messages.
+pub fn parse(text: &str, name: &str, geom: &Geometry, probes: bool) -> Result<Vec<u16>> {
+    let kind = if probes { "probes" } else { "messages" };
+    let (c, l) = (geom.clusters(), geom.neurons_per_cluster());
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let at = i + 1;
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if fields.len() != c {
+            bail!("{name}:{at}: expected {c} fields, found {}", fields.len());
+        }
+        for (k, f) in fields.iter().enumerate() {
+            if probes && *f == "?" {
+                out.push(ERASED);
+                continue;
+            }
+            let s: u64 = f.parse().map_err(|_| {
+                let want = if probes { "a symbol or '?'" } else { "a symbol" };
+                anyhow!("{name}:{at}: field {}: '{f}' is not {want} (a non-negative integer)", k + 1)
+            })?;
+            if s >= l as u64 {
+                bail!("{name}:{at}: field {}: symbol {s} is out of range 0..{}", k + 1, l - 1);
+            }
+            out.push(s as u16);
+        }
+    }
+    if out.is_empty() {
+        bail!("{name}: no {kind} (the file is empty)");
+    }
+    Ok(out)
+}
+
+/// Formats symbols as CSV (`?` for erased).
+pub fn format(symbols: &[u16], clusters: usize) -> String {
+    let mut s = String::with_capacity(symbols.len() * 4);
+    for row in symbols.chunks(clusters) {
+        for (k, &x) in row.iter().enumerate() {
+            if k > 0 {
+                s.push(',');
+            }
+            if x == ERASED {
+                s.push('?');
+            } else {
+                s.push_str(&x.to_string());
+            }
+        }
+        s.push('\n');
+    }
+    s
+}

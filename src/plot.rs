@@ -1,0 +1,71 @@
+//! SVG line charts (plotters), written atomically.
+
+use anyhow::{anyhow, Result};
+use plotters::prelude::*;
+use std::path::Path;
+
+use crate::io::atomic::write_string;
+
+/// One curve: a label and its points.
+pub struct Series {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// Axis and title text of a chart.
+pub struct Labels<'a> {
+    pub title: &'a str,
+    pub x: &'a str,
+    pub y: &'a str,
+}
+
+/// Writes a line chart of `series` to `path` (SVG). `log_y` plots y on a log scale.
+pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) -> Result<()> {
+    let pts = || series.iter().flat_map(|s| s.points.iter());
+    let (x0, x1) = pts().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let (y0, y1) = pts().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
+    if !(x0 <= x1 && y0 <= y1) {
+        return Err(anyhow!("nothing to plot for {}", path.display()));
+    }
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| anyhow!("plot: {e}"))?;
+        let mut b = ChartBuilder::on(&root);
+        b.caption(labels.title, ("sans-serif", 22)).margin(15).x_label_area_size(45).y_label_area_size(65);
+        let colors = [&BLUE, &RED, &GREEN, &MAGENTA, &CYAN, &BLACK, &RGBColor(255, 140, 0), &RGBColor(128, 0, 128)];
+        macro_rules! draw {
+            ($chart:expr) => {{
+                let mut chart = $chart;
+                chart.configure_mesh().x_label_formatter(&|x| format!("{x:.0}")).x_desc(labels.x).y_desc(labels.y).draw().map_err(|e| anyhow!("plot: {e}"))?;
+                for (i, s) in series.iter().enumerate() {
+                    let col = colors[i % colors.len()];
+                    chart
+                        .draw_series(LineSeries::new(s.points.clone(), col.stroke_width(2)))
+                        .map_err(|e| anyhow!("plot: {e}"))?
+                        .label(s.label.clone())
+                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
+                    chart
+                        .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, col.filled())))
+                        .map_err(|e| anyhow!("plot: {e}"))?;
+                }
+                chart
+                    .configure_series_labels()
+                    .background_style(WHITE.mix(0.8))
+                    .border_style(BLACK)
+                    .position(SeriesLabelPosition::UpperRight)
+                    .draw()
+                    .map_err(|e| anyhow!("plot: {e}"))?;
+            }};
+        }
+        let xr = x0 - 0.2..x1 + 0.2;
+        if log_y {
+            let lo = pts().map(|p| p.1).filter(|&y| y > 0.0).fold(f64::MAX, f64::min).min(y1);
+            draw!(b.build_cartesian_2d(xr, (lo * 0.5..y1 * 2.0).log_scale()).map_err(|e| anyhow!("plot: {e}"))?);
+        } else {
+            draw!(b.build_cartesian_2d(xr, (y0.min(0.0))..(y1 * 1.05).max(1e-9)).map_err(|e| anyhow!("plot: {e}"))?);
+        }
+        root.present().map_err(|e| anyhow!("plot: {e}"))?;
+    }
+    write_string(path, &svg)
+}
