@@ -3,14 +3,17 @@ SHELL := /bin/bash
 TOOLCHAIN := 1.95.0
 CARGO := cargo +$(TOOLCHAIN)
 BIN := target/release/neurobits
+# ptxas from PyPI (nvidia-cuda-nvcc-cu12) checks the PTX without a GPU.
+PTXAS = $(shell python3 -c "import nvidia.cuda_nvcc as m, os; print(os.path.join(list(m.__path__)[0], 'bin', 'ptxas'))" 2>/dev/null)
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test bench gpu-bundle gpu-test gpu-bench clean
 
 # Idempotent: rustup skips what is installed.
 setup:
 	@rustup toolchain list | grep -q '^$(TOOLCHAIN)' || rustup toolchain install $(TOOLCHAIN) --profile minimal
 	@rustup component add --toolchain $(TOOLCHAIN) rust-src llvm-bitcode-linker llvm-tools clippy rustfmt 2>&1 | grep -v 'is up to date' || true
 	@rustup target add --toolchain $(TOOLCHAIN) thumbv7m-none-eabi thumbv7em-none-eabihf 2>&1 | grep -v 'is up to date' || true
+	@python3 -c "import nvidia.cuda_nvcc" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check nvidia-cuda-nvcc-cu12
 
 # Scenario 1 of the paper on the CPU: table on stdout, CSV/JSON/SVG in out/scenario1.
 demo: setup
@@ -18,7 +21,7 @@ demo: setup
 	$(BIN) gbnn experiment --scenario 1 --out out/scenario1
 
 test: setup
-	$(CARGO) test --workspace
+	PTXAS=$(PTXAS) NEUROBITS_REQUIRE_PTXAS=1 $(CARGO) test --workspace
 	$(CARGO) build -p neurobits-core --target thumbv7m-none-eabi
 	$(CARGO) build -p neurobits-core --target thumbv7em-none-eabihf --features defmt
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
@@ -28,6 +31,28 @@ bench: setup
 	$(CARGO) bench --bench gbnn
 	$(CARGO) build --release --bin neurobits
 	$(BIN) gbnn bench --scenario 2 --out out/bench-scenario2.json
+
+# GPU runs happen on a machine without Rust: build the release test and CLI binaries here into
+# .bundle/ (git-ignored) and carry that folder there.
+gpu-bundle: setup
+	$(CARGO) build --release --bin neurobits
+	rm -rf .bundle && mkdir -p .bundle
+	cp $(BIN) .bundle/neurobits
+	cp $$($(CARGO) test --release -p neurobits-gpu-host --test bit_exact --no-run --message-format=json 2>/dev/null \
+	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/bit_exact
+	strip .bundle/*
+	cp Makefile .bundle/
+
+# On a machine with a CUDA GPU: CPU ≡ GPU bit for bit on every rule, and the cuBLAS baseline.
+gpu-test:
+	@test -x .bundle/bit_exact || $(MAKE) gpu-bundle
+	.bundle/bit_exact --ignored --nocapture --test-threads=1
+
+# On a machine with a CUDA GPU: the side-by-side tables of Scenarios 2 and 3.
+gpu-bench:
+	@test -x .bundle/neurobits || $(MAKE) gpu-bundle
+	.bundle/neurobits gbnn bench --scenario 2 --device all --out out/bench-gpu-scenario2.json
+	.bundle/neurobits gbnn bench --scenario 3 --device all --baseline-probes 0 --out out/bench-gpu-scenario3.json
 
 clean:
 	$(CARGO) clean

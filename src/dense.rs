@@ -1,10 +1,12 @@
 //! The dense-float baseline: sum-of-sum the way the paper's CPU code did it (Armadillo/BLAS,
 //! Eq. 11): `S = W·V` as an `f32` matrix product with `γ` on the diagonal of `W`, then the
 //! per-cluster maximum, for a whole batch until every probe converges or `t_max` updates. The
-//! product is `matrixmultiply::sgemm` (pure-Rust BLAS-style kernels, all cores). Scores are
+//! product is `matrixmultiply::sgemm` (pure-Rust BLAS-style kernels, all cores); the selection is
+//! the core's own [`select_max`], over `f32` scores. Scores are
 //! small integers, exact in `f32`, so its final states must equal the bit-packed sum-of-sum's.
 
 use anyhow::Result;
+use neurobits_core::rules::select_max;
 use neurobits_core::{Geometry, Network, Word, ERASED};
 
 use crate::io::memory::ensure_fits;
@@ -59,12 +61,13 @@ impl DenseSumOfSum {
                     s.as_mut_ptr(), k as isize, 1,
                 );
             }
+            let mut words = vec![0; g.words_per_cluster()];
             for p in 0..k {
                 for cl in 0..c {
-                    let rows = cl * l..(cl + 1) * l;
-                    let max = rows.clone().map(|i| s[i * k + p]).fold(f32::MIN, f32::max);
-                    for i in rows {
-                        next[i * k + p] = (s[i * k + p] == max) as u8 as f32;
+                    let base = cl * l;
+                    select_max(l, |j| s[(base + j) * k + p], &mut words);
+                    for j in 0..l {
+                        next[(base + j) * k + p] = ((words[j / 64] >> (j % 64)) & 1) as f32;
                     }
                 }
             }

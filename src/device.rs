@@ -64,14 +64,68 @@ impl Backend for Cpu {
     }
 }
 
+/// The CUDA backend: the same step functions as Rust PTX kernels (`gpu-host`). `W` is uploaded
+/// per call; the bench keeps it resident instead.
+pub struct Gpu {
+    gpu: neurobits_gpu_host::Gpu,
+}
+
+impl Gpu {
+    pub fn open() -> Result<Self> {
+        Ok(Gpu { gpu: neurobits_gpu_host::Gpu::open(0)? })
+    }
+}
+
+impl Backend for Gpu {
+    fn name(&self) -> String {
+        format!("gpu ({})", self.gpu.name())
+    }
+
+    fn retrieve(&self, net: &Network, probes: &[u16], rule: Rule, params: &Params) -> Result<Batch> {
+        let out = self.gpu.upload(net)?.retrieve(probes, rule, params)?;
+        Ok(Batch { states: out.states, stats: out.stats, kernel_seconds: Some(out.kernel_ms / 1e3) })
+    }
+}
+
+/// `--device auto`: the GPU while it works, the CPU (saying so) when there is none or it runs
+/// out of memory.
+struct Auto {
+    gpu: Option<Gpu>,
+    cpu: Cpu,
+}
+
+impl Backend for Auto {
+    fn name(&self) -> String {
+        self.gpu.as_ref().map_or_else(|| self.cpu.name(), |g| g.name())
+    }
+
+    fn retrieve(&self, net: &Network, probes: &[u16], rule: Rule, params: &Params) -> Result<Batch> {
+        if let Some(g) = &self.gpu {
+            match g.retrieve(net, probes, rule, params) {
+                Err(e) if matches!(e.downcast_ref(), Some(neurobits_gpu_host::GpuError::OutOfMemory(..))) => {
+                    eprintln!("note: {e}; using the CPU");
+                }
+                r => return r,
+            }
+        }
+        self.cpu.retrieve(net, probes, rule, params)
+    }
+}
+
 /// Opens the backend `choice` asks for.
 pub fn select(choice: DeviceChoice) -> Result<Box<dyn Backend>> {
     match choice {
         DeviceChoice::Cpu => Ok(Box::new(Cpu::new(None)?)),
-        DeviceChoice::Gpu => anyhow::bail!("no GPU backend in this build"),
+        DeviceChoice::Gpu => Ok(Box::new(Gpu::open()?)),
         DeviceChoice::Auto => {
-            eprintln!("note: no GPU backend in this build; using the CPU");
-            Ok(Box::new(Cpu::new(None)?))
+            let gpu = match Gpu::open() {
+                Ok(g) => Some(g),
+                Err(e) => {
+                    eprintln!("note: {e}; using the CPU");
+                    None
+                }
+            };
+            Ok(Box::new(Auto { gpu, cpu: Cpu::new(None)? }))
         }
     }
 }

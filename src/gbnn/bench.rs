@@ -1,113 +1,253 @@
 //! Side-by-side timing of every rule and implementation in one run.
 
 use anyhow::Result;
-use neurobits_core::{Params, Rule};
+use neurobits_core::{Network, Params, Rule, Word};
+use neurobits_gpu_host::{DenseGpu, Gpu};
 use serde::Serialize;
+use std::collections::HashMap;
 use std::time::Instant;
 
 use super::rates;
-use crate::cli::BenchArgs;
+use crate::cli::{BenchArgs, BenchDevice, RuleArg};
 use crate::dense::DenseSumOfSum;
-use crate::device::{select, Backend, Cpu};
+use crate::device::{Backend, Cpu};
 use crate::io::atomic::write_string;
-use crate::scenario::scenario;
+use crate::scenario::{scenario, Scenario};
 
 #[derive(Serialize, Clone, Debug)]
 pub struct Entry {
     pub implementation: String,
     pub rule: &'static str,
     pub probes: u64,
+    /// End to end: probe upload and state download included (W resident).
     pub seconds: f64,
+    /// GPU kernels alone.
     pub kernel_seconds: Option<f64>,
     pub probes_per_second: f64,
     pub strict_rate: f64,
     pub mean_iterations: f64,
+    /// Whether the final states equal the CPU's bit for bit (GPU rows run beside the CPU).
+    pub bit_exact_vs_cpu: Option<bool>,
+}
+
+/// Everything a bench run measured, for the JSON output.
+#[derive(Serialize, Default)]
+pub struct Report {
+    pub scenario: u8,
+    pub erased: usize,
+    pub device: Option<String>,
+    pub entries: Vec<Entry>,
+    pub copy_bandwidth_gb_s: Option<f64>,
+    pub joint_min_bytes: Option<u64>,
+    pub joint_achieved_gb_s: Option<f64>,
+    pub joint_fraction_of_bound: Option<f64>,
+}
+
+struct Ctx<'a> {
+    s: Scenario,
+    net: &'a Network,
+    probes: &'a [u16],
+    truth: &'a [u16],
+    params: Params,
+    count: u64,
+}
+
+impl Ctx<'_> {
+    fn entry(&self, implementation: String, rule: Rule, seconds: f64, states: &[Word], iters: f64) -> Entry {
+        Entry {
+            implementation,
+            rule: rule.name(),
+            probes: self.count,
+            seconds,
+            kernel_seconds: None,
+            probes_per_second: self.count as f64 / seconds,
+            strict_rate: rates(self.net.geometry(), states, self.truth).strict,
+            mean_iterations: iters,
+            bit_exact_vs_cpu: None,
+        }
+    }
 }
 
 pub fn run(a: &BenchArgs) -> Result<()> {
     let s = scenario(a.scenario)?;
     let erased = a.erased.unwrap_or(s.erased);
-    let probes = a.probes.unwrap_or(s.probes);
+    let count = a.probes.unwrap_or(s.probes);
+    let rules: Vec<Rule> = if !a.rules.is_empty() {
+        a.rules.iter().map(|&r| r.into()).collect()
+    } else if s.id == 3 {
+        vec![RuleArg::Joint.into()]
+    } else {
+        Rule::ALL.to_vec()
+    };
+    let (use_cpu, use_gpu) = match a.device {
+        BenchDevice::Cpu => (true, false),
+        BenchDevice::Gpu => (false, true),
+        BenchDevice::All => (true, true),
+        BenchDevice::Auto => match Gpu::open(0) {
+            Ok(_) => (false, true),
+            Err(e) => {
+                eprintln!("note: {e}; using the CPU");
+                (true, false)
+            }
+        },
+    };
+    let gpu = if use_gpu { Some(Gpu::open(0)?) } else { None };
     let params = Params { gamma: s.gamma, max_iter: 20 };
     println!(
         "scenario {}: C={}, L={}, {} stored, {} probes, {} erased, gamma={} (sum-of-sum), t_max=20",
-        s.id, s.clusters, s.neurons, s.stored, probes, erased, s.gamma
+        s.id, s.clusters, s.neurons, s.stored, count, erased, s.gamma
     );
     let t = Instant::now();
     let net = s.network(a.seed)?;
-    println!("stored {} messages in {:.3} s (W = {:.1} MiB)", s.stored, t.elapsed().as_secs_f64(),
-        net.weights().len() as f64 * 8.0 / (1 << 20) as f64);
-    let (pr, truth) = s.probes(a.seed, probes, erased)?;
-    let g = *net.geometry();
+    println!(
+        "stored {} messages on the CPU in {:.3} s (W = {:.1} MiB)",
+        s.stored,
+        t.elapsed().as_secs_f64(),
+        net.weights().len() as f64 * 8.0 / (1 << 20) as f64
+    );
+    let (probes, truth) = s.probes(a.seed, count, erased)?;
+    let ctx = Ctx { s, net: &net, probes: &probes, truth: &truth, params, count };
+    let mut report = Report { scenario: s.id, erased, ..Default::default() };
+    let mut cpu_states: HashMap<&'static str, Vec<Word>> = HashMap::new();
 
-    let mut backends: Vec<Box<dyn Backend>> = vec![select(a.device)?];
-    if a.single_core {
-        backends.push(Box::new(Cpu::new(Some(1))?));
-    }
-    let mut entries = Vec::new();
-    for b in &backends {
-        for &r in &a.rules {
-            let rule: Rule = r.into();
-            let t = Instant::now();
-            let batch = b.retrieve(&net, &pr, rule, &params)?;
-            let seconds = t.elapsed().as_secs_f64();
-            let iters: u64 = batch.stats.iter().map(|x| x.iterations as u64).sum();
-            entries.push(Entry {
-                implementation: b.name(),
-                rule: rule.name(),
-                probes,
-                seconds,
-                kernel_seconds: batch.kernel_seconds,
-                probes_per_second: probes as f64 / seconds,
-                strict_rate: rates(&g, &batch.states, &truth).strict,
-                mean_iterations: iters as f64 / probes as f64,
-            });
-            print_entry(entries.last().expect("just pushed"));
+    if use_cpu {
+        let mut backends = vec![Cpu::new(None)?];
+        if a.single_core {
+            backends.push(Cpu::new(Some(1))?);
+        }
+        for b in &backends {
+            for &rule in &rules {
+                let t = Instant::now();
+                let batch = b.retrieve(&net, &probes, rule, &params)?;
+                let secs = t.elapsed().as_secs_f64();
+                let iters = batch.stats.iter().map(|x| x.iterations as f64).sum::<f64>() / count as f64;
+                report.entries.push(ctx.entry(b.name(), rule, secs, &batch.states, iters));
+                print_entry(report.entries.last().expect("just pushed"));
+                cpu_states.entry(rule.name()).or_insert(batch.states);
+            }
+        }
+        if a.baseline_probes > 0 {
+            cpu_dense_baseline(&ctx, a.baseline_probes, &mut report)?;
         }
     }
-    if a.baseline_probes > 0 {
-        let k = a.baseline_probes.min(probes as usize);
-        let c = g.clusters();
-        let dense = DenseSumOfSum::new(&net, s.gamma)?;
-        let t = Instant::now();
-        let (states, _) = dense.retrieve(&pr[..k * c], params.max_iter);
-        let seconds = t.elapsed().as_secs_f64();
-        let reference = Cpu::new(None)?.retrieve(&net, &pr[..k * c], Rule::SumOfSum, &params)?;
-        let same = reference.states == states;
-        entries.push(Entry {
-            implementation: format!("dense-f32 sgemm baseline ({k}-probe subset)"),
-            rule: "sum-of-sum",
-            probes: k as u64,
-            seconds,
-            kernel_seconds: None,
-            probes_per_second: k as f64 / seconds,
-            strict_rate: rates(&g, &states, &truth[..k * c]).strict,
-            mean_iterations: f64::NAN,
-        });
-        print_entry(entries.last().expect("just pushed"));
-        println!(
-            "dense baseline ran on the first {k} probes only; its states are {} the bit-packed sum-of-sum's",
-            if same { "identical to" } else { "DIFFERENT from" }
-        );
-        anyhow::ensure!(same, "the dense-float baseline disagrees with the bit-packed sum-of-sum");
-        let base = entries.last().expect("baseline").probes_per_second;
-        for e in entries.iter().filter(|e| e.rule == "joint") {
-            println!(
-                "speed-up of joint on {} over the dense baseline (per probe): {:.0}x",
-                e.implementation,
-                e.probes_per_second / base
-            );
-        }
+    if let Some(gpu) = &gpu {
+        gpu_rows(&ctx, gpu, &rules, &cpu_states, &mut report)?;
     }
     if let Some(out) = &a.out {
-        write_string(out, &(serde_json::to_string_pretty(&entries)? + "\n"))?;
+        write_string(out, &(serde_json::to_string_pretty(&report)? + "\n"))?;
+    }
+    Ok(())
+}
+
+fn cpu_dense_baseline(ctx: &Ctx, baseline_probes: usize, report: &mut Report) -> Result<()> {
+    let g = *ctx.net.geometry();
+    if g.neurons() > 16_384 {
+        println!("dense-float CPU baseline skipped: its f32 W would be {} GiB", g.neurons().pow(2) * 4 >> 30);
+        return Ok(());
+    }
+    let k = baseline_probes.min(ctx.count as usize);
+    let c = g.clusters();
+    let dense = DenseSumOfSum::new(ctx.net, ctx.s.gamma)?;
+    let t = Instant::now();
+    let (states, _) = dense.retrieve(&ctx.probes[..k * c], ctx.params.max_iter);
+    let seconds = t.elapsed().as_secs_f64();
+    let reference = Cpu::new(None)?.retrieve(ctx.net, &ctx.probes[..k * c], Rule::SumOfSum, &ctx.params)?;
+    let same = reference.states == states;
+    let sub = Ctx { count: k as u64, truth: &ctx.truth[..k * c], ..*ctx };
+    let mut e = sub.entry(format!("dense-f32 sgemm baseline ({k}-probe subset)"), Rule::SumOfSum, seconds, &states, f64::NAN);
+    e.bit_exact_vs_cpu = Some(same);
+    report.entries.push(e);
+    print_entry(report.entries.last().expect("just pushed"));
+    println!(
+        "dense baseline ran on the first {k} probes only; its states are {} the bit-packed sum-of-sum's",
+        if same { "identical to" } else { "DIFFERENT from" }
+    );
+    anyhow::ensure!(same, "the dense-float baseline disagrees with the bit-packed sum-of-sum");
+    let base = report.entries.last().expect("baseline").probes_per_second;
+    for e in report.entries.iter().filter(|e| e.rule == "joint") {
+        println!("speed-up of joint on {} over the dense baseline (per probe): {:.0}x", e.implementation, e.probes_per_second / base);
+    }
+    Ok(())
+}
+
+fn gpu_rows(ctx: &Ctx, gpu: &Gpu, rules: &[Rule], cpu: &HashMap<&'static str, Vec<Word>>, report: &mut Report) -> Result<()> {
+    let g = *ctx.net.geometry();
+    let (free, total) = gpu.memory()?;
+    println!("GPU: {} ({:.1} GiB free of {:.1} GiB)", gpu.name(), free as f64 / 1073741824.0, total as f64 / 1073741824.0);
+    report.device = Some(gpu.name());
+    let t = Instant::now();
+    let dnet = gpu.upload(ctx.net)?;
+    println!("uploaded W in {:.3} s; it stays resident", t.elapsed().as_secs_f64());
+    let name = format!("gpu ({})", gpu.name());
+    let mut sos_states = None;
+    for &rule in rules {
+        // One untimed warm-up (module JIT, first-touch allocations), then the timed run.
+        dnet.retrieve(&ctx.probes[..g.clusters().min(ctx.probes.len())], rule, &ctx.params)?;
+        let out = dnet.retrieve(ctx.probes, rule, &ctx.params)?;
+        let iters = out.stats.iter().map(|x| x.iterations as f64).sum::<f64>() / ctx.count as f64;
+        let mut e = ctx.entry(name.clone(), rule, out.total_ms / 1e3, &out.states, iters);
+        e.kernel_seconds = Some(out.kernel_ms / 1e3);
+        e.bit_exact_vs_cpu = cpu.get(rule.name()).map(|c| *c == out.states);
+        report.entries.push(e);
+        print_entry(report.entries.last().expect("just pushed"));
+        if let Some(false) = report.entries.last().and_then(|e| e.bit_exact_vs_cpu) {
+            anyhow::bail!("GPU {} states differ from the CPU's", rule.name());
+        }
+        if rule == Rule::SumOfSum {
+            sos_states = Some(out.states);
+        }
+    }
+    let cpu_joint = report.entries.iter().find(|e| e.rule == "joint" && e.implementation.starts_with("cpu")).map(|e| e.seconds);
+    let gpu_joint = report.entries.iter().find(|e| e.rule == "joint" && e.kernel_seconds.is_some()).cloned();
+    if let (Some(c), Some(gj)) = (cpu_joint, &gpu_joint) {
+        println!(
+            "joint: GPU kernels {:.1}x, GPU end to end {:.1}x faster than all CPU cores",
+            c / gj.kernel_seconds.unwrap_or(f64::NAN),
+            c / gj.seconds
+        );
+    }
+    if ctx.s.id == 2 {
+        let dense = DenseGpu::new(gpu, ctx.net, ctx.s.gamma)?;
+        let (states, kernel_ms, total_ms) = dense.retrieve(ctx.probes, ctx.params.max_iter)?;
+        let mut e = ctx.entry(format!("paper's GPU method (cuBLAS sgemm, {})", gpu.name()), Rule::SumOfSum, total_ms / 1e3, &states, f64::NAN);
+        e.kernel_seconds = Some(kernel_ms / 1e3);
+        e.bit_exact_vs_cpu = cpu.get("sum-of-sum").or(sos_states.as_ref()).map(|c| *c == states);
+        report.entries.push(e);
+        print_entry(report.entries.last().expect("just pushed"));
+        if let Some(gj) = &gpu_joint {
+            println!("joint GPU kernels vs the paper's cuBLAS sum-of-sum kernels: {:.0}x", kernel_ms / 1e3 / gj.kernel_seconds.unwrap_or(f64::NAN));
+        }
+    }
+    if let Some(gj) = &gpu_joint {
+        let bw = gpu.copy_bandwidth(1 << 30)?;
+        let e = report.erased;
+        let min_bytes = ctx.count * ((g.clusters() - e) * e * g.words_per_cluster() * 8) as u64;
+        let achieved = min_bytes as f64 / gj.kernel_seconds.unwrap_or(f64::NAN);
+        println!(
+            "memory: copy bandwidth {:.0} GB/s (read+write); joint reads at least {:.2} GB of W rows \
+             ((C-e)*e*ceil(L/64)*8 B per probe); achieved {:.0} GB/s = {:.1}% of the bound",
+            bw / 1e9,
+            min_bytes as f64 / 1e9,
+            achieved / 1e9,
+            100.0 * achieved / bw
+        );
+        report.copy_bandwidth_gb_s = Some(bw / 1e9);
+        report.joint_min_bytes = Some(min_bytes);
+        report.joint_achieved_gb_s = Some(achieved / 1e9);
+        report.joint_fraction_of_bound = Some(achieved / bw);
     }
     Ok(())
 }
 
 fn print_entry(e: &Entry) {
+    let kernel = e.kernel_seconds.map_or(String::new(), |k| format!("  kernels {:>9.4} ms", k * 1e3));
+    let exact = match e.bit_exact_vs_cpu {
+        Some(true) => "  bit-exact vs CPU",
+        Some(false) => "  DIFFERS from CPU",
+        None => "",
+    };
     println!(
-        "{:<44} {:<15} {:>8} probes {:>10.4} s {:>12.0} probes/s  strict {:>6.2}%  per probe {:>9.2} us",
+        "{:<44} {:<15} {:>8} probes {:>10.4} s {:>12.0} probes/s  strict {:>6.2}%  per probe {:>9.3} us{kernel}{exact}",
         e.implementation,
         e.rule,
         e.probes,

@@ -23,7 +23,9 @@ pub fn supported(geom: &Geometry, row: &[Word], v: &[Word], own: usize, check: u
             if k == (c2 + 1) * wpc {
                 return false;
             }
-            if row[k] & v[k] != 0 {
+            // The state is small and hot; W is large and cold: read W only where v has a bit.
+            let x = v[k];
+            if x != 0 && row[k] & x != 0 {
                 break;
             }
             k += 1;

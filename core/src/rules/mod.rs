@@ -16,7 +16,7 @@ pub use bail_out_early::{bail_out_early_word, supported};
 pub use init::init_word;
 pub use joint::{joint_first_word, joint_iter_word};
 pub use sum_of_max::sum_of_max_word;
-pub use sum_of_sum::{score, sum_of_sum_cluster};
+pub use sum_of_sum::{score, select_max, sum_of_sum_cluster};
 
 #[allow(unused_imports)]
 use crate::Geometry;

@@ -45,9 +45,40 @@ pub fn score(geom: &Geometry, w: &[Word], v: &[Word], active: u64, c: usize, l: 
     s
 }
 
-/// Sum-of-sum (Eq. 3–5) for cluster `c`: writes its next state into `out` (`⌈L/64⌉` words).
-/// Every neuron whose score equals the cluster maximum is on, so a cluster whose maximum is 0
-/// turns all its neurons on. One pass with a running maximum: no score buffer is needed.
+/// Eq. 4–5 for one cluster: given each neuron's score, turns on every neuron whose score equals
+/// the cluster maximum (so all of them when every score is 0). One pass with a running maximum:
+/// no score buffer is needed. Generic over the score type so the dense-float baseline selects with
+/// the very same code.
+///
+/// ```
+/// use neurobits_core::rules::select_max;
+/// let mut out = [0u64];
+/// select_max(4, |l| [1.0f32, 3.0, 0.0, 3.0][l], &mut out);
+/// assert_eq!(out[0], 0b1010);
+/// ```
+#[inline(always)]
+pub fn select_max<T: PartialOrd + Copy + Default>(neurons: usize, mut score: impl FnMut(usize) -> T, out: &mut [Word]) {
+    let mut best = T::default();
+    for o in out.iter_mut() {
+        *o = 0;
+    }
+    for l in 0..neurons {
+        let s = score(l);
+        let (wi, bit) = (l / WORD_BITS, 1 << (l % WORD_BITS));
+        if s > best {
+            best = s;
+            for o in out.iter_mut() {
+                *o = 0;
+            }
+            out[wi] = bit;
+        } else if s == best {
+            out[wi] |= bit;
+        }
+    }
+}
+
+/// Sum-of-sum (Eq. 3–5) for cluster `c`: writes its next state into `out` (`⌈L/64⌉` words):
+/// [`score`] of every neuron, then [`select_max`].
 ///
 /// ```
 /// use neurobits_core::{Geometry, store::store_message, rules::sum_of_sum_cluster};
@@ -62,21 +93,5 @@ pub fn score(geom: &Geometry, w: &[Word], v: &[Word], active: u64, c: usize, l: 
 #[inline]
 pub fn sum_of_sum_cluster(geom: &Geometry, w: &[Word], v: &[Word], c: usize, gamma: u32, out: &mut [Word]) {
     let active = active_clusters(geom, v);
-    let mut best = 0u32;
-    for o in out.iter_mut() {
-        *o = 0;
-    }
-    for l in 0..geom.neurons_per_cluster() {
-        let s = score(geom, w, v, active, c, l, gamma);
-        let (wi, bit) = (l / WORD_BITS, 1 << (l % WORD_BITS));
-        if s > best {
-            best = s;
-            for o in out.iter_mut() {
-                *o = 0;
-            }
-            out[wi] = bit;
-        } else if s == best {
-            out[wi] |= bit;
-        }
-    }
+    select_max(geom.neurons_per_cluster(), |l| score(geom, w, v, active, c, l, gamma), out);
 }

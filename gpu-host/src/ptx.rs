@@ -1,0 +1,8 @@
+//! The kernels as built: PTX text for `sm_90` (or `$NEUROBITS_PTX_ARCH`) and their entry names.
+
+/// PTX of `gpu-device/`, embedded at build time.
+pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/neurobits_gpu_device.ptx"));
+
+/// Every kernel entry point the host launches.
+pub const ENTRY_POINTS: [&str; 7] =
+    ["gbnn_store", "gbnn_init", "gbnn_step_word", "gbnn_step_joint", "gbnn_step_sos", "gbnn_compact", "dense_select"];

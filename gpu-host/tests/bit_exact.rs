@@ -1,0 +1,101 @@
+//! GPU ≡ CPU, bit for bit (`make gpu-test` on a machine with a CUDA GPU).
+
+use neurobits_core::batch::retrieve_batch;
+use neurobits_core::workload::{message, ProbePlan};
+use neurobits_core::{Geometry, Network, Params, Rule, Stats};
+use neurobits_gpu_host::{DenseGpu, Gpu};
+
+struct Config {
+    name: &'static str,
+    c: usize,
+    l: usize,
+    m: u64,
+    /// Probes per erased count; erased counts cover 1..C-1.
+    per_e: u64,
+}
+
+const CONFIGS: [Config; 6] = [
+    Config { name: "scenario 1 (8x128)", c: 8, l: 128, m: 5_000, per_e: 1_500 },
+    Config { name: "scenario 2 (16x512)", c: 16, l: 512, m: 50_000, per_e: 700 },
+    Config { name: "non-power-of-two L (6x100)", c: 6, l: 100, m: 2_000, per_e: 2_000 },
+    Config { name: "multi-word ragged L (12x200)", c: 12, l: 200, m: 8_000, per_e: 1_000 },
+    Config { name: "400-neuron circuit (8x50)", c: 8, l: 50, m: 400, per_e: 1_500 },
+    Config { name: "tiny (3x3)", c: 3, l: 3, m: 4, per_e: 4 },
+];
+
+/// Probes of stored messages (seed 1) and, every third, of never-stored ones (seed 99).
+fn probes(g: &Geometry, cfg: &Config) -> Vec<u16> {
+    let mut out = Vec::new();
+    let mut p = vec![0u16; g.clusters()];
+    for e in 1..g.clusters() {
+        let n = cfg.per_e.min(cfg.m);
+        let stored = ProbePlan::new(*g, 1, cfg.m, 2 + e as u64, n, e).unwrap();
+        let fresh = ProbePlan::new(*g, 99, cfg.m, 50 + e as u64, n, e).unwrap();
+        for i in 0..n {
+            if i % 3 == 2 { fresh.probe(i, &mut p) } else { stored.probe(i, &mut p) };
+            out.extend_from_slice(&p);
+        }
+    }
+    out
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn gpu_states_equal_cpu_states_bit_for_bit() {
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    println!("device: {}", gpu.name());
+    let mut total = 0usize;
+    for cfg in &CONFIGS {
+        let mut net = Network::new(cfg.c, cfg.l).unwrap();
+        net.store_random(1, cfg.m);
+        let g = *net.geometry();
+        let mut msgs = vec![0u16; cfg.m as usize * cfg.c];
+        for (k, m) in msgs.chunks_mut(cfg.c).enumerate() {
+            message(&g, 1, k as u64, m);
+        }
+        let stored_on_gpu = gpu.store(g, &msgs).unwrap().download().unwrap();
+        assert_eq!(stored_on_gpu, net, "{}: W stored on the GPU differs", cfg.name);
+        let dnet = gpu.upload(&net).unwrap();
+        let pr = probes(&g, cfg);
+        let k = pr.len() / cfg.c;
+        for rule in Rule::ALL {
+            for gamma in [1, 2] {
+                if gamma == 1 && rule != Rule::SumOfSum {
+                    continue;
+                }
+                let params = Params { gamma, max_iter: 20 };
+                let mut states = vec![0; k * g.row_words()];
+                let mut stats = vec![Stats::default(); k];
+                retrieve_batch(&g, net.weights(), &pr, rule, &params, &mut states, &mut stats).unwrap();
+                let out = dnet.retrieve(&pr, rule, &params).unwrap();
+                let first_diff = states.iter().zip(&out.states).position(|(a, b)| a != b);
+                assert!(first_diff.is_none(), "{} {rule:?}: state word {first_diff:?} differs", cfg.name);
+                assert_eq!(out.stats, stats, "{} {rule:?}: iteration counts differ", cfg.name);
+                println!("{:<30} {:<15} gamma={gamma} {k:>6} probes: bit-exact (GPU kernels {:.3} ms)", cfg.name, rule.name(), out.kernel_ms);
+            }
+        }
+        total += k;
+    }
+    println!("bit-exact on {total} probes per rule across {} configurations", CONFIGS.len());
+    assert!(total >= 10_000);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cublas_dense_baseline_equals_bit_packed_sum_of_sum() {
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    let cfg = &CONFIGS[0];
+    let mut net = Network::new(cfg.c, cfg.l).unwrap();
+    net.store_random(1, cfg.m);
+    let g = *net.geometry();
+    let pr = probes(&g, cfg);
+    let k = pr.len() / cfg.c;
+    let params = Params { gamma: 2, max_iter: 20 };
+    let mut states = vec![0; k * g.row_words()];
+    let mut stats = vec![Stats::default(); k];
+    retrieve_batch(&g, net.weights(), &pr, Rule::SumOfSum, &params, &mut states, &mut stats).unwrap();
+    let dense = DenseGpu::new(&gpu, &net, 2).unwrap();
+    let (out, _, _) = dense.retrieve(&pr, 20).unwrap();
+    assert!(out == states, "cuBLAS sum-of-sum differs from the bit-packed one");
+    println!("cuBLAS dense sum-of-sum: bit-exact on {k} probes");
+}
