@@ -149,6 +149,7 @@ pub fn step(
 ) -> bool {
     let wpc = geom.words_per_cluster();
     let all = geom.all_clusters();
+    let erased = geom.erased_mask(symbols);
     for c in 0..geom.clusters() {
         let out = &mut next[c * wpc..(c + 1) * wpc];
         match rule {
@@ -168,7 +169,7 @@ pub fn step(
                     *o = if t == 0 {
                         joint_first_word(geom, w, symbols, c, wi)
                     } else {
-                        joint_iter_word(geom, w, v, symbols, c, wi)
+                        joint_iter_word(geom, w, v, erased, c, wi)
                     };
                 }
             }

@@ -241,3 +241,25 @@ fn workload_is_pinned() {
     };
     assert_eq!(m, again);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn occupancy_variants_equal_the_plain_ones((net, seed) in instance()) {
+        use neurobits_core::rules::{bail_out_early_word_occ, joint_iter_word, joint_iter_word_occ, occupancy};
+        let (g, w) = (net.geometry(), net.weights());
+        let v = random_state(g, seed);
+        let occ: Vec<u64> = (0..g.clusters()).map(|c| occupancy(g, &v, c)).collect();
+        let erased = g.all_clusters() & !1;
+        for c in 0..g.clusters() {
+            for wi in 0..g.words_per_cluster() {
+                prop_assert_eq!(
+                    bail_out_early_word_occ(g, w, &v, c, wi, g.all_clusters(), &occ),
+                    bail_out_early_word(g, w, &v, c, wi, g.all_clusters())
+                );
+                prop_assert_eq!(joint_iter_word_occ(g, w, &v, erased, c, wi, &occ), joint_iter_word(g, w, &v, erased, c, wi));
+            }
+        }
+    }
+}

@@ -13,8 +13,8 @@ use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x, trap};
 use core::slice::{from_raw_parts, from_raw_parts_mut};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use neurobits_core::rules::{
-    bail_out_early_word, init_word, joint_first_word, joint_iter_word, select_max, sum_of_max_word,
-    sum_of_sum_cluster,
+    bail_out_early_word, init_word, joint_first_word_rows, joint_iter_word, joint_iter_word_occ, known_rows, occupancy,
+    select_max, sum_of_max_word, sum_of_sum_cluster,
 };
 use neurobits_core::store::clique_word;
 use neurobits_core::{Geometry, Rule};
@@ -27,6 +27,18 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 #[inline(always)]
 unsafe fn gid() -> usize {
     _block_idx_x() as usize * _block_dim_x() as usize + _thread_idx_x() as usize
+}
+
+/// `(i / d, i % d)`, in 32-bit arithmetic when it fits (64-bit division is a long software
+/// sequence on the GPU).
+#[inline(always)]
+fn split(i: usize, d: usize) -> (usize, usize) {
+    if (i | d) >> 32 == 0 {
+        let (i, d) = (i as u32, d as u32);
+        ((i / d) as usize, (i % d) as usize)
+    } else {
+        (i / d, i % d)
+    }
 }
 
 #[inline(always)]
@@ -43,7 +55,7 @@ unsafe fn geometry(c: u32, l: u32) -> Geometry {
 pub unsafe extern "ptx-kernel" fn gbnn_store(w: *mut u64, msgs: *const u16, m: u32, c: u32, l: u32) {
     let g = geometry(c, l);
     let i = gid();
-    let (k, a) = (i / g.clusters(), i % g.clusters());
+    let (k, a) = split(i, g.clusters());
     if k >= m as usize {
         return;
     }
@@ -65,12 +77,13 @@ pub unsafe extern "ptx-kernel" fn gbnn_init(
     let g = geometry(c, l);
     let (rw, wpc) = (g.row_words(), g.words_per_cluster());
     let i = gid();
-    let (p, word) = (i / rw, i % rw);
+    let (p, word) = split(i, rw);
     if p >= k as usize {
         return;
     }
     let symbols = from_raw_parts(probes.add(p * g.clusters()), g.clusters());
-    let v = init_word(&g, symbols, word / wpc, word % wpc, erased_on != 0);
+    let (cl, wi) = split(word, wpc);
+    let v = init_word(&g, symbols, cl, wi, erased_on != 0);
     *buf0.add(i) = v;
     *buf1.add(i) = v;
     if word == 0 {
@@ -86,8 +99,8 @@ unsafe fn note_change(changed: *mut u32, p: usize) {
     AtomicU32::from_ptr(changed.add(p)).store(1, Relaxed);
 }
 
-/// One update of sum-of-max, bail-out-early or joint's first pass (`rule` = [`Rule`] as `u32`):
-/// one thread per (active probe, word).
+/// One update of sum-of-max, bail-out-early or a later joint iteration (`rule` = [`Rule`] as
+/// `u32`): one thread per (active probe, word).
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn gbnn_step_word(
     rule: u32, c: u32, l: u32, w: *const u64, probes: *const u16,
@@ -96,7 +109,7 @@ pub unsafe extern "ptx-kernel" fn gbnn_step_word(
     let g = geometry(c, l);
     let (rw, wpc) = (g.row_words(), g.words_per_cluster());
     let i = gid();
-    let (a, word) = (i / rw, i % rw);
+    let (a, word) = split(i, rw);
     if a >= n_active as usize {
         return;
     }
@@ -104,11 +117,11 @@ pub unsafe extern "ptx-kernel" fn gbnn_step_word(
     let w = from_raw_parts(w, g.weight_words());
     let v = from_raw_parts(cur.add(p * rw), rw);
     let symbols = from_raw_parts(probes.add(p * g.clusters()), g.clusters());
-    let (cl, wi) = (word / wpc, word % wpc);
+    let (cl, wi) = split(word, wpc);
     let out = match Rule::from_u32(rule) {
         Some(Rule::SumOfMax) => sum_of_max_word(&g, w, v, cl, wi),
         Some(Rule::BailOutEarly) => bail_out_early_word(&g, w, v, cl, wi, g.all_clusters()),
-        Some(Rule::Joint) => joint_first_word(&g, w, symbols, cl, wi),
+        Some(Rule::Joint) => joint_iter_word(&g, w, v, g.erased_mask(symbols), cl, wi),
         _ => trap(),
     };
     *next.add(p * rw + word) = out;
@@ -117,37 +130,118 @@ pub unsafe extern "ptx-kernel" fn gbnn_step_word(
     }
 }
 
-/// A later joint update, one thread per (active probe, erased-cluster slot `j < e_max`, word):
-/// only erased clusters change, so known clusters get no thread.
+/// Per-probe index for the joint rule, one thread per probe: the rows of its known neurons
+/// (`rows`, `K · C`, the core's [`known_rows`]) and their number (`known`), its erased clusters in
+/// order (`erased_list`, `K · C`) and their mask (`erased_mask`).
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn gbnn_step_joint(
-    c: u32, l: u32, e_max: u32, w: *const u64, probes: *const u16,
-    cur: *const u64, next: *mut u64, list: *const u32, n_active: u32, changed: *mut u32,
+pub unsafe extern "ptx-kernel" fn gbnn_probe_index(
+    c: u32, l: u32, probes: *const u16, k: u32, rows: *mut u32, known: *mut u32, erased_list: *mut u8, erased_mask: *mut u64,
 ) {
     let g = geometry(c, l);
-    let (rw, wpc) = (g.row_words(), g.words_per_cluster());
-    let per_probe = e_max as usize * wpc;
-    let i = gid();
-    let (a, j, wi) = (i / per_probe, (i % per_probe) / wpc, i % wpc);
+    let p = gid();
+    if p >= k as usize {
+        return;
+    }
+    let cc = g.clusters();
+    let symbols = from_raw_parts(probes.add(p * cc), cc);
+    *known.add(p) = known_rows(&g, symbols, from_raw_parts_mut(rows.add(p * cc), cc)) as u32;
+    let mask = g.erased_mask(symbols);
+    *erased_mask.add(p) = mask;
+    let (mut m, mut j) = (mask, 0);
+    while m != 0 {
+        *erased_list.add(p * cc + j) = m.trailing_zeros() as u8;
+        m &= m - 1;
+        j += 1;
+    }
+}
+
+/// The joint first pass, one thread per (probe, erased slot `j < e_max`, word): the AND of the
+/// known rows ([`joint_first_word_rows`]). Known clusters need no thread: both state buffers
+/// already hold their symbol.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn gbnn_joint_first(
+    c: u32, l: u32, e_max: u32, w: *const u64, rows: *const u32, known: *const u32, erased_list: *const u8,
+    cur: *const u64, next: *mut u64, k: u32, changed: *mut u32,
+) {
+    let g = geometry(c, l);
+    let (cc, rw, wpc) = (g.clusters(), g.row_words(), g.words_per_cluster());
+    let (rest, wi) = split(gid(), wpc);
+    let (p, j) = split(rest, e_max as usize);
+    if p >= k as usize {
+        return;
+    }
+    let nk = *known.add(p) as usize;
+    if j >= cc - nk {
+        return;
+    }
+    let cl = *erased_list.add(p * cc + j) as usize;
+    let w = from_raw_parts(w, g.weight_words());
+    let out = joint_first_word_rows(&g, w, from_raw_parts(rows.add(p * cc), nk), cl, wi);
+    let word = p * rw + cl * wpc + wi;
+    *next.add(word) = out;
+    if out != *cur.add(word) {
+        note_change(changed, p);
+    }
+}
+
+/// Occupancy (nonzero words) of every erased cluster of the active probes, one thread per
+/// (active probe, erased slot), into `occ` (`K · C` words): the input of [`gbnn_step_joint`].
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn gbnn_occupancy(
+    c: u32, l: u32, e_max: u32, known: *const u32, erased_list: *const u8, cur: *const u64, list: *const u32,
+    n_active: u32, occ: *mut u64,
+) {
+    let g = geometry(c, l);
+    let (cc, rw) = (g.clusters(), g.row_words());
+    let (a, j) = split(gid(), e_max as usize);
     if a >= n_active as usize {
         return;
     }
     let p = *list.add(a) as usize;
-    let symbols = from_raw_parts(probes.add(p * g.clusters()), g.clusters());
-    let mut erased = g.erased_mask(symbols);
-    for _ in 0..j {
-        erased &= erased.wrapping_sub(1);
-    }
-    if erased == 0 {
+    if j >= cc - *known.add(p) as usize {
         return;
     }
-    let cl = erased.trailing_zeros() as usize;
+    let cl = *erased_list.add(p * cc + j) as usize;
+    *occ.add(p * cc + cl) = occupancy(&g, from_raw_parts(cur.add(p * rw), rw), cl);
+}
+
+/// A later joint update, one thread per (active probe, erased slot): only erased clusters change,
+/// so known clusters get no thread; support is checked through the occupancy `occ` of `v`. Only
+/// the words nonzero now or at the previous update (`occ_prev`, which covers both since the
+/// active set only shrinks) can differ between `v` and `next`, so only those are written
+/// (Lemma 1: a zero word stays zero).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn gbnn_step_joint(
+    c: u32, l: u32, e_max: u32, w: *const u64, known: *const u32, erased_list: *const u8, erased_mask: *const u64,
+    occ: *const u64, occ_prev: *const u64, cur: *const u64, next: *mut u64, list: *const u32, n_active: u32,
+    changed: *mut u32,
+) {
+    let g = geometry(c, l);
+    let (cc, rw, wpc) = (g.clusters(), g.row_words(), g.words_per_cluster());
+    let (a, j) = split(gid(), e_max as usize);
+    if a >= n_active as usize {
+        return;
+    }
+    let p = *list.add(a) as usize;
+    if j >= cc - *known.add(p) as usize {
+        return;
+    }
+    let cl = *erased_list.add(p * cc + j) as usize;
+    let erased = *erased_mask.add(p);
+    let occ_p = from_raw_parts(occ.add(p * cc), cc);
+    let mut words = occ_p[cl] | *occ_prev.add(p * cc + cl);
     let w = from_raw_parts(w, g.weight_words());
     let v = from_raw_parts(cur.add(p * rw), rw);
-    let word = cl * wpc + wi;
-    let out = joint_iter_word(&g, w, v, symbols, cl, wi);
-    *next.add(p * rw + word) = out;
-    if out != v[word] {
+    let mut differs = false;
+    while words != 0 {
+        let wi = words.trailing_zeros() as usize;
+        words &= words - 1;
+        let word = cl * wpc + wi;
+        let out = joint_iter_word_occ(&g, w, v, erased, cl, wi, occ_p);
+        *next.add(p * rw + word) = out;
+        differs |= out != v[word];
+    }
+    if differs {
         note_change(changed, p);
     }
 }
@@ -162,7 +256,7 @@ pub unsafe extern "ptx-kernel" fn gbnn_step_sos(
     let g = geometry(c, l);
     let (rw, wpc) = (g.row_words(), g.words_per_cluster());
     let i = gid();
-    let (a, cl) = (i / g.clusters(), i % g.clusters());
+    let (a, cl) = split(i, g.clusters());
     if a >= n_active as usize {
         return;
     }
@@ -208,7 +302,7 @@ pub unsafe extern "ptx-kernel" fn dense_select(
     let g = geometry(c, l);
     let (n, rw, wpc, l) = (g.neurons(), g.row_words(), g.words_per_cluster(), l as usize);
     let i = gid();
-    let (p, cl) = (i / g.clusters(), i % g.clusters());
+    let (p, cl) = split(i, g.clusters());
     if p >= k as usize {
         return;
     }

@@ -94,12 +94,41 @@ pub fn step_word(
     launch!(g, t, "gbnn_step_word", n as u64 * s.rw, [&rule, &s.c, &s.l, w, probes, cur, next, list, &n, changed])
 }
 
+/// Per-probe index buffers of the joint rule.
+pub struct JointIndex {
+    pub rows: CudaSlice<u32>,
+    pub known: CudaSlice<u32>,
+    pub erased_list: CudaSlice<u8>,
+    pub erased_mask: CudaSlice<u64>,
+}
+
+pub fn probe_index(g: &Gpu, t: &mut KernelTimer, s: Shape, probes: &CudaSlice<u16>, k: u32, ix: &mut JointIndex) -> Result<(), GpuError> {
+    launch!(g, t, "gbnn_probe_index", k as u64, [&s.c, &s.l, probes, &k, &mut ix.rows, &mut ix.known, &mut ix.erased_list, &mut ix.erased_mask])
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn joint_first(
+    g: &Gpu, t: &mut KernelTimer, s: Shape, e_max: u32, w: &CudaSlice<u64>, ix: &JointIndex,
+    cur: &CudaSlice<u64>, next: &mut CudaSlice<u64>, k: u32, changed: &mut CudaSlice<u32>,
+) -> Result<(), GpuError> {
+    launch!(g, t, "gbnn_joint_first", k as u64 * e_max as u64 * s.wpc, [&s.c, &s.l, &e_max, w, &ix.rows, &ix.known, &ix.erased_list, cur, next, &k, changed])
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn occupancy(
+    g: &Gpu, t: &mut KernelTimer, s: Shape, e_max: u32, ix: &JointIndex, cur: &CudaSlice<u64>,
+    list: &CudaSlice<u32>, n: u32, occ: &mut CudaSlice<u64>,
+) -> Result<(), GpuError> {
+    launch!(g, t, "gbnn_occupancy", n as u64 * e_max as u64, [&s.c, &s.l, &e_max, &ix.known, &ix.erased_list, cur, list, &n, occ])
+}
+
 #[allow(clippy::too_many_arguments)]
 pub fn step_joint(
-    g: &Gpu, t: &mut KernelTimer, s: Shape, e_max: u32, w: &CudaSlice<u64>, probes: &CudaSlice<u16>,
-    cur: &CudaSlice<u64>, next: &mut CudaSlice<u64>, list: &CudaSlice<u32>, n: u32, changed: &mut CudaSlice<u32>,
+    g: &Gpu, t: &mut KernelTimer, s: Shape, e_max: u32, w: &CudaSlice<u64>, ix: &JointIndex, occ: &CudaSlice<u64>,
+    occ_prev: &CudaSlice<u64>, cur: &CudaSlice<u64>, next: &mut CudaSlice<u64>, list: &CudaSlice<u32>, n: u32,
+    changed: &mut CudaSlice<u32>,
 ) -> Result<(), GpuError> {
-    launch!(g, t, "gbnn_step_joint", n as u64 * e_max as u64 * s.wpc, [&s.c, &s.l, &e_max, w, probes, cur, next, list, &n, changed])
+    launch!(g, t, "gbnn_step_joint", n as u64 * e_max as u64, [&s.c, &s.l, &e_max, w, &ix.known, &ix.erased_list, &ix.erased_mask, occ, occ_prev, cur, next, list, &n, changed])
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -62,6 +62,28 @@ impl Gpu {
     }
 }
 
+/// Device → host through a reused page-locked staging buffer: pageable copies of the GiB-sized
+/// state arrays run several times slower.
+fn download(gpu: &Gpu, src: &CudaSlice<u64>) -> Result<Vec<u64>, GpuError> {
+    const CHUNK: usize = 1 << 25; // 256 MiB of words
+    if src.len() <= CHUNK / 64 {
+        return Ok(gpu.stream.clone_dtoh(src)?);
+    }
+    // SAFETY: every element of the staging buffer is written by the copy before it is read.
+    let mut pinned = unsafe { gpu.ctx.alloc_pinned_with_flags::<u64>(CHUNK.min(src.len()), cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE) }?;
+    let mut out = Vec::with_capacity(src.len());
+    let mut at = 0;
+    while at < src.len() {
+        let n = CHUNK.min(src.len() - at);
+        let staging = &mut pinned.as_mut_slice()?[..n];
+        gpu.stream.memcpy_dtoh(&src.slice(at..at + n), staging)?;
+        gpu.stream.synchronize()?;
+        out.extend_from_slice(staging);
+        at += n;
+    }
+    Ok(out)
+}
+
 impl DeviceNetwork<'_> {
     /// The network's shape.
     pub fn geometry(&self) -> &Geometry {
@@ -82,7 +104,7 @@ impl DeviceNetwork<'_> {
         let k = check_probes(g, probes)?;
         let s = shape(g);
         let words = k as u64 * s.rw;
-        gpu.ensure_fits(2 * words * 8 + k as u64 * (2 + 4 * 5) + probes.len() as u64 * 2)?;
+        gpu.ensure_fits(2 * words * 8 + k as u64 * (4 * 5 + 8 * g.clusters() as u64) + probes.len() as u64 * 2)?;
         let st = &gpu.stream;
         let d_probes = st.clone_htod(probes)?;
         // SAFETY (uninitialised buffers): gbnn_init writes every word of both state buffers and
@@ -91,9 +113,26 @@ impl DeviceNetwork<'_> {
         let (mut list_a, mut list_b) = unsafe { (st.alloc::<u32>(k)?, st.alloc::<u32>(k)?) };
         let (mut changed, mut iters, mut converged) = unsafe { (st.alloc::<u32>(k)?, st.alloc::<u32>(k)?, st.alloc::<u32>(k)?) };
         let mut count = st.alloc_zeros::<u32>(1)?;
+        // Occupancy of the erased clusters, for the joint iterations (L <= 4096); the plain
+        // word-per-thread bail-out-early serves larger clusters.
+        let use_occ = rule == Rule::Joint && s.wpc <= 64;
+        // Two, for the occupancy of the current and of the previous state (zero before update 1,
+        // like the erased clusters of the initial state).
+        let occ_len = if use_occ { k * g.clusters() } else { 1 };
+        let mut occ = [st.alloc_zeros::<u64>(occ_len)?, st.alloc_zeros::<u64>(occ_len)?];
+        let kj = if rule == Rule::Joint { k } else { 1 };
+        let mut ix = launch::JointIndex {
+            rows: st.alloc_zeros::<u32>(kj * g.clusters())?,
+            known: st.alloc_zeros::<u32>(kj)?,
+            erased_list: st.alloc_zeros::<u8>(kj * g.clusters())?,
+            erased_mask: st.alloc_zeros::<u64>(kj)?,
+        };
         let mut timer = KernelTimer::default();
         let k32 = k as u32;
         launch::init(gpu, &mut timer, s, &d_probes, k32, rule.erased_start_on() as u32, &mut buf0, &mut buf1, &mut list_a, &mut changed, &mut iters, &mut converged)?;
+        if rule == Rule::Joint {
+            launch::probe_index(gpu, &mut timer, s, &d_probes, k32, &mut ix)?;
+        }
         let e_max = probes.chunks(g.clusters()).map(|p| g.erased_mask(p).count_ones()).max().unwrap_or(0);
         let limit = rule.iteration_limit(g, params);
         let (mut n, mut t) = (k32, 0u32);
@@ -101,7 +140,14 @@ impl DeviceNetwork<'_> {
             let (cur, next) = if t % 2 == 0 { (&buf0, &mut buf1) } else { (&buf1, &mut buf0) };
             match rule {
                 Rule::SumOfSum => launch::step_sos(gpu, &mut timer, s, params.gamma, &self.w, cur, next, &list_a, n, &mut changed)?,
-                Rule::Joint if t > 0 => launch::step_joint(gpu, &mut timer, s, e_max, &self.w, &d_probes, cur, next, &list_a, n, &mut changed)?,
+                // Update 0 runs on every probe, in order: the list is still the identity.
+                Rule::Joint if t == 0 => launch::joint_first(gpu, &mut timer, s, e_max, &self.w, &ix, cur, next, k32, &mut changed)?,
+                Rule::Joint if use_occ => {
+                    let [now, prev] = &mut occ;
+                    let (now, prev) = if t % 2 == 0 { (now, prev) } else { (prev, now) };
+                    launch::occupancy(gpu, &mut timer, s, e_max, &ix, cur, &list_a, n, now)?;
+                    launch::step_joint(gpu, &mut timer, s, e_max, &self.w, &ix, now, prev, cur, next, &list_a, n, &mut changed)?
+                }
                 _ => launch::step_word(gpu, &mut timer, s, rule as u32, &self.w, &d_probes, cur, next, &list_a, n, &mut changed)?,
             }
             st.memset_zeros(&mut count)?;
@@ -112,7 +158,7 @@ impl DeviceNetwork<'_> {
         }
         // Step t-1 wrote buffer t % 2; a probe that converged earlier holds equal buffers.
         let last = if t % 2 == 0 { &buf0 } else { &buf1 };
-        let states = st.clone_dtoh(last)?;
+        let states = download(gpu, last)?;
         let (iters, converged) = (st.clone_dtoh(&iters)?, st.clone_dtoh(&converged)?);
         let kernel_ms = timer.total_ms()?;
         let stats = iters.iter().zip(&converged).map(|(&i, &c)| Stats { iterations: i, converged: c != 0 }).collect();

@@ -4,5 +4,15 @@
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/neurobits_gpu_device.ptx"));
 
 /// Every kernel entry point the host launches.
-pub const ENTRY_POINTS: [&str; 7] =
-    ["gbnn_store", "gbnn_init", "gbnn_step_word", "gbnn_step_joint", "gbnn_step_sos", "gbnn_compact", "dense_select"];
+pub const ENTRY_POINTS: [&str; 10] = [
+    "gbnn_store",
+    "gbnn_init",
+    "gbnn_step_word",
+    "gbnn_probe_index",
+    "gbnn_joint_first",
+    "gbnn_occupancy",
+    "gbnn_step_joint",
+    "gbnn_step_sos",
+    "gbnn_compact",
+    "dense_select",
+];

@@ -14,13 +14,14 @@ struct Config {
     per_e: u64,
 }
 
-const CONFIGS: [Config; 6] = [
+const CONFIGS: [Config; 7] = [
     Config { name: "scenario 1 (8x128)", c: 8, l: 128, m: 5_000, per_e: 1_500 },
     Config { name: "scenario 2 (16x512)", c: 16, l: 512, m: 50_000, per_e: 700 },
     Config { name: "non-power-of-two L (6x100)", c: 6, l: 100, m: 2_000, per_e: 2_000 },
     Config { name: "multi-word ragged L (12x200)", c: 12, l: 200, m: 8_000, per_e: 1_000 },
     Config { name: "400-neuron circuit (8x50)", c: 8, l: 50, m: 400, per_e: 1_500 },
     Config { name: "tiny (3x3)", c: 3, l: 3, m: 4, per_e: 4 },
+    Config { name: "wide clusters (3x5000)", c: 3, l: 5_000, m: 20_000, per_e: 1_000 },
 ];
 
 /// Probes of stored messages (seed 1) and, every third, of never-stored ones (seed 99).

@@ -34,6 +34,83 @@ pub fn supported(geom: &Geometry, row: &[Word], v: &[Word], own: usize, check: u
     true
 }
 
+/// Occupancy of cluster `c` of `v`: bit `k` set iff word `k` of the cluster is nonzero. Needs
+/// `⌈L/64⌉ ≤ 64` (`L ≤ 4096`). With it, [`supported_occ`] reads only the words that matter.
+///
+/// ```
+/// use neurobits_core::{Geometry, rules::occupancy};
+/// let g = Geometry::new(2, 200).unwrap(); // 4 words per cluster
+/// assert_eq!(occupancy(&g, &[0, 0, 0, 0, 0, 5, 0, 1], 1), 0b1010);
+/// ```
+#[inline(always)]
+pub fn occupancy(geom: &Geometry, v: &[Word], c: usize) -> u64 {
+    let wpc = geom.words_per_cluster();
+    let mut occ = 0u64;
+    for k in 0..wpc {
+        occ |= ((v[c * wpc + k] != 0) as u64) << k;
+    }
+    occ
+}
+
+/// [`supported`], reading only the words of `v` (and of `row`) that `occ` marks as nonzero
+/// (`occ[c]` = [`occupancy`] of cluster `c`). Same predicate, tested equal; on a GPU it turns a
+/// scan of every word of every cluster into one or two loads per cluster.
+///
+/// ```
+/// use neurobits_core::{Geometry, rules::{occupancy, supported, supported_occ}};
+/// let g = Geometry::new(3, 3).unwrap();
+/// let (row, v) = ([0u64, 0b001, 0b100], [0b1u64, 0b011, 0b110]);
+/// let occ: Vec<u64> = (0..3).map(|c| occupancy(&g, &v, c)).collect();
+/// assert_eq!(supported_occ(&g, &row, &v, 0, 0b111, &occ), supported(&g, &row, &v, 0, 0b111));
+/// ```
+#[inline(always)]
+pub fn supported_occ(geom: &Geometry, row: &[Word], v: &[Word], own: usize, check: u64, occ: &[u64]) -> bool {
+    let wpc = geom.words_per_cluster();
+    let mut m = check & !(1u64 << own);
+    while m != 0 {
+        let c2 = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let mut words = occ[c2];
+        loop {
+            if words == 0 {
+                return false;
+            }
+            let k = c2 * wpc + words.trailing_zeros() as usize;
+            words &= words - 1;
+            if row[k] & v[k] != 0 {
+                break;
+            }
+        }
+    }
+    true
+}
+
+/// [`bail_out_early_word`] through [`supported_occ`].
+///
+/// ```
+/// use neurobits_core::{Geometry, store::store_message, rules::*};
+/// let g = Geometry::new(3, 3).unwrap();
+/// let mut w = [0u64; 27];
+/// store_message(&g, &mut w, &[1, 2, 0]);
+/// let v = [0b111u64, 0b111, 0b001];
+/// let occ: Vec<u64> = (0..3).map(|c| occupancy(&g, &v, c)).collect();
+/// assert_eq!(bail_out_early_word_occ(&g, &w, &v, 0, 0, 0b111, &occ), bail_out_early_word(&g, &w, &v, 0, 0, 0b111));
+/// ```
+#[inline]
+pub fn bail_out_early_word_occ(geom: &Geometry, w: &[Word], v: &[Word], c: usize, wi: usize, check: u64, occ: &[u64]) -> Word {
+    let mut cand = v[c * geom.words_per_cluster() + wi];
+    let mut out = 0;
+    while cand != 0 {
+        let b = cand.trailing_zeros() as usize;
+        cand &= cand - 1;
+        let row = geom.row(w, geom.neuron(c, wi * WORD_BITS + b));
+        if supported_occ(geom, row, v, c, check, occ) {
+            out |= 1 << b;
+        }
+    }
+    out
+}
+
 /// Bail-out-early for word `wi` of cluster `c`: off neurons stay off (Lemma 1) without being
 /// looked at; an on neuron stays on iff it is [`supported`] by every cluster of `check`. With
 /// `check` = all clusters this is the sum-of-max update (Theorem 1).
