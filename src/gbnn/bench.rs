@@ -142,7 +142,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
 fn cpu_dense_baseline(ctx: &Ctx, baseline_probes: usize, report: &mut Report) -> Result<()> {
     let g = *ctx.net.geometry();
     if g.neurons() > 16_384 {
-        println!("dense-float CPU baseline skipped: its f32 W would be {} GiB", g.neurons().pow(2) * 4 >> 30);
+        println!("dense-float CPU baseline skipped: its f32 W would be {} GiB", (g.neurons().pow(2) * 4) >> 30);
         return Ok(());
     }
     let k = baseline_probes.min(ctx.count as usize);
