@@ -19,6 +19,41 @@ pub enum Command {
     /// Gripon–Berrou associative memory (GBNN).
     #[command(subcommand)]
     Gbnn(GbnnCommand),
+    /// Cycle model of the fully-parallel ≤400-neuron GBNN circuit: cycles, resources, latency.
+    Fpga(FpgaArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct FpgaArgs {
+    /// Clusters C (C·L ≤ 400; sizes with a compiled circuit: 8x50, 4x100, 16x25, 3x3).
+    #[arg(long, default_value_t = 8)]
+    pub clusters: usize,
+    /// Neurons per cluster L.
+    #[arg(long, default_value_t = 50)]
+    pub neurons: usize,
+    /// Rules to run (default: all).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub rule: Vec<RuleArg>,
+    /// Random messages stored.
+    #[arg(long, default_value_t = 300)]
+    pub messages: u64,
+    /// Probes (distinct stored messages).
+    #[arg(long, default_value_t = 300)]
+    pub probes: u64,
+    /// Erased clusters per probe.
+    #[arg(long, default_value_t = 4)]
+    pub erased: usize,
+    /// Sum-of-sum γ.
+    #[arg(long, default_value_t = 2)]
+    pub gamma: u32,
+    /// Assumed clock in MHz (an assumption, not a synthesis result).
+    #[arg(long, default_value_t = 100.0)]
+    pub clock_mhz: f64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also write the report as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -199,5 +234,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             GbnnCommand::Experiment(a) => gbnn::experiment::run(&a),
             GbnnCommand::Bench(a) => gbnn::bench::run(&a),
         },
+        Command::Fpga(a) => crate::fpga::run(&a),
     }
 }

@@ -210,3 +210,26 @@ fn experiment_writes_table_csv_json_and_plots() {
     }
     fails(&["gbnn", "experiment", "--scenario", "1", "--erased", "5..9", "--out", s(&d.path().join("x"))], "need a <= b <= 8", &d.path().join("x"));
 }
+
+#[test]
+fn fpga_reports_cycles_and_rejects_oversized_circuits() {
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("f.json");
+    let o = nb().args(["fpga", "--clusters", "8", "--neurons", "50", "--messages", "200", "--probes", "100", "--erased", "4"])
+        .args(["--json", s(&json)])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(j["store_cycles"], 200);
+    for r in j["rules"].as_array().unwrap() {
+        assert_eq!(r["identical_to_cpu"], true);
+        assert!(r["mean_cycles"].as_f64().unwrap() >= 3.0);
+    }
+    assert_eq!(j["resources"]["weight_ffs"], 28 * 2500);
+    let none = d.path().join("none.json");
+    fails(&["fpga", "--clusters", "21", "--neurons", "20", "--json", s(&none)], "420 neurons exceeds the 400-neuron", &none);
+    fails(&["fpga", "--clusters", "5", "--neurons", "20", "--json", s(&none)], "no circuit is compiled for 5x20", &none);
+    fails(&["fpga", "--clock-mhz", "NaN", "--json", s(&none)], "--clock-mhz must be a positive number", &none);
+    fails(&["fpga", "--probes", "500", "--messages", "300", "--json", s(&none)], "500 distinct probes", &none);
+}

@@ -1,0 +1,223 @@
+use neurobits_core::retrieve::init_state;
+use neurobits_core::rules::{bail_out_early_word, joint_first_word, joint_iter_word, score, select_max, sum_of_max_word};
+use neurobits_core::store::store_message;
+use neurobits_core::{Error, Geometry, Params, Rule, Stats};
+
+use crate::Size;
+
+/// The controller's state (the FSM register).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Waiting for a probe.
+    Idle,
+    /// Next clock loads the probe's initial state.
+    Load,
+    /// Sum-of-sum, first half of an update: latch every neuron's score.
+    Score,
+    /// Sum-of-sum, second half: winner-take-all per cluster into the state.
+    Select,
+    /// One single-cycle update (sum-of-max, bail-out-early, joint).
+    Update,
+    /// Next clock copies the state to the output register.
+    Unload,
+    /// Output valid.
+    Done,
+}
+
+/// A fully-parallel GBNN circuit of size `S`, stepped one clock at a time.
+///
+/// ```
+/// use neurobits_fpga::{Circuit, S3x3};
+/// use neurobits_core::{Params, Rule, ERASED};
+/// let mut c = Circuit::<S3x3>::new();
+/// for m in [[0, 0, 0], [1, 1, 0], [2, 1, 0], [0, 2, 0]] { c.store(&m).unwrap(); }
+/// let (stats, cycles) = c.retrieve(&[ERASED, ERASED, 0], Rule::SumOfMax, Params::default()).unwrap();
+/// assert_eq!((stats.iterations, cycles), (1, 3)); // load, one update, unload
+/// ```
+#[derive(Clone)]
+pub struct Circuit<S: Size> {
+    geom: Geometry,
+    w: S::Weights,
+    v: S::State,
+    out: S::State,
+    scores: S::Scores,
+    probe: S::Symbols,
+    rule: Rule,
+    params: Params,
+    phase: Phase,
+    t: u32,
+    converged: bool,
+    cycles: u64,
+    stored: u64,
+}
+
+impl<S: Size> Default for Circuit<S> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<S: Size> Circuit<S> {
+    /// An empty circuit, all registers zero.
+    pub fn new() -> Self {
+        let geom = match Geometry::new(S::C, S::L) {
+            Ok(g) => g,
+            Err(_) => unreachable!("circuit_size! checks the bounds"),
+        };
+        let (w, v, scores, probe) = S::zero();
+        Circuit {
+            geom,
+            w,
+            v,
+            out: v,
+            scores,
+            probe,
+            rule: Rule::Joint,
+            params: Params::default(),
+            phase: Phase::Idle,
+            t: 0,
+            converged: false,
+            cycles: 0,
+            stored: 0,
+        }
+    }
+
+    /// The network's shape.
+    pub fn geometry(&self) -> &Geometry {
+        &self.geom
+    }
+
+    /// Stores one message: its whole clique is written in one clock.
+    pub fn store(&mut self, msg: &[u16]) -> Result<(), Error> {
+        self.geom.check_symbols(msg, false)?;
+        store_message(&self.geom, self.w.as_mut(), msg);
+        self.stored += 1;
+        self.cycles += 1;
+        Ok(())
+    }
+
+    /// Latches a probe and the rule; the next clock loads it.
+    pub fn start(&mut self, symbols: &[u16], rule: Rule, params: Params) -> Result<(), Error> {
+        self.geom.check_symbols(symbols, true)?;
+        self.probe.as_mut().copy_from_slice(symbols);
+        self.rule = rule;
+        self.params = params;
+        self.phase = Phase::Load;
+        Ok(())
+    }
+
+    /// One clock edge: every register takes the value its combinational logic computes from the
+    /// current registers.
+    pub fn tick(&mut self) {
+        let g = self.geom;
+        let wpc = g.words_per_cluster();
+        self.cycles += 1;
+        match self.phase {
+            Phase::Idle | Phase::Done => {}
+            Phase::Load => {
+                init_state(&g, self.probe.as_ref(), self.rule, self.v.as_mut());
+                self.t = 0;
+                self.converged = false;
+                self.phase = if self.rule == Rule::SumOfSum { Phase::Score } else { Phase::Update };
+            }
+            Phase::Score => {
+                let (w, v) = (self.w.as_ref(), self.v.as_ref());
+                for (i, s) in self.scores.as_mut().iter_mut().enumerate() {
+                    let (c, l) = (i / S::L, i % S::L);
+                    *s = score(&g, w, v, g.all_clusters(), c, l, self.params.gamma);
+                }
+                self.phase = Phase::Select;
+            }
+            Phase::Select => {
+                let mut next = self.v;
+                for c in 0..S::C {
+                    let sc = &self.scores.as_ref()[c * S::L..(c + 1) * S::L];
+                    select_max(S::L, |l| sc[l], &mut next.as_mut()[c * wpc..(c + 1) * wpc]);
+                }
+                self.latch_update(next);
+            }
+            Phase::Update => {
+                let mut next = self.v;
+                let (w, v, p) = (self.w.as_ref(), self.v.as_ref(), self.probe.as_ref());
+                let erased = g.erased_mask(p);
+                for (k, o) in next.as_mut().iter_mut().enumerate() {
+                    let (c, wi) = (k / wpc, k % wpc);
+                    *o = match self.rule {
+                        Rule::SumOfMax => sum_of_max_word(&g, w, v, c, wi),
+                        Rule::BailOutEarly => bail_out_early_word(&g, w, v, c, wi, g.all_clusters()),
+                        Rule::Joint if self.t == 0 => joint_first_word(&g, w, p, c, wi),
+                        Rule::Joint => joint_iter_word(&g, w, v, erased, c, wi),
+                        Rule::SumOfSum => unreachable!("sum-of-sum takes the Score/Select path"),
+                    };
+                }
+                self.latch_update(next);
+            }
+            Phase::Unload => {
+                self.out = self.v;
+                self.phase = Phase::Done;
+            }
+        }
+    }
+
+    /// The end of an update: the "changed" comparator and the iteration counter pick the next
+    /// phase.
+    fn latch_update(&mut self, next: S::State) {
+        let changed = next != self.v;
+        self.v = next;
+        self.t += 1;
+        if !changed {
+            self.converged = true;
+            self.phase = Phase::Unload;
+        } else if self.t >= self.rule.iteration_limit(&self.geom, &self.params) {
+            self.phase = Phase::Unload;
+        } else {
+            self.phase = if self.rule == Rule::SumOfSum { Phase::Score } else { Phase::Update };
+        }
+    }
+
+    /// Runs a probe to completion; returns what the software drivers report and the clocks taken
+    /// (load to unload).
+    pub fn retrieve(&mut self, symbols: &[u16], rule: Rule, params: Params) -> Result<(Stats, u64), Error> {
+        self.start(symbols, rule, params)?;
+        let start = self.cycles;
+        while self.phase != Phase::Done {
+            self.tick();
+        }
+        Ok((Stats { iterations: self.t, converged: self.converged }, self.cycles - start))
+    }
+
+    /// The FSM register.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The neuron state register.
+    pub fn state(&self) -> &[neurobits_core::Word] {
+        self.v.as_ref()
+    }
+
+    /// The output register (valid in [`Phase::Done`]).
+    pub fn output(&self) -> &[neurobits_core::Word] {
+        self.out.as_ref()
+    }
+
+    /// The score registers of the sum-of-sum datapath.
+    pub fn scores(&self) -> &[u32] {
+        self.scores.as_ref()
+    }
+
+    /// Clocks since power-on (stores included).
+    pub fn cycles(&self) -> u64 {
+        self.cycles
+    }
+
+    /// Messages stored.
+    pub fn stored(&self) -> u64 {
+        self.stored
+    }
+
+    /// The weight flip-flops.
+    pub fn weights(&self) -> &[neurobits_core::Word] {
+        self.w.as_ref()
+    }
+}

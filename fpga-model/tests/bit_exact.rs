@@ -1,0 +1,71 @@
+//! The circuit decodes exactly what the software drivers decode.
+
+use neurobits_core::workload::{message, ProbePlan};
+use neurobits_core::{retrieve, Params, Rule, ERASED};
+use neurobits_fpga::{Circuit, Report, Size, S16x25, S4x100, S8x50};
+
+fn check<S: Size>(stored: u64) {
+    let mut circuit = Circuit::<S>::new();
+    let g = *circuit.geometry();
+    let mut m = vec![0u16; S::C];
+    for k in 0..stored {
+        message(&g, 7, k, &mut m);
+        circuit.store(&m).unwrap();
+    }
+    assert_eq!(circuit.cycles(), stored, "one clock per stored message");
+    // 10 000+ probes per rule: every erased count, stored and never-stored messages.
+    let mut probes = Vec::new();
+    let per_e = 10_000 / (S::C - 1) as u64 + 1;
+    for e in 1..S::C {
+        let mut round = 0;
+        while (probes.len() / S::C) < per_e as usize * e {
+            // Even rounds: probes of stored messages; odd rounds: of never-stored ones.
+            let seed = if round % 2 == 0 { 7 } else { 1234 + round };
+            let plan = ProbePlan::new(g, seed, stored, 40 + 100 * e as u64 + round, stored, e).unwrap();
+            for p in 0..stored {
+                plan.probe(p, &mut m);
+                probes.extend_from_slice(&m);
+            }
+            round += 1;
+        }
+    }
+    let count = probes.len() / S::C;
+    assert!(count >= 10_000, "{count}");
+    let (mut v, mut s) = (vec![0; g.row_words()], vec![0; g.row_words()]);
+    for rule in Rule::ALL {
+        let params = Params { gamma: 2, max_iter: 20 };
+        let mut report = Report::default();
+        for p in probes.chunks(S::C) {
+            let (stats, cycles) = circuit.retrieve(p, rule, params).unwrap();
+            let want = retrieve(&g, circuit.weights(), p, rule, &params, &mut v, &mut s);
+            assert_eq!(circuit.output(), &v[..], "{rule:?} {p:?}");
+            assert_eq!(stats, want, "{rule:?} {p:?}");
+            assert_eq!(cycles, 2 + Report::cycles_per_update(rule) * stats.iterations as u64);
+            report.add(cycles, stats.iterations);
+        }
+        assert_eq!(report.probes, count as u64);
+    }
+}
+
+#[test]
+fn circuit_8x50_equals_the_core() {
+    check::<S8x50>(300);
+}
+
+#[test]
+fn circuit_4x100_equals_the_core() {
+    check::<S4x100>(300);
+}
+
+#[test]
+fn circuit_16x25_equals_the_core() {
+    check::<S16x25>(150);
+}
+
+#[test]
+fn bad_probes_are_refused() {
+    let mut c = Circuit::<S8x50>::new();
+    assert!(c.retrieve(&[0; 7], Rule::Joint, Params::default()).is_err());
+    assert!(c.retrieve(&[50, 0, 0, 0, 0, 0, 0, ERASED], Rule::Joint, Params::default()).is_err());
+    assert!(c.store(&[0, 0, 0, 0, 0, 0, 0, ERASED]).is_err());
+}
