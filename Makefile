@@ -4,9 +4,14 @@ TOOLCHAIN := 1.95.0
 CARGO := cargo +$(TOOLCHAIN)
 BIN := target/release/neurobits
 # ptxas from PyPI (nvidia-cuda-nvcc-cu12) checks the PTX without a GPU.
+MCU_ELF := mcu/target/thumbv7m-none-eabi/release/neurobits-mcu
+LLVM_SIZE = $(shell rustc +$(TOOLCHAIN) --print sysroot)/lib/rustlib/x86_64-unknown-linux-gnu/bin/llvm-size
+DEFMT_PRINT = $(shell command -v defmt-print || echo $(HOME)/.cargo/bin/defmt-print)
+QEMU_MCU := qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb -nographic -monitor none -serial none \
+	-semihosting-config enable=on,target=native -icount shift=0
 PTXAS = $(shell python3 -c "import nvidia.cuda_nvcc as m, os; print(os.path.join(list(m.__path__)[0], 'bin', 'ptxas'))" 2>/dev/null)
 
-.PHONY: setup demo test bench gpu-bundle gpu-test gpu-bench clean
+.PHONY: setup demo test mcu-test bench gpu-bundle gpu-test gpu-bench clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -14,6 +19,8 @@ setup:
 	@rustup component add --toolchain $(TOOLCHAIN) rust-src llvm-bitcode-linker llvm-tools clippy rustfmt 2>&1 | grep -v 'is up to date' || true
 	@rustup target add --toolchain $(TOOLCHAIN) thumbv7m-none-eabi thumbv7em-none-eabihf 2>&1 | grep -v 'is up to date' || true
 	@python3 -c "import nvidia.cuda_nvcc" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check nvidia-cuda-nvcc-cu12
+	@command -v qemu-system-arm >/dev/null || (apt-get update -q && apt-get install -y -q qemu-system-arm)
+	@command -v defmt-print >/dev/null || test -x $(HOME)/.cargo/bin/defmt-print || cargo +$(TOOLCHAIN) install defmt-print --locked --version 1.2.0
 
 # Scenario 1 of the paper on the CPU: table on stdout, CSV/JSON/SVG in out/scenario1.
 demo: setup
@@ -25,6 +32,17 @@ test: setup
 	$(CARGO) build -p neurobits-core --target thumbv7m-none-eabi
 	$(CARGO) build -p neurobits-core --target thumbv7em-none-eabihf --features defmt
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(MAKE) mcu-test
+
+# The firmware under QEMU: build, run with a timeout, decode defmt, compare its digest with the
+# host's; then print its flash/RAM use.
+mcu-test: setup
+	cd mcu && $(CARGO) build --release
+	mkdir -p out
+	set -o pipefail; timeout 300 $(QEMU_MCU) -kernel $(MCU_ELF) 2>/dev/null > out/mcu.defmt
+	$(DEFMT_PRINT) -e $(MCU_ELF) < out/mcu.defmt | tee out/mcu.log
+	NEUROBITS_MCU_LOG=out/mcu.log NEUROBITS_REQUIRE_MCU=1 $(CARGO) test --test mcu -- --nocapture
+	$(LLVM_SIZE) $(MCU_ELF)
 
 # Criterion benches, then the side-by-side table of the paper's Scenario 2.
 bench: setup

@@ -1,0 +1,167 @@
+//! GBNN firmware for QEMU's `lm3s6965evb` (Cortex-M3, 64 KiB RAM, no heap).
+//!
+//! Builds an 8×50 network from the core's portable PRNG, retrieves the same probes with every
+//! rule, and logs through defmt over semihosting: the configuration, each rule's digest (FNV-1a
+//! of all final bit-packed states) and instructions per retrieval, and the overall digest. A host
+//! test recomputes the digest from the logged configuration and must find the same number.
+//!
+//! Instruction counts: QEMU runs with `-icount shift=0`, so virtual time advances a fixed step per
+//! executed instruction and SysTick (core clock) counts in proportion to instructions. A
+//! calibration loop of known length (`subs; bne`: 2 instructions per turn) gives instructions per
+//! tick; each retrieval is timed by SysTick alone.
+#![no_std]
+#![no_main]
+
+use cortex_m::peripheral::{syst::SystClkSource, SYST};
+use cortex_m_rt::entry;
+use cortex_m_semihosting::debug;
+use defmt_semihosting as _;
+use heapless::Vec;
+use neurobits_core::digest::{fnv1a_words, FNV_OFFSET};
+use neurobits_core::workload::{message, ProbePlan};
+use neurobits_core::{weight_words, FixedNetwork, Params, Rule};
+
+const C: usize = 8;
+const L: usize = 50;
+const STORED: u64 = 400;
+const PROBES: u64 = 100;
+const ERASED: usize = 5;
+const MESSAGE_SEED: u64 = 1;
+const PROBE_SEED: u64 = 2;
+const CALIBRATION_TURNS: u32 = 100_000;
+
+struct RuleReport {
+    rule: Rule,
+    digest: u64,
+    ticks: u64,
+    iterations: u32,
+}
+
+const PAINT: u32 = 0xDEAD_BEEF;
+
+extern "C" {
+    static mut __sheap: u32;
+    static _stack_start: u32;
+}
+
+/// Paints the free RAM between the statics and the current stack pointer, so the stack's
+/// high-water mark can be measured later.
+fn paint_stack() {
+    // SAFETY: the words between the end of the statics and 64 bytes below the stack pointer are
+    // unused at this point.
+    unsafe {
+        let mut p = core::ptr::addr_of_mut!(__sheap);
+        let sp = cortex_m::register::msp::read() as *mut u32;
+        while (p as usize) < sp as usize - 64 {
+            p.write_volatile(PAINT);
+            p = p.add(1);
+        }
+    }
+}
+
+/// Bytes of stack ever used: from the top of RAM down to the lowest overwritten painted word.
+fn stack_peak() -> u32 {
+    // SAFETY: reads of RAM between the statics and the top of the stack.
+    unsafe {
+        let mut p = core::ptr::addr_of!(__sheap);
+        let top = core::ptr::addr_of!(_stack_start) as usize;
+        while (p as usize) < top && p.read_volatile() == PAINT {
+            p = p.add(1);
+        }
+        (top - p as usize) as u32
+    }
+}
+
+/// SysTick ticks between two readings of the 24-bit down-counter.
+fn elapsed(start: u32, end: u32) -> u64 {
+    (start.wrapping_sub(end) & 0x00FF_FFFF) as u64
+}
+
+#[entry]
+fn main() -> ! {
+    paint_stack();
+    let mut cp = cortex_m::Peripherals::take().unwrap();
+    cp.SYST.set_clock_source(SystClkSource::Core);
+    cp.SYST.set_reload(0x00FF_FFFF);
+    cp.SYST.clear_current();
+    cp.SYST.enable_counter();
+
+    let t0 = SYST::get_current();
+    // SAFETY: a register-only countdown loop.
+    unsafe {
+        core::arch::asm!("1:", "subs {0}, #1", "bne 1b", inout(reg) CALIBRATION_TURNS => _, options(nomem, nostack));
+    }
+    let cal_ticks = elapsed(t0, SYST::get_current());
+
+    let mut net = match FixedNetwork::<{ weight_words(C, L) }>::new(C, L) {
+        Ok(n) => n,
+        Err(e) => fail(e),
+    };
+    let g = *net.geometry();
+    let mut m = [0u16; C];
+    for k in 0..STORED {
+        message(&g, MESSAGE_SEED, k, &mut m);
+        if let Err(e) = net.store(&m) {
+            fail(e);
+        }
+    }
+    defmt::println!(
+        "config C={=usize} L={=usize} stored={=u64} probes={=u64} erased={=usize} message_seed={=u64} probe_seed={=u64} gamma={=u32} max_iter={=u32}",
+        C, L, STORED, PROBES, ERASED, MESSAGE_SEED, PROBE_SEED, 2u32, 20u32
+    );
+    let plan = match ProbePlan::new(g, MESSAGE_SEED, STORED, PROBE_SEED, PROBES, ERASED) {
+        Ok(p) => p,
+        Err(e) => fail(e),
+    };
+    let params = Params { gamma: 2, max_iter: 20 };
+    let (mut state, mut scratch) = ([0u64; C], [0u64; C]);
+    let mut reports: Vec<RuleReport, 4> = Vec::new();
+    let mut total = FNV_OFFSET;
+    for rule in Rule::ALL {
+        let mut r = RuleReport { rule, digest: FNV_OFFSET, ticks: 0, iterations: 0 };
+        for p in 0..PROBES {
+            plan.probe(p, &mut m);
+            let t = SYST::get_current();
+            let stats = match net.retrieve(&m, rule, params, &mut state, &mut scratch) {
+                Ok(s) => s,
+                Err(e) => fail(e),
+            };
+            r.ticks += elapsed(t, SYST::get_current());
+            r.iterations += stats.iterations;
+            r.digest = fnv1a_words(r.digest, &state);
+            total = fnv1a_words(total, &state);
+        }
+        let _ = reports.push(r);
+    }
+    defmt::println!("calibration turns={=u32} instructions={=u32} ticks={=u64}", CALIBRATION_TURNS, 2 * CALIBRATION_TURNS, cal_ticks);
+    for r in &reports {
+        let instructions = r.ticks * 2 * CALIBRATION_TURNS as u64 / cal_ticks.max(1) / PROBES;
+        defmt::println!(
+            "rule {=str} digest={=u64} ticks={=u64} iterations={=u32} retrievals={=u64} instructions_per_retrieval={=u64}",
+            r.rule.name(), r.digest, r.ticks, r.iterations, PROBES, instructions
+        );
+    }
+    defmt::println!("memory weights={=usize} stack_peak={=u32}", core::mem::size_of_val(&net), stack_peak());
+    defmt::println!("digest {=u64}", total);
+    debug::exit(debug::EXIT_SUCCESS);
+    loop {}
+}
+
+fn fail(e: neurobits_core::Error) -> ! {
+    defmt::error!("core error: {}", e);
+    debug::exit(debug::EXIT_FAILURE);
+    loop {}
+}
+
+#[defmt::panic_handler]
+fn defmt_panic() -> ! {
+    debug::exit(debug::EXIT_FAILURE);
+    loop {}
+}
+
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    defmt::error!("panic");
+    debug::exit(debug::EXIT_FAILURE);
+    loop {}
+}
