@@ -11,7 +11,7 @@ QEMU_MCU := qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb -nographic -moni
 	-semihosting-config enable=on,target=native -icount shift=0
 PTXAS = $(shell python3 -c "import nvidia.cuda_nvcc as m, os; print(os.path.join(list(m.__path__)[0], 'bin', 'ptxas'))" 2>/dev/null)
 
-.PHONY: setup demo test mcu-test bench gpu-bundle gpu-test gpu-bench clean
+.PHONY: setup demo test mcu-build mcu-test bench gpu-bundle gpu-test gpu-bench clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -27,8 +27,8 @@ demo: setup
 	$(CARGO) build --release --bin neurobits
 	$(BIN) gbnn experiment --scenario 1 --out out/scenario1
 
-test: setup
-	PTXAS=$(PTXAS) NEUROBITS_REQUIRE_PTXAS=1 $(CARGO) test --workspace
+test: setup mcu-build
+	PTXAS=$(PTXAS) NEUROBITS_REQUIRE_PTXAS=1 NEUROBITS_REQUIRE_MCU=1 $(CARGO) test --workspace
 	$(CARGO) build -p neurobits-core --target thumbv7m-none-eabi
 	$(CARGO) build -p neurobits-core --target thumbv7em-none-eabihf --features defmt
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
@@ -36,8 +36,10 @@ test: setup
 
 # The firmware under QEMU: build, run with a timeout, decode defmt, compare its digest with the
 # host's; then print its flash/RAM use.
-mcu-test: setup
+mcu-build: setup
 	cd mcu && $(CARGO) build --release
+
+mcu-test: mcu-build
 	mkdir -p out
 	set -o pipefail; timeout 300 $(QEMU_MCU) -kernel $(MCU_ELF) 2>/dev/null > out/mcu.defmt
 	$(DEFMT_PRINT) -e $(MCU_ELF) < out/mcu.defmt | tee out/mcu.log

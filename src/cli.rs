@@ -21,6 +21,49 @@ pub enum Command {
     Gbnn(GbnnCommand),
     /// Cycle model of the fully-parallel ≤400-neuron GBNN circuit: cycles, resources, latency.
     Fpga(FpgaArgs),
+    /// One GBNN workload on every target: latency, throughput, memory, and matching digests.
+    Hwcost(HwcostArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct HwcostArgs {
+    #[arg(long, default_value_t = 8)]
+    pub clusters: usize,
+    #[arg(long, default_value_t = 50)]
+    pub neurons: usize,
+    /// Random messages stored.
+    #[arg(long, default_value_t = 400)]
+    pub messages: u64,
+    /// Probes (distinct stored messages).
+    #[arg(long, default_value_t = 100)]
+    pub probes: u64,
+    #[arg(long, default_value_t = 5)]
+    pub erased: usize,
+    /// Rules (default: all).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub rules: Vec<RuleArg>,
+    #[arg(long, default_value_t = 2)]
+    pub gamma: u32,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Probes timed one at a time for the single-probe latencies.
+    #[arg(long, default_value_t = 100)]
+    pub latency_probes: usize,
+    /// Assumed FPGA clock (MHz).
+    #[arg(long, default_value_t = 100.0)]
+    pub fpga_clock_mhz: f64,
+    /// Assumed microcontroller clock (MHz; the LM3S6965 runs at up to 50).
+    #[arg(long, default_value_t = 50.0)]
+    pub mcu_clock_mhz: f64,
+    /// Firmware ELF (default: mcu/target/thumbv7m-none-eabi/release/neurobits-mcu).
+    #[arg(long)]
+    pub firmware: Option<PathBuf>,
+    /// Fail, rather than mark the target unavailable, when the firmware cannot run.
+    #[arg(long)]
+    pub require_mcu: bool,
+    /// Directory for hwcost.md, .csv, .json and .svg.
+    #[arg(long)]
+    pub out: PathBuf,
 }
 
 #[derive(Args, Debug)]
@@ -235,5 +278,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             GbnnCommand::Bench(a) => gbnn::bench::run(&a),
         },
         Command::Fpga(a) => crate::fpga::run(&a),
+        Command::Hwcost(a) => crate::hwcost::run(&a),
     }
 }

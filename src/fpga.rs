@@ -66,6 +66,17 @@ pub fn run_circuit<S: Size>(a: &FpgaArgs, rules: &[Rule]) -> Result<(Vec<FpgaRow
     Ok((rows, store_cycles))
 }
 
+/// [`run_circuit`] on the compiled circuit of size `a.clusters × a.neurons`.
+pub fn run_sized(a: &FpgaArgs, rules: &[Rule]) -> Result<(Vec<FpgaRow>, u64)> {
+    match (a.clusters, a.neurons) {
+        (8, 50) => run_circuit::<S8x50>(a, rules),
+        (4, 100) => run_circuit::<S4x100>(a, rules),
+        (16, 25) => run_circuit::<S16x25>(a, rules),
+        (3, 3) => run_circuit::<S3x3>(a, rules),
+        (cl, l) => bail!("no circuit is compiled for {cl}x{l}; available: 8x50, 4x100, 16x25, 3x3 (declare others with circuit_size!)"),
+    }
+}
+
 pub fn run(a: &FpgaArgs) -> Result<()> {
     let (cl, l) = (a.clusters, a.neurons);
     if cl == 0 || l == 0 {
@@ -78,13 +89,7 @@ pub fn run(a: &FpgaArgs) -> Result<()> {
         bail!("--clock-mhz must be a positive number");
     }
     let rules: Vec<Rule> = if a.rule.is_empty() { Rule::ALL.to_vec() } else { a.rule.iter().map(|&r| r.into()).collect() };
-    let (rows, store_cycles) = match (cl, l) {
-        (8, 50) => run_circuit::<S8x50>(a, &rules)?,
-        (4, 100) => run_circuit::<S4x100>(a, &rules)?,
-        (16, 25) => run_circuit::<S16x25>(a, &rules)?,
-        (3, 3) => run_circuit::<S3x3>(a, &rules)?,
-        _ => bail!("no circuit is compiled for {cl}x{l}; available: 8x50, 4x100, 16x25, 3x3 (declare others with circuit_size!)"),
-    };
+    let (rows, store_cycles) = run_sized(a, &rules)?;
     let r = resources(cl, l, a.gamma);
     print!("{}", table(a, &rows, store_cycles, &r));
     if let Some(path) = &a.json {

@@ -69,3 +69,81 @@ pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) 
     }
     write_string(path, &svg)
 }
+
+/// One group of bars: a label (e.g. a rule) and `(bar label, value)` pairs.
+pub struct Bars {
+    pub label: String,
+    pub values: Vec<(String, f64)>,
+}
+
+/// Grouped bar chart with a log-scale y axis, as SVG. Bars with the same label share a colour.
+pub fn bar_chart_log(path: &Path, title: &str, groups: &[Bars]) -> Result<()> {
+    let vals = || groups.iter().flat_map(|g| g.values.iter().map(|v| v.1)).filter(|&v| v > 0.0);
+    let lo = vals().fold(f64::MAX, f64::min);
+    let hi = vals().fold(f64::MIN, f64::max);
+    if !(lo <= hi) {
+        return Err(anyhow!("nothing to plot for {}", path.display()));
+    }
+    let mut names: Vec<String> = Vec::new();
+    for g in groups {
+        for (n, _) in &g.values {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+    }
+    let per = names.len() as f64 + 1.0;
+    let colors = [&BLUE, &RED, &GREEN, &MAGENTA, &CYAN, &BLACK, &RGBColor(255, 140, 0), &RGBColor(128, 0, 128)];
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (1000, 560)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| anyhow!("plot: {e}"))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 20))
+            .margin(15)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..groups.len() as f64 * per, (lo * 0.25..hi * 2.0).log_scale())
+            .map_err(|e| anyhow!("plot: {e}"))?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_desc("microseconds (log)")
+            .draw()
+            .map_err(|e| anyhow!("plot: {e}"))?;
+        let style = ("sans-serif", 16).into_font().color(&BLACK);
+        chart
+            .draw_series(groups.iter().enumerate().map(|(i, g)| {
+                Text::new(g.label.clone(), (i as f64 * per + 0.5, lo * 0.35), style.clone())
+            }))
+            .map_err(|e| anyhow!("plot: {e}"))?;
+        for (k, name) in names.iter().enumerate() {
+            let col = colors[k % colors.len()];
+            let rects: Vec<_> = groups
+                .iter()
+                .enumerate()
+                .filter_map(|(i, g)| g.values.iter().find(|v| &v.0 == name).map(|v| (i, v.1)))
+                .filter(|&(_, v)| v > 0.0)
+                .map(|(i, v)| {
+                    let x0 = i as f64 * per + 0.5 + k as f64;
+                    Rectangle::new([(x0, lo * 0.5), (x0 + 0.9, v)], col.filled())
+                })
+                .collect();
+            chart
+                .draw_series(rects)
+                .map_err(|e| anyhow!("plot: {e}"))?
+                .label(name.clone())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], col.filled()));
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(|e| anyhow!("plot: {e}"))?;
+        root.present().map_err(|e| anyhow!("plot: {e}"))?;
+    }
+    write_string(path, &svg)
+}

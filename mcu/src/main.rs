@@ -23,11 +23,12 @@ use neurobits_core::{weight_words, FixedNetwork, Params, Rule};
 
 const C: usize = 8;
 const L: usize = 50;
+/// Workload defaults; QEMU's `-semihosting-config …,arg=stored=N,arg=probes=K,arg=erased=E,arg=seed=S`
+/// overrides them (read through semihosting's GET_CMDLINE).
 const STORED: u64 = 400;
 const PROBES: u64 = 100;
 const ERASED: usize = 5;
-const MESSAGE_SEED: u64 = 1;
-const PROBE_SEED: u64 = 2;
+const SEED: u64 = 1;
 const CALIBRATION_TURNS: u32 = 100_000;
 
 struct RuleReport {
@@ -72,6 +73,48 @@ fn stack_peak() -> u32 {
     }
 }
 
+/// The workload: messages stored, probes, erased clusters, seed (probes use `seed + 1`).
+struct Workload {
+    stored: u64,
+    probes: u64,
+    erased: usize,
+    seed: u64,
+}
+
+/// Defaults overridden by `key=value` words of the semihosting command line.
+fn workload() -> Workload {
+    let mut w = Workload { stored: STORED, probes: PROBES, erased: ERASED, seed: SEED };
+    let mut buf = [0u8; 160];
+    let mut block = [buf.as_mut_ptr() as usize, buf.len()];
+    // SAFETY: GET_CMDLINE writes at most `buf.len()` bytes into `buf` and the length into block[1].
+    let ok = unsafe { cortex_m_semihosting::syscall1(cortex_m_semihosting::nr::GET_CMDLINE, block.as_mut_ptr() as usize) } == 0;
+    let len = unsafe { core::ptr::read_volatile(&block[1]) }.min(buf.len());
+    if !ok {
+        return w;
+    }
+    for word in buf[..len].split(|&b| b == b' ' || b == 0) {
+        let Some(eq) = word.iter().position(|&b| b == b'=') else { continue };
+        let Some(value) = parse(&word[eq + 1..]) else { fail_msg("a command-line value is not a number") };
+        match &word[..eq] {
+            b"stored" => w.stored = value,
+            b"probes" => w.probes = value,
+            b"erased" => w.erased = value as usize,
+            b"seed" => w.seed = value,
+            _ => fail_msg("unknown command-line key (stored, probes, erased, seed)"),
+        }
+    }
+    w
+}
+
+fn parse(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() {
+        return None;
+    }
+    digits.iter().try_fold(0u64, |acc, &d| {
+        if d.is_ascii_digit() { acc.checked_mul(10)?.checked_add((d - b'0') as u64) } else { None }
+    })
+}
+
 /// SysTick ticks between two readings of the 24-bit down-counter.
 fn elapsed(start: u32, end: u32) -> u64 {
     (start.wrapping_sub(end) & 0x00FF_FFFF) as u64
@@ -98,18 +141,19 @@ fn main() -> ! {
         Err(e) => fail(e),
     };
     let g = *net.geometry();
+    let wl = workload();
     let mut m = [0u16; C];
-    for k in 0..STORED {
-        message(&g, MESSAGE_SEED, k, &mut m);
+    for k in 0..wl.stored {
+        message(&g, wl.seed, k, &mut m);
         if let Err(e) = net.store(&m) {
             fail(e);
         }
     }
     defmt::println!(
         "config C={=usize} L={=usize} stored={=u64} probes={=u64} erased={=usize} message_seed={=u64} probe_seed={=u64} gamma={=u32} max_iter={=u32}",
-        C, L, STORED, PROBES, ERASED, MESSAGE_SEED, PROBE_SEED, 2u32, 20u32
+        C, L, wl.stored, wl.probes, wl.erased, wl.seed, wl.seed.wrapping_add(1), 2u32, 20u32
     );
-    let plan = match ProbePlan::new(g, MESSAGE_SEED, STORED, PROBE_SEED, PROBES, ERASED) {
+    let plan = match ProbePlan::new(g, wl.seed, wl.stored, wl.seed.wrapping_add(1), wl.probes, wl.erased) {
         Ok(p) => p,
         Err(e) => fail(e),
     };
@@ -119,7 +163,7 @@ fn main() -> ! {
     let mut total = FNV_OFFSET;
     for rule in Rule::ALL {
         let mut r = RuleReport { rule, digest: FNV_OFFSET, ticks: 0, iterations: 0 };
-        for p in 0..PROBES {
+        for p in 0..wl.probes {
             plan.probe(p, &mut m);
             let t = SYST::get_current();
             let stats = match net.retrieve(&m, rule, params, &mut state, &mut scratch) {
@@ -135,15 +179,21 @@ fn main() -> ! {
     }
     defmt::println!("calibration turns={=u32} instructions={=u32} ticks={=u64}", CALIBRATION_TURNS, 2 * CALIBRATION_TURNS, cal_ticks);
     for r in &reports {
-        let instructions = r.ticks * 2 * CALIBRATION_TURNS as u64 / cal_ticks.max(1) / PROBES;
+        let instructions = r.ticks * 2 * CALIBRATION_TURNS as u64 / cal_ticks.max(1) / wl.probes.max(1);
         defmt::println!(
             "rule {=str} digest={=u64} ticks={=u64} iterations={=u32} retrievals={=u64} instructions_per_retrieval={=u64}",
-            r.rule.name(), r.digest, r.ticks, r.iterations, PROBES, instructions
+            r.rule.name(), r.digest, r.ticks, r.iterations, wl.probes, instructions
         );
     }
     defmt::println!("memory weights={=usize} stack_peak={=u32}", core::mem::size_of_val(&net), stack_peak());
     defmt::println!("digest {=u64}", total);
     debug::exit(debug::EXIT_SUCCESS);
+    loop {}
+}
+
+fn fail_msg(msg: &str) -> ! {
+    defmt::error!("{=str}", msg);
+    debug::exit(debug::EXIT_FAILURE);
     loop {}
 }
 
