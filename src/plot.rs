@@ -81,7 +81,7 @@ pub fn bar_chart_log(path: &Path, title: &str, groups: &[Bars]) -> Result<()> {
     let vals = || groups.iter().flat_map(|g| g.values.iter().map(|v| v.1)).filter(|&v| v > 0.0);
     let lo = vals().fold(f64::MAX, f64::min);
     let hi = vals().fold(f64::MIN, f64::max);
-    if !(lo <= hi) {
+    if lo > hi || !lo.is_finite() {
         return Err(anyhow!("nothing to plot for {}", path.display()));
     }
     let mut names: Vec<String> = Vec::new();
