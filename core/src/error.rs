@@ -29,6 +29,8 @@ pub enum Error {
     TooManyProbes(u64, u64),
     /// More erased clusters were asked for than there are clusters: `(asked, clusters)`.
     TooManyErased(usize, usize),
+    /// FlyHash parameters outside `1 ≤ s ≤ d`, `1 ≤ k ≤ m`.
+    FlyParams,
 }
 
 impl fmt::Display for Error {
@@ -56,6 +58,7 @@ impl fmt::Display for Error {
             Error::TooManyErased(e, c) => {
                 write!(f, "{e} erased clusters asked for but there are only {c} clusters")
             }
+            Error::FlyParams => write!(f, "FlyHash needs 1 <= s <= d and 1 <= k <= m"),
         }
     }
 }

@@ -44,6 +44,7 @@ mod geometry;
 #[cfg(feature = "std")]
 pub mod batch;
 pub mod digest;
+pub mod flyhash;
 #[cfg(feature = "alloc")]
 mod network;
 pub mod outcome;

@@ -1,0 +1,23 @@
+//! FlyHash (Dasgupta, Stevens & Navlakha, Science 2017) as step functions: a sparse binary
+//! projection drawn from the portable PRNG, an exact winner-take-all with a fixed tie rule, and
+//! Hamming search — written once, called by the CPU driver and the GPU kernels.
+//!
+//! * Row `r` of the `m × d` projection holds exactly `s` distinct input indices, ascending:
+//!   Floyd's algorithm over draws `r·s + j` of `stream_key(seed, 16)`, then sorted.
+//! * Output `r` is the `f32` sum of `x` over row `r`'s indices **in ascending index order**,
+//!   starting from `+0.0` — one fixed order, so every target produces the same floats.
+//! * Winner-take-all keeps exactly `k` outputs: larger value first, then lower index. Values are
+//!   compared through [`sort_key`], an order-preserving map of `f32` onto `u32`, and the `k`-th
+//!   largest key is found by a 4-pass radix select ([`kth_largest`]).
+//! * [`bisect64`] is the 64-step bisection of da Cunha et al. (2023), kept for comparison: it
+//!   returns `x > mid`, which can hold more or fewer than `k` winners.
+
+mod hamming;
+mod params;
+mod projection;
+mod wta;
+
+pub use hamming::hamming;
+pub use params::FlyParams;
+pub use projection::{activation, projection_row};
+pub use wta::{bisect64, kth_largest, select, sort_key, wta_pack};
