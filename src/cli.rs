@@ -23,6 +23,9 @@ pub enum Command {
     Fpga(FpgaArgs),
     /// One GBNN workload on every target: latency, throughput, memory, and matching digests.
     Hwcost(HwcostArgs),
+    /// FlyHash: sparse binary projection, exact winner-take-all, Hamming search.
+    #[command(subcommand)]
+    Flyhash(crate::flyhash::cli::FlyCommand),
 }
 
 #[derive(Args, Debug)]
@@ -279,5 +282,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         },
         Command::Fpga(a) => crate::fpga::run(&a),
         Command::Hwcost(a) => crate::hwcost::run(&a),
+        Command::Flyhash(c) => crate::flyhash::cli::run(&c),
     }
 }

@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod dense;
 pub mod device;
+pub mod flyhash;
 pub mod fpga;
 pub mod gbnn;
 pub mod hwcost;

@@ -16,6 +16,7 @@ use neurobits_core::rules::{
     bail_out_early_word, init_word, joint_first_word_rows, joint_iter_word, joint_iter_word_occ, known_rows, occupancy,
     select_max, sum_of_max_word, sum_of_sum_cluster,
 };
+use neurobits_core::flyhash::{activation_with, bisect64, hamming, kth_largest, projection_row, select, sort_key, wta_pack, FlyParams};
 use neurobits_core::store::clique_word;
 use neurobits_core::{Geometry, Rule};
 
@@ -326,4 +327,96 @@ pub unsafe extern "ptx-kernel" fn dense_select(
     if differs {
         AtomicU32::from_ptr(changed).store(1, Relaxed);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// FlyHash. Layouts: inputs transposed, `xt[j · b + i]` (input i, dimension j), and activations
+// `act[r · b + i]`, so that consecutive threads (consecutive inputs) touch consecutive words.
+
+/// Projection row `r` (the core's [`projection_row`]) into `proj[r · s ..]`, one thread per row.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn fly_projection(d: u32, m: u32, s: u32, k: u32, seed: u64, proj: *mut u32) {
+    let r = gid();
+    if r >= m as usize {
+        return;
+    }
+    let p = FlyParams { d, m, s, k, seed };
+    projection_row(&p, r as u32, from_raw_parts_mut(proj.add(r * s as usize), s as usize));
+}
+
+/// Activations (the core's [`activation_with`] over the transposed inputs), one thread per
+/// (output row, input), inputs fastest.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn fly_activation(m: u32, s: u32, b: u32, proj: *const u32, xt: *const f32, act: *mut f32) {
+    let (r, i) = split(gid(), b as usize);
+    if r >= m as usize {
+        return;
+    }
+    let idx = from_raw_parts(proj.add(r * s as usize), s as usize);
+    *act.add(r * b as usize + i) = activation_with(idx, |j| *xt.add(j * b as usize + i));
+}
+
+/// Exact winner-take-all (the core's [`wta_pack`]: radix select, ties to the lower index), one
+/// thread per input, into `codes[i · ⌈m/64⌉ ..]`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn fly_wta_exact(m: u32, k: u32, b: u32, act: *const f32, codes: *mut u64) {
+    let i = gid();
+    if i >= b as usize {
+        return;
+    }
+    let (m, b) = (m as usize, b as usize);
+    let cw = m.div_ceil(64);
+    let mut hist = [0u32; 256];
+    wta_pack(m, k as usize, |r| sort_key(*act.add(r * b + i)), &mut hist, from_raw_parts_mut(codes.add(i * cw), cw));
+}
+
+/// The paper's 64-step bisection (the core's [`bisect64`]) and `x > mid`, one thread per input.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn fly_wta_bisect64(m: u32, k: u32, b: u32, eps: f32, act: *const f32, codes: *mut u64) {
+    let i = gid();
+    if i >= b as usize {
+        return;
+    }
+    let (m, b) = (m as usize, b as usize);
+    let cw = m.div_ceil(64);
+    let mid = bisect64(m, k as usize, |r| *act.add(r * b + i), eps);
+    let code = from_raw_parts_mut(codes.add(i * cw), cw);
+    for (w, word) in code.iter_mut().enumerate() {
+        let mut x = 0u64;
+        for bit in 0..64.min(m - w * 64) {
+            x |= ((*act.add((w * 64 + bit) * b + i) > mid) as u64) << bit;
+        }
+        *word = x;
+    }
+}
+
+/// Hamming distances (the core's [`hamming`]), one thread per (query, database code), database
+/// fastest: `dist[q · n + j]`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn fly_hamming(words: u32, n: u32, nq: u32, db: *const u64, q: *const u64, dist: *mut u32) {
+    let (qi, j) = split(gid(), n as usize);
+    if qi >= nq as usize {
+        return;
+    }
+    let w = words as usize;
+    *dist.add(qi * n as usize + j) = hamming(from_raw_parts(db.add(j * w), w), from_raw_parts(q.add(qi * w), w));
+}
+
+/// Top-r per query by (distance, index) through the core's radix select, one thread per query:
+/// the r winners in index order into `out[q · r ..]`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn fly_top_r(n: u32, nq: u32, r: u32, dist: *const u32, out: *mut u32) {
+    let qi = gid();
+    if qi >= nq as usize {
+        return;
+    }
+    let (n, r) = (n as usize, r as usize);
+    let row = from_raw_parts(dist.add(qi * n), n);
+    let key = |j: usize| u32::MAX - row[j];
+    let (t, above) = kth_largest(n, r, key, &mut [0u32; 256]);
+    let mut at = 0;
+    select(n, r, key, t, above, |j| {
+        *out.add(qi * r + at) = j as u32;
+        at += 1;
+    });
 }

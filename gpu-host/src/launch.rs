@@ -154,3 +154,29 @@ pub fn dense_select(
 ) -> Result<(), GpuError> {
     launch!(g, t, "dense_select", k as u64 * s.c as u64, [&s.c, &s.l, &k, scores, v, states, changed])
 }
+
+pub fn fly_projection(g: &Gpu, t: &mut KernelTimer, p: &neurobits_core::flyhash::FlyParams, proj: &mut CudaSlice<u32>) -> Result<(), GpuError> {
+    launch!(g, t, "fly_projection", p.m as u64, [&p.d, &p.m, &p.s, &p.k, &p.seed, proj])
+}
+
+pub fn fly_activation(g: &Gpu, t: &mut KernelTimer, m: u32, s: u32, b: u32, proj: &CudaSlice<u32>, xt: &CudaSlice<f32>, act: &mut CudaSlice<f32>) -> Result<(), GpuError> {
+    launch!(g, t, "fly_activation", m as u64 * b as u64, [&m, &s, &b, proj, xt, act])
+}
+
+pub fn fly_wta_exact(g: &Gpu, t: &mut KernelTimer, m: u32, k: u32, b: u32, act: &CudaSlice<f32>, codes: &mut CudaSlice<u64>) -> Result<(), GpuError> {
+    launch!(g, t, "fly_wta_exact", b as u64, [&m, &k, &b, act, codes])
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn fly_wta_bisect64(g: &Gpu, t: &mut KernelTimer, m: u32, k: u32, b: u32, eps: f32, act: &CudaSlice<f32>, codes: &mut CudaSlice<u64>) -> Result<(), GpuError> {
+    launch!(g, t, "fly_wta_bisect64", b as u64, [&m, &k, &b, &eps, act, codes])
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn fly_hamming(g: &Gpu, t: &mut KernelTimer, words: u32, n: u32, nq: u32, db: &CudaSlice<u64>, q: &CudaSlice<u64>, dist: &mut CudaSlice<u32>) -> Result<(), GpuError> {
+    launch!(g, t, "fly_hamming", n as u64 * nq as u64, [&words, &n, &nq, db, q, dist])
+}
+
+pub fn fly_top_r(g: &Gpu, t: &mut KernelTimer, n: u32, nq: u32, r: u32, dist: &CudaSlice<u32>, out: &mut CudaSlice<u32>) -> Result<(), GpuError> {
+    launch!(g, t, "fly_top_r", nq as u64, [&n, &nq, &r, dist, out])
+}

@@ -21,6 +21,7 @@
 mod bandwidth;
 mod dense;
 mod error;
+mod fly;
 mod gpu;
 pub mod launch;
 mod network;
@@ -28,5 +29,6 @@ pub mod ptx;
 
 pub use dense::DenseGpu;
 pub use error::GpuError;
+pub use fly::{FlyBatch, FlyGpu, FlyInputs, FlyWta};
 pub use gpu::Gpu;
 pub use network::{DeviceNetwork, GpuBatch};

@@ -4,7 +4,7 @@
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/neurobits_gpu_device.ptx"));
 
 /// Every kernel entry point the host launches.
-pub const ENTRY_POINTS: [&str; 10] = [
+pub const ENTRY_POINTS: [&str; 16] = [
     "gbnn_store",
     "gbnn_init",
     "gbnn_step_word",
@@ -15,4 +15,10 @@ pub const ENTRY_POINTS: [&str; 10] = [
     "gbnn_step_sos",
     "gbnn_compact",
     "dense_select",
+    "fly_projection",
+    "fly_activation",
+    "fly_wta_exact",
+    "fly_wta_bisect64",
+    "fly_hamming",
+    "fly_top_r",
 ];

@@ -41,9 +41,20 @@ pub fn projection_row(p: &FlyParams, row: u32, out: &mut [u32]) {
 /// ```
 #[inline(always)]
 pub fn activation(indices: &[u32], x: &[f32]) -> f32 {
+    activation_with(indices, |i| x[i])
+}
+
+/// [`activation`] over any layout of the input: `x(i)` is input dimension `i`.
+///
+/// ```
+/// let xt = [1.5f32, 9.0, 2.0];
+/// assert_eq!(neurobits_core::flyhash::activation_with(&[0, 2], |i| xt[i]), 3.5);
+/// ```
+#[inline(always)]
+pub fn activation_with(indices: &[u32], x: impl Fn(usize) -> f32) -> f32 {
     let mut acc = 0.0f32;
     for &i in indices {
-        acc += x[i as usize];
+        acc += x(i as usize);
     }
     acc
 }

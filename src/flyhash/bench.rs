@@ -1,0 +1,171 @@
+//! `neurobits flyhash bench`: the flyhash.jl configurations, CPU and GPU side by side.
+
+use anyhow::{bail, Result};
+use clap::Args;
+use neurobits_core::flyhash::FlyParams;
+use neurobits_core::prng::{draw, stream_key};
+use neurobits_core::Word;
+use neurobits_gpu_host::Gpu;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use super::cpu::{self, Wta};
+use super::data::{self, Matrix};
+use crate::cli::BenchDevice;
+use crate::io::atomic::write_string;
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// `fmnist`: d=784, m=25 088, s=39, k=1 254 on the 60 000 Fashion-MNIST training images;
+    /// `batch`: d=1024, m=131 072, s=51, k=6 554 on uniform inputs, b = 2^1..2^15.
+    #[arg(long, value_enum, default_value_t = Config::Fmnist)]
+    pub config: Config,
+    #[arg(long, value_enum, default_value_t = BenchDevice::Cpu)]
+    pub device: BenchDevice,
+    /// Fashion-MNIST directory.
+    #[arg(long, default_value = data::FASHION_MNIST)]
+    pub data: PathBuf,
+    /// Largest batch exponent of the `batch` sweep.
+    #[arg(long, default_value_t = 15)]
+    pub max_exp: u32,
+    /// Largest batch the CPU runs in the sweep (it is slow; larger ones are skipped).
+    #[arg(long, default_value_t = 8192)]
+    pub cpu_max_batch: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Config {
+    Fmnist,
+    Batch,
+}
+
+#[derive(Serialize, Debug, Clone)]
+pub struct Entry {
+    pub implementation: String,
+    pub b: usize,
+    pub seconds: f64,
+    pub kernel_seconds: Option<f64>,
+    pub inputs_per_second: f64,
+    /// Fraction of codes whose number of ones differs from k.
+    pub wrong_k_rate: f64,
+    pub identical_to_cpu: Option<bool>,
+}
+
+fn wrong_k(codes: &[Word], words: usize, k: u32) -> f64 {
+    let n = codes.len() / words;
+    codes.chunks(words).filter(|c| c.iter().map(|w| w.count_ones()).sum::<u32>() != k).count() as f64 / n.max(1) as f64
+}
+
+fn uniform(b: usize, d: usize, seed: u64) -> Matrix {
+    let key = stream_key(seed, 18);
+    Matrix { rows: b, cols: d, data: (0..b * d).map(|i| (draw(key, i as u64) >> 40) as f32 / (1u64 << 24) as f32).collect() }
+}
+
+fn print(e: &Entry) {
+    println!(
+        "{:<34} b={:>6} {:>10.4} s{} {:>12.0} inputs/s  wrong-k {:>9.2e}{}",
+        e.implementation,
+        e.b,
+        e.seconds,
+        e.kernel_seconds.map_or(String::new(), |k| format!(" (kernels {:>9.3} ms)", k * 1e3)),
+        e.inputs_per_second,
+        e.wrong_k_rate,
+        match e.identical_to_cpu {
+            Some(true) => "  bit-identical to CPU",
+            Some(false) => "  DIFFERS from CPU",
+            None => "",
+        }
+    );
+}
+
+fn run_one(p: &FlyParams, x: &Matrix, cpu_on: bool, gpu: Option<&Gpu>, entries: &mut Vec<Entry>) -> Result<()> {
+    let words = p.code_words();
+    let proj = cpu::projection(p);
+    let b = x.rows;
+    let mut cpu_codes = None;
+    if cpu_on {
+        let t = Instant::now();
+        let codes = cpu::hash(p, &proj, x, Wta::Exact);
+        let secs = t.elapsed().as_secs_f64();
+        entries.push(Entry {
+            implementation: format!("cpu exact ({} threads)", rayon::current_num_threads()),
+            b,
+            seconds: secs,
+            kernel_seconds: None,
+            inputs_per_second: b as f64 / secs,
+            wrong_k_rate: wrong_k(&codes, words, p.k),
+            identical_to_cpu: None,
+        });
+        print(entries.last().expect("pushed"));
+        cpu_codes = Some(codes);
+    }
+    if let Some(gpu) = gpu {
+        let f = gpu.fly(*p)?;
+        anyhow::ensure!(f.projection()? == proj, "the GPU drew a different projection");
+        let inputs = f.upload(&x.data, b)?;
+        for w in [Wta::Exact, Wta::Bisect64] {
+            f.hash(&inputs, super::gpu::wta(w))?; // warm-up
+            let out = f.hash(&inputs, super::gpu::wta(w))?;
+            let same = match (w, &cpu_codes) {
+                (Wta::Exact, Some(c)) => Some(*c == out.codes),
+                _ => None,
+            };
+            entries.push(Entry {
+                implementation: format!("gpu {} ({})", if w == Wta::Exact { "exact" } else { "bisect64" }, gpu.name()),
+                b,
+                seconds: out.total_ms / 1e3,
+                kernel_seconds: Some(out.kernel_ms / 1e3),
+                inputs_per_second: b as f64 / (out.total_ms / 1e3),
+                wrong_k_rate: wrong_k(&out.codes, words, p.k),
+                identical_to_cpu: same,
+            });
+            print(entries.last().expect("pushed"));
+            if same == Some(false) {
+                bail!("GPU exact codes differ from the CPU's");
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn run(a: &BenchArgs) -> Result<()> {
+    let (cpu_on, gpu_on) = match a.device {
+        BenchDevice::Cpu => (true, false),
+        BenchDevice::Gpu => (false, true),
+        BenchDevice::All => (true, true),
+        BenchDevice::Auto => (!Gpu::available(), Gpu::available()),
+    };
+    let gpu = if gpu_on { Some(Gpu::open(0)?) } else { None };
+    let mut entries = Vec::new();
+    match a.config {
+        Config::Fmnist => {
+            let x = data::read(&a.data.join("train-images-idx3-ubyte.gz"))?;
+            let p = FlyParams::new(x.cols as u32, 32 * x.cols as u32, (x.cols as f32 * 0.05) as u32, (32 * x.cols as u32) / 20, a.seed)?;
+            println!("flyhash.jl Fashion-MNIST configuration: d={}, m={}, s={}, k={}, b={} (raw pixels 0..255)", p.d, p.m, p.s, p.k, x.rows);
+            run_one(&p, &x, cpu_on, gpu.as_ref(), &mut entries)?;
+            let c = entries.iter().find(|e| e.implementation.starts_with("cpu")).map(|e| e.seconds);
+            let g = entries.iter().find(|e| e.implementation.starts_with("gpu exact")).map(|e| e.seconds);
+            if let (Some(c), Some(g)) = (c, g) {
+                println!("GPU exact end to end (resident inputs) is {:.1}x the all-cores CPU", c / g);
+            }
+        }
+        Config::Batch => {
+            let p = FlyParams::new(1024, 131_072, 51, 6_554, a.seed)?;
+            println!("flyhash.jl batch configuration: d=1024, m=131072, s=51, k=6554, uniform [0,1) inputs");
+            for e in 1..=a.max_exp {
+                let b = 1usize << e;
+                let x = uniform(b, 1024, a.seed);
+                run_one(&p, &x, cpu_on && b <= a.cpu_max_batch, gpu.as_ref(), &mut entries)?;
+            }
+        }
+    }
+    if let Some(out) = &a.out {
+        write_string(out, &(serde_json::to_string_pretty(&entries)? + "\n"))?;
+    }
+    Ok(())
+}

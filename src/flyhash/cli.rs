@@ -1,0 +1,267 @@
+//! `neurobits flyhash …` commands.
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, Subcommand};
+use neurobits_core::flyhash::FlyParams;
+use neurobits_core::Word;
+use std::path::{Path, PathBuf};
+
+use super::cpu::{self, Wta};
+use super::data::{self, Matrix};
+use crate::device::DeviceChoice;
+use crate::io::atomic::{write_atomic, write_string};
+use crate::io::memory::ensure_fits;
+
+#[derive(Subcommand, Debug)]
+pub enum FlyCommand {
+    /// Hash input vectors (IDX, CSV or NPY) into FlyHash codes.
+    Hash(HashArgs),
+    /// Write the projection as CSV: one line per output, its s input indices ascending.
+    Projection(ProjectionArgs),
+    /// Top-r Hamming neighbours of query codes in a database of codes.
+    Search(SearchArgs),
+    /// FlyHash vs SimHash on Fashion-MNIST: precision of Hamming neighbours.
+    Eval(EvalArgs),
+    /// Time FlyHash on the CPU and GPU (exact and bisect64).
+    Bench(super::bench::BenchArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct HashArgs {
+    #[arg(long)]
+    pub input: PathBuf,
+    /// Projection CSV written by `projection` (else drawn from --m, --s, --seed).
+    #[arg(long)]
+    pub projection: Option<PathBuf>,
+    #[arg(long)]
+    pub m: Option<u32>,
+    #[arg(long)]
+    pub s: Option<u32>,
+    #[arg(long)]
+    pub k: u32,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, value_enum, default_value_t = Wta::Exact)]
+    pub wta: Wta,
+    #[arg(long, value_enum, default_value_t = DeviceChoice::Cpu)]
+    pub device: DeviceChoice,
+    #[arg(long, value_enum, default_value_t = CodeFormat::Bin)]
+    pub format: CodeFormat,
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CodeFormat {
+    /// `NBFLYHSH`, version, m, count, then the bit-packed codes as little-endian u64 words.
+    Bin,
+    /// CSV, one line per input: the k winner indices ascending.
+    Indices,
+}
+
+#[derive(Args, Debug)]
+pub struct ProjectionArgs {
+    #[arg(long)]
+    pub d: u32,
+    #[arg(long)]
+    pub m: u32,
+    #[arg(long)]
+    pub s: u32,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// Database codes (`hash --format bin`).
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Query codes (`hash --format bin`).
+    #[arg(long)]
+    pub queries: PathBuf,
+    #[arg(long, default_value_t = 100)]
+    pub r: usize,
+    /// CSV: one line per query, `index:distance` of its r nearest, nearest first, ties by index.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// Directory of the Fashion-MNIST IDX files.
+    #[arg(long, default_value = data::FASHION_MNIST)]
+    pub data: PathBuf,
+    #[arg(long, default_value_t = 1000)]
+    pub queries: usize,
+    #[arg(long, value_delimiter = ',', default_values_t = [16u32, 32, 64])]
+    pub ks: Vec<u32>,
+    #[arg(long, default_value_t = 100)]
+    pub neighbours: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+const MAGIC: &[u8; 8] = b"NBFLYHSH";
+
+/// Writes codes in the `bin` format.
+pub fn write_codes(path: &Path, m: u32, codes: &[Word]) -> Result<()> {
+    let words = (m as usize).div_ceil(64);
+    write_atomic(path, |w| {
+        w.write_all(MAGIC)?;
+        w.write_all(&1u32.to_le_bytes())?;
+        w.write_all(&m.to_le_bytes())?;
+        w.write_all(&((codes.len() / words) as u64).to_le_bytes())?;
+        for c in codes {
+            w.write_all(&c.to_le_bytes())?;
+        }
+        Ok(())
+    })
+}
+
+/// Reads codes in the `bin` format: `(m, words)`.
+pub fn read_codes(path: &Path) -> Result<(u32, Vec<Word>)> {
+    let name = path.display();
+    let b = std::fs::read(path).with_context(|| format!("cannot read {name}"))?;
+    if b.len() < 24 || &b[..8] != MAGIC {
+        bail!("{name}: not a neurobits FlyHash code file");
+    }
+    let version = u32::from_le_bytes(b[8..12].try_into().unwrap());
+    if version != 1 {
+        bail!("{name}: unsupported code file version {version}");
+    }
+    let m = u32::from_le_bytes(b[12..16].try_into().unwrap());
+    let n = u64::from_le_bytes(b[16..24].try_into().unwrap());
+    let words = (m as u64).div_ceil(64);
+    let need = n.checked_mul(words).and_then(|x| x.checked_mul(8)).and_then(|x| x.checked_add(24));
+    if m == 0 || need != Some(b.len() as u64) {
+        bail!("{name}: truncated or corrupt code file ({} bytes for {n} codes of {m} bits)", b.len());
+    }
+    Ok((m, b[24..].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect()))
+}
+
+/// Parses a projection CSV: `m` rows of `s` ascending distinct indices below `d`.
+pub fn read_projection(path: &Path, d: usize) -> Result<(u32, u32, Vec<u32>)> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
+    let (mut out, mut s, mut m) = (Vec::new(), None, 0u32);
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let row: Vec<u32> = line
+            .split(',')
+            .map(|f| f.trim().parse::<u32>().map_err(|_| anyhow!("{name}:{}: '{}' is not an index", i + 1, f.trim())))
+            .collect::<Result<_>>()?;
+        if *s.get_or_insert(row.len()) != row.len() {
+            bail!("{name}:{}: expected {} indices, found {}", i + 1, s.unwrap_or(0), row.len());
+        }
+        if !row.windows(2).all(|w| w[0] < w[1]) {
+            bail!("{name}:{}: indices must be distinct and ascending", i + 1);
+        }
+        if let Some(&last) = row.last() {
+            if last as usize >= d {
+                bail!("{name}:{}: index {last} is outside the input dimension {d}", i + 1);
+            }
+        }
+        out.extend(row);
+        m += 1;
+    }
+    let s = s.ok_or_else(|| anyhow!("{name}: no rows (the file is empty)"))?;
+    Ok((m, s as u32, out))
+}
+
+fn indices_csv(m: u32, codes: &[Word]) -> String {
+    let words = (m as usize).div_ceil(64);
+    let mut s = String::new();
+    for c in codes.chunks(words) {
+        let idx: Vec<String> = (0..m as usize).filter(|&i| c[i / 64] >> (i % 64) & 1 == 1).map(|i| i.to_string()).collect();
+        s += &idx.join(",");
+        s.push('\n');
+    }
+    s
+}
+
+/// Hashes `x` on the chosen device.
+pub fn hash_matrix(p: &FlyParams, proj: &[u32], x: &Matrix, wta: Wta, device: DeviceChoice) -> Result<Vec<Word>> {
+    ensure_fits("the codes", x.rows as u128 * p.code_words() as u128 * 8 + p.m as u128 * 4 * rayon::current_num_threads() as u128)?;
+    match device {
+        DeviceChoice::Cpu => Ok(cpu::hash(p, proj, x, wta)),
+        DeviceChoice::Gpu => super::gpu::hash(p, proj, x, wta),
+        DeviceChoice::Auto => match super::gpu::hash(p, proj, x, wta) {
+            Err(e) if e.downcast_ref::<neurobits_gpu_host::GpuError>().is_some() => {
+                eprintln!("note: {e}; using the CPU");
+                Ok(cpu::hash(p, proj, x, wta))
+            }
+            r => r,
+        },
+    }
+}
+
+pub fn run(cmd: &FlyCommand) -> Result<()> {
+    match cmd {
+        FlyCommand::Projection(a) => {
+            let p = FlyParams::new(a.d, a.m, a.s, 1, a.seed)?;
+            ensure_fits("the projection", a.m as u128 * a.s as u128 * 12)?;
+            let proj = cpu::projection(&p);
+            let mut s = String::new();
+            for row in proj.chunks(a.s as usize) {
+                s += &row.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+                s.push('\n');
+            }
+            write_string(&a.out, &s)
+        }
+        FlyCommand::Hash(a) => {
+            let x = data::read(&a.input)?;
+            if x.rows == 0 || x.cols == 0 {
+                bail!("{}: no input vectors", a.input.display());
+            }
+            let (p, proj) = match &a.projection {
+                Some(path) => {
+                    let (m, s, proj) = read_projection(path, x.cols)?;
+                    if a.m.is_some_and(|am| am != m) || a.s.is_some_and(|as_| as_ != s) {
+                        bail!("--m/--s disagree with the projection file ({m} rows of {s})");
+                    }
+                    (FlyParams::new(x.cols as u32, m, s, a.k, a.seed)?, proj)
+                }
+                None => {
+                    let (m, s) = (a.m.ok_or_else(|| anyhow!("--m is required without --projection"))?, a.s.ok_or_else(|| anyhow!("--s is required without --projection"))?);
+                    let p = FlyParams::new(x.cols as u32, m, s, a.k, a.seed)?;
+                    ensure_fits("the projection", m as u128 * s as u128 * 4)?;
+                    (p, cpu::projection(&p))
+                }
+            };
+            let codes = hash_matrix(&p, &proj, &x, a.wta, a.device)?;
+            match a.format {
+                CodeFormat::Bin => write_codes(&a.out, p.m, &codes),
+                CodeFormat::Indices => write_string(&a.out, &indices_csv(p.m, &codes)),
+            }
+        }
+        FlyCommand::Search(a) => {
+            let (m, db) = read_codes(&a.db)?;
+            let (mq, q) = read_codes(&a.queries)?;
+            if m != mq {
+                bail!("database codes have {m} bits but queries have {mq}");
+            }
+            if a.r == 0 {
+                bail!("--r must be at least 1");
+            }
+            let res = super::search::top_r(&db, &q, (m as usize).div_ceil(64), a.r);
+            let mut s = String::new();
+            for row in res {
+                s += &row.iter().map(|(i, d)| format!("{i}:{d}")).collect::<Vec<_>>().join(",");
+                s.push('\n');
+            }
+            write_string(&a.out, &s)
+        }
+        FlyCommand::Eval(a) => {
+            let rows = super::eval::run(&a.data, a.queries, &a.ks, a.neighbours, a.seed, &a.out)?;
+            println!("{:>4} | {:>22} | {:>18}", "k", "FlyHash (m=20k) prec.", "SimHash (k bits)");
+            for r in rows {
+                println!("{:>4} | {:>22.4} | {:>18.4}", r.k, r.flyhash_precision, r.simhash_precision);
+            }
+            Ok(())
+        }
+        FlyCommand::Bench(a) => super::bench::run(a),
+    }
+}
