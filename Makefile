@@ -20,6 +20,7 @@ setup:
 	@rustup target add --toolchain $(TOOLCHAIN) thumbv7m-none-eabi thumbv7em-none-eabihf 2>&1 | grep -v 'is up to date' || true
 	@python3 -c "import nvidia.cuda_nvcc" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check nvidia-cuda-nvcc-cu12
 	@command -v qemu-system-arm >/dev/null || (apt-get update -q && apt-get install -y -q qemu-system-arm)
+	@test -d /usr/share/datasets/fashion-mnist || (apt-get update -q && apt-get install -y -q dataset-fashion-mnist)
 	@command -v defmt-print >/dev/null || test -x $(HOME)/.cargo/bin/defmt-print || cargo +$(TOOLCHAIN) install defmt-print --locked --version 1.2.0
 
 # Scenario 1 of the paper on the CPU: table on stdout, CSV/JSON/SVG in out/scenario1.
@@ -28,7 +29,7 @@ demo: setup
 	$(BIN) gbnn experiment --scenario 1 --out out/scenario1
 
 test: setup mcu-build
-	PTXAS=$(PTXAS) NEUROBITS_REQUIRE_PTXAS=1 NEUROBITS_REQUIRE_MCU=1 $(CARGO) test --workspace
+	PTXAS=$(PTXAS) NEUROBITS_REQUIRE_PTXAS=1 NEUROBITS_REQUIRE_MCU=1 NEUROBITS_REQUIRE_DATA=1 $(CARGO) test --workspace
 	$(CARGO) build -p neurobits-core --target thumbv7m-none-eabi
 	$(CARGO) build -p neurobits-core --target thumbv7em-none-eabihf --features defmt
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
@@ -58,21 +59,25 @@ gpu-bundle: setup
 	$(CARGO) build --release --bin neurobits
 	rm -rf .bundle && mkdir -p .bundle
 	cp $(BIN) .bundle/neurobits
-	cp $$($(CARGO) test --release -p neurobits-gpu-host --test bit_exact --no-run --message-format=json 2>/dev/null \
-	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/bit_exact
+	for t in bit_exact flyhash; do cp $$($(CARGO) test --release -p neurobits-gpu-host --test $$t --no-run --message-format=json 2>/dev/null \
+	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/$$t; done
 	strip .bundle/*
+	cp /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz .bundle/
 	cp Makefile .bundle/
 
 # On a machine with a CUDA GPU: CPU ≡ GPU bit for bit on every rule, and the cuBLAS baseline.
 gpu-test:
 	@test -x .bundle/bit_exact || $(MAKE) gpu-bundle
 	.bundle/bit_exact --ignored --nocapture --test-threads=1
+	.bundle/flyhash --ignored --nocapture --test-threads=1
 
 # On a machine with a CUDA GPU: the side-by-side tables of Scenarios 2 and 3.
 gpu-bench:
 	@test -x .bundle/neurobits || $(MAKE) gpu-bundle
 	.bundle/neurobits gbnn bench --scenario 2 --device all --out out/bench-gpu-scenario2.json
 	.bundle/neurobits gbnn bench --scenario 3 --device all --baseline-probes 0 --out out/bench-gpu-scenario3.json
+	.bundle/neurobits flyhash bench --config fmnist --device all --data .bundle --out out/flyhash-fmnist.json
+	.bundle/neurobits flyhash bench --config batch --device all --out out/flyhash-batch.json
 
 clean:
 	$(CARGO) clean

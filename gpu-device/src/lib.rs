@@ -16,7 +16,9 @@ use neurobits_core::rules::{
     bail_out_early_word, init_word, joint_first_word_rows, joint_iter_word, joint_iter_word_occ, known_rows, occupancy,
     select_max, sum_of_max_word, sum_of_sum_cluster,
 };
-use neurobits_core::flyhash::{activation_with, bisect64, hamming, kth_largest, projection_row, select, sort_key, wta_pack, FlyParams};
+use neurobits_core::flyhash::{
+    activation_with, bisect64, hamming, kth_largest, projection_row, select, select_range, sort_key, FlyParams, RadixSelect,
+};
 use neurobits_core::store::clique_word;
 use neurobits_core::{Geometry, Rule};
 
@@ -345,29 +347,111 @@ pub unsafe extern "ptx-kernel" fn fly_projection(d: u32, m: u32, s: u32, k: u32,
 }
 
 /// Activations (the core's [`activation_with`] over the transposed inputs), one thread per
-/// (output row, input), inputs fastest.
+/// (output row, input). Threads run through all rows for a tile of 32 inputs before the next
+/// tile, so the tile's inputs (`32·d` floats) stay in L1 while every row gathers from them.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn fly_activation(m: u32, s: u32, b: u32, proj: *const u32, xt: *const f32, act: *mut f32) {
-    let (r, i) = split(gid(), b as usize);
-    if r >= m as usize {
+    let (tile, rest) = split(gid(), m as usize * 32);
+    let (r, lane) = split(rest, 32);
+    let i = tile * 32 + lane;
+    if i >= b as usize {
         return;
     }
     let idx = from_raw_parts(proj.add(r * s as usize), s as usize);
     *act.add(r * b as usize + i) = activation_with(idx, |j| *xt.add(j * b as usize + i));
 }
 
-/// Exact winner-take-all (the core's [`wta_pack`]: radix select, ties to the lower index), one
-/// thread per input, into `codes[i · ⌈m/64⌉ ..]`.
+/// Exact winner-take-all, step 1: a fresh radix select ([`RadixSelect`]) per input.
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn fly_wta_exact(m: u32, k: u32, b: u32, act: *const f32, codes: *mut u64) {
+pub unsafe extern "ptx-kernel" fn fly_radix_init(b: u32, k: u32, states: *mut RadixSelect) {
+    let i = gid();
+    if i < b as usize {
+        *states.add(i) = RadixSelect::new(k);
+    }
+}
+
+/// Exact WTA, step 2 (four times): one thread per (chunk of `chunk` outputs, input) counts the
+/// keys its input's selection accepts into `hist[i · 256 ..]` (runs of one bin are added at once).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn fly_radix_hist(m: u32, b: u32, chunk: u32, act: *const f32, states: *const RadixSelect, hist: *mut u32) {
+    let (c, i) = split(gid(), b as usize);
+    let (m, b, chunk) = (m as usize, b as usize, chunk as usize);
+    if c * chunk >= m {
+        return;
+    }
+    let st = *states.add(i);
+    let (mut cur, mut n) = (0usize, 0u32);
+    for r in c * chunk..m.min((c + 1) * chunk) {
+        if let Some(bin) = st.bin(sort_key(*act.add(r * b + i))) {
+            if bin != cur && n > 0 {
+                AtomicU32::from_ptr(hist.add(i * 256 + cur)).fetch_add(n, Relaxed);
+                n = 0;
+            }
+            cur = bin;
+            n += 1;
+        }
+    }
+    if n > 0 {
+        AtomicU32::from_ptr(hist.add(i * 256 + cur)).fetch_add(n, Relaxed);
+    }
+}
+
+/// Exact WTA, step 3 (after each histogram): one thread per input fixes the next byte
+/// ([`RadixSelect::advance`]) and clears its histogram.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn fly_radix_pick(b: u32, states: *mut RadixSelect, hist: *mut u32) {
     let i = gid();
     if i >= b as usize {
         return;
     }
-    let (m, b) = (m as usize, b as usize);
-    let cw = m.div_ceil(64);
-    let mut hist = [0u32; 256];
-    wta_pack(m, k as usize, |r| sort_key(*act.add(r * b + i)), &mut hist, from_raw_parts_mut(codes.add(i * cw), cw));
+    let h = from_raw_parts_mut(hist.add(i * 256), 256);
+    (*states.add(i)).advance(&*(h.as_ptr() as *const [u32; 256]));
+    for x in h.iter_mut() {
+        *x = 0;
+    }
+}
+
+/// Exact WTA, step 4: keys equal to the threshold per (chunk, input), for the index-order tie rule.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn fly_tie_count(m: u32, b: u32, chunk: u32, act: *const f32, states: *const RadixSelect, counts: *mut u32) {
+    let (c, i) = split(gid(), b as usize);
+    let (m, b, chunk) = (m as usize, b as usize, chunk as usize);
+    if c * chunk >= m {
+        return;
+    }
+    let t = (*states.add(i)).threshold();
+    let mut n = 0;
+    for r in c * chunk..m.min((c + 1) * chunk) {
+        n += (sort_key(*act.add(r * b + i)) == t) as u32;
+    }
+    *counts.add(c * b + i) = n;
+}
+
+/// Exact WTA, step 5: one thread per (chunk, input) writes its chunk's code words through the
+/// core's [`select_range`], with the ties still winnable after the earlier chunks. `chunk` is a
+/// multiple of 64, so every code word has one writer.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn fly_select(
+    m: u32, b: u32, chunk: u32, act: *const f32, states: *const RadixSelect, counts: *const u32, codes: *mut u64,
+) {
+    let (c, i) = split(gid(), b as usize);
+    let (m, b, chunk) = (m as usize, b as usize, chunk as usize);
+    if c * chunk >= m {
+        return;
+    }
+    let st = *states.add(i);
+    let mut before = 0;
+    for c2 in 0..c {
+        before += *counts.add(c2 * b + i);
+    }
+    let (start, end) = (c * chunk, m.min((c + 1) * chunk));
+    let code = codes.add(i * m.div_ceil(64));
+    for w in start / 64..end.div_ceil(64) {
+        *code.add(w) = 0;
+    }
+    select_range(start, end, |r| sort_key(*act.add(r * b + i)), st.threshold(), st.ties().saturating_sub(before) as usize, |r| {
+        *code.add(r / 64) |= 1 << (r % 64);
+    });
 }
 
 /// The paper's 64-step bisection (the core's [`bisect64`]) and `x > mid`, one thread per input.

@@ -22,7 +22,12 @@ pub struct FlyGpu<'g> {
     gpu: &'g Gpu,
     params: FlyParams,
     proj: CudaSlice<u32>,
+    /// Activation, code and WTA scratch buffers of the last batch size, reused.
+    buffers: std::cell::RefCell<Option<Buffers>>,
 }
+
+/// Device buffers of one batch size: `(b, activations, codes, WTA scratch)`.
+type Buffers = (u32, CudaSlice<f32>, CudaSlice<u64>, launch::FlyWtaScratch);
 
 /// Inputs resident on the device, transposed (`d × b`).
 pub struct FlyInputs {
@@ -45,7 +50,7 @@ impl Gpu {
         self.ensure_fits(params.m as u64 * params.s as u64 * 4)?;
         let mut proj = self.stream.alloc_zeros::<u32>(params.m as usize * params.s as usize)?;
         launch::fly_projection(self, &mut KernelTimer::default(), &params, &mut proj)?;
-        Ok(FlyGpu { gpu: self, params, proj })
+        Ok(FlyGpu { gpu: self, params, proj, buffers: std::cell::RefCell::new(None) })
     }
 }
 
@@ -82,24 +87,42 @@ impl FlyGpu<'_> {
 
     /// Hashes resident inputs.
     pub fn hash(&self, x: &FlyInputs, wta: FlyWta) -> Result<FlyBatch, GpuError> {
+        let mut codes = Vec::new();
+        let (kernel_ms, total_ms) = self.hash_into(x, wta, &mut codes)?;
+        Ok(FlyBatch { codes, kernel_ms, total_ms })
+    }
+
+    /// [`FlyGpu::hash`] into a reused vector; returns (kernel, total) milliseconds.
+    pub fn hash_into(&self, x: &FlyInputs, wta: FlyWta, out: &mut Vec<Word>) -> Result<(f64, f64), GpuError> {
         let start = Instant::now();
         let (g, p) = (self.gpu, &self.params);
         let cw = p.code_words();
-        self.gpu.ensure_fits(p.m as u64 * x.b as u64 * 4 + x.b as u64 * cw as u64 * 8)?;
         let st = &g.stream;
-        // SAFETY: the activation kernel writes every element before the WTA kernel reads it; the
-        // WTA kernels write every code word.
-        let mut act = unsafe { st.alloc::<f32>(p.m as usize * x.b as usize) }?;
-        let mut codes = unsafe { st.alloc::<u64>(x.b as usize * cw) }?;
-        let mut t = KernelTimer::default();
-        launch::fly_activation(g, &mut t, p.m, p.s, x.b, &self.proj, &x.xt, &mut act)?;
-        match wta {
-            FlyWta::Exact => launch::fly_wta_exact(g, &mut t, p.m, p.k, x.b, &act, &mut codes)?,
-            FlyWta::Bisect64 { eps } => launch::fly_wta_bisect64(g, &mut t, p.m, p.k, x.b, eps, &act, &mut codes)?,
+        let mut bufs = self.buffers.borrow_mut();
+        if bufs.as_ref().is_none_or(|(b, ..)| *b != x.b) {
+            *bufs = None;
+            let b = x.b as usize;
+            let chunks = p.m.div_ceil(launch::FLY_CHUNK) as usize;
+            self.gpu.ensure_fits(p.m as u64 * x.b as u64 * 4 + x.b as u64 * cw as u64 * 8 + (b * (5 + 256 + chunks) * 4) as u64)?;
+            let scratch = launch::FlyWtaScratch {
+                states: st.alloc_zeros::<u32>(b * 5)?,
+                hist: st.alloc_zeros::<u32>(b * 256)?,
+                counts: st.alloc_zeros::<u32>(b * chunks)?,
+            };
+            // SAFETY: the activation kernel writes every element before the WTA kernels read
+            // it; the WTA kernels write every code word.
+            *bufs = Some(unsafe { (x.b, st.alloc::<f32>(p.m as usize * b)?, st.alloc::<u64>(b * cw)?, scratch) });
         }
-        let codes = st.clone_dtoh(&codes)?;
+        let (_, act, codes, scratch) = bufs.as_mut().expect("just set");
+        let mut t = KernelTimer::default();
+        launch::fly_activation(g, &mut t, p.m, p.s, x.b, &self.proj, &x.xt, act)?;
+        match wta {
+            FlyWta::Exact => launch::fly_wta_exact(g, &mut t, p.m, p.k, x.b, act, scratch, codes)?,
+            FlyWta::Bisect64 { eps } => launch::fly_wta_bisect64(g, &mut t, p.m, p.k, x.b, eps, act, codes)?,
+        }
+        g.download_into(codes, out)?;
         let kernel_ms = t.total_ms()?;
-        Ok(FlyBatch { codes, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
+        Ok((kernel_ms, start.elapsed().as_secs_f64() * 1e3))
     }
 }
 

@@ -1,5 +1,5 @@
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
-use std::sync::Arc;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, PinnedHostSlice};
+use std::sync::{Arc, Mutex};
 
 use crate::error::GpuError;
 use crate::ptx::{ENTRY_POINTS, PTX};
@@ -10,6 +10,9 @@ pub struct Gpu {
     pub(crate) stream: Arc<CudaStream>,
     _module: Arc<CudaModule>,
     functions: Vec<CudaFunction>,
+    /// Page-locked staging buffer for downloads, kept between calls (allocating it costs more
+    /// than the copy).
+    staging: Mutex<Option<PinnedHostSlice<u64>>>,
 }
 
 impl Gpu {
@@ -27,7 +30,7 @@ impl Gpu {
         let stream = ctx.default_stream();
         let module = ctx.load_module(cudarc::nvrtc::Ptx::from_src(PTX))?;
         let functions = ENTRY_POINTS.iter().map(|n| module.load_function(n)).collect::<Result<Vec<_>, _>>()?;
-        Ok(Gpu { ctx, stream, _module: module, functions })
+        Ok(Gpu { ctx, stream, _module: module, functions, staging: Mutex::new(None) })
     }
 
     /// Whether a CUDA device can be opened here.
@@ -51,6 +54,41 @@ impl Gpu {
         let (free, _) = self.memory()?;
         if bytes > free {
             return Err(GpuError::OutOfMemory(bytes, free));
+        }
+        Ok(())
+    }
+
+    /// Device → host through the reused page-locked staging buffer (pageable copies of the
+    /// GiB-sized results run several times slower).
+    pub(crate) fn download(&self, src: &CudaSlice<u64>) -> Result<Vec<u64>, GpuError> {
+        let mut out = Vec::new();
+        self.download_into(src, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Gpu::download`] into a reused vector (no page faults on its second use).
+    pub(crate) fn download_into(&self, src: &CudaSlice<u64>, out: &mut Vec<u64>) -> Result<(), GpuError> {
+        const CHUNK: usize = 1 << 24; // 128 MiB of words
+        out.clear();
+        if src.len() <= 1 << 16 {
+            out.extend(self.stream.clone_dtoh(src)?);
+            return Ok(());
+        }
+        let mut guard = self.staging.lock().map_err(|_| GpuError::Cuda("staging buffer poisoned".into()))?;
+        if guard.is_none() {
+            // SAFETY: every element is written by a copy before it is read.
+            *guard = Some(unsafe { self.ctx.alloc_pinned_with_flags::<u64>(CHUNK, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE) }?);
+        }
+        let pinned = guard.as_mut().expect("just set");
+        out.reserve(src.len());
+        let mut at = 0;
+        while at < src.len() {
+            let n = CHUNK.min(src.len() - at);
+            let staging = &mut pinned.as_mut_slice()?[..n];
+            self.stream.memcpy_dtoh(&src.slice(at..at + n), staging)?;
+            self.stream.synchronize()?;
+            out.extend_from_slice(staging);
+            at += n;
         }
         Ok(())
     }

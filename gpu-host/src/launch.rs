@@ -159,12 +159,34 @@ pub fn fly_projection(g: &Gpu, t: &mut KernelTimer, p: &neurobits_core::flyhash:
     launch!(g, t, "fly_projection", p.m as u64, [&p.d, &p.m, &p.s, &p.k, &p.seed, proj])
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn fly_activation(g: &Gpu, t: &mut KernelTimer, m: u32, s: u32, b: u32, proj: &CudaSlice<u32>, xt: &CudaSlice<f32>, act: &mut CudaSlice<f32>) -> Result<(), GpuError> {
-    launch!(g, t, "fly_activation", m as u64 * b as u64, [&m, &s, &b, proj, xt, act])
+    launch!(g, t, "fly_activation", (b as u64).div_ceil(32) * 32 * m as u64, [&m, &s, &b, proj, xt, act])
 }
 
-pub fn fly_wta_exact(g: &Gpu, t: &mut KernelTimer, m: u32, k: u32, b: u32, act: &CudaSlice<f32>, codes: &mut CudaSlice<u64>) -> Result<(), GpuError> {
-    launch!(g, t, "fly_wta_exact", b as u64, [&m, &k, &b, act, codes])
+/// Outputs per thread in the parallel exact WTA (a multiple of 64: one writer per code word).
+pub const FLY_CHUNK: u32 = 256;
+
+/// Scratch of the parallel exact WTA.
+pub struct FlyWtaScratch {
+    pub states: CudaSlice<u32>,
+    pub hist: CudaSlice<u32>,
+    pub counts: CudaSlice<u32>,
+}
+
+/// The exact WTA as a radix select spread over (chunk, input) threads: init, four histogram
+/// and pick rounds, tie counts, selection.
+#[allow(clippy::too_many_arguments)]
+pub fn fly_wta_exact(g: &Gpu, t: &mut KernelTimer, m: u32, k: u32, b: u32, act: &CudaSlice<f32>, sc: &mut FlyWtaScratch, codes: &mut CudaSlice<u64>) -> Result<(), GpuError> {
+    let chunks = m.div_ceil(FLY_CHUNK) as u64;
+    let chunk = FLY_CHUNK;
+    launch!(g, t, "fly_radix_init", b as u64, [&b, &k, &mut sc.states])?;
+    for _ in 0..4 {
+        launch!(g, t, "fly_radix_hist", chunks * b as u64, [&m, &b, &chunk, act, &sc.states, &mut sc.hist])?;
+        launch!(g, t, "fly_radix_pick", b as u64, [&b, &mut sc.states, &mut sc.hist])?;
+    }
+    launch!(g, t, "fly_tie_count", chunks * b as u64, [&m, &b, &chunk, act, &sc.states, &mut sc.counts])?;
+    launch!(g, t, "fly_select", chunks * b as u64, [&m, &b, &chunk, act, &sc.states, &sc.counts, codes])
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -62,28 +62,6 @@ impl Gpu {
     }
 }
 
-/// Device → host through a reused page-locked staging buffer: pageable copies of the GiB-sized
-/// state arrays run several times slower.
-fn download(gpu: &Gpu, src: &CudaSlice<u64>) -> Result<Vec<u64>, GpuError> {
-    const CHUNK: usize = 1 << 25; // 256 MiB of words
-    if src.len() <= CHUNK / 64 {
-        return Ok(gpu.stream.clone_dtoh(src)?);
-    }
-    // SAFETY: every element of the staging buffer is written by the copy before it is read.
-    let mut pinned = unsafe { gpu.ctx.alloc_pinned_with_flags::<u64>(CHUNK.min(src.len()), cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE) }?;
-    let mut out = Vec::with_capacity(src.len());
-    let mut at = 0;
-    while at < src.len() {
-        let n = CHUNK.min(src.len() - at);
-        let staging = &mut pinned.as_mut_slice()?[..n];
-        gpu.stream.memcpy_dtoh(&src.slice(at..at + n), staging)?;
-        gpu.stream.synchronize()?;
-        out.extend_from_slice(staging);
-        at += n;
-    }
-    Ok(out)
-}
-
 impl DeviceNetwork<'_> {
     /// The network's shape.
     pub fn geometry(&self) -> &Geometry {
@@ -158,7 +136,7 @@ impl DeviceNetwork<'_> {
         }
         // Step t-1 wrote buffer t % 2; a probe that converged earlier holds equal buffers.
         let last = if t % 2 == 0 { &buf0 } else { &buf1 };
-        let states = download(gpu, last)?;
+        let states = gpu.download(last)?;
         let (iters, converged) = (st.clone_dtoh(&iters)?, st.clone_dtoh(&converged)?);
         let kernel_ms = timer.total_ms()?;
         let stats = iters.iter().zip(&converged).map(|(&i, &c)| Stats { iterations: i, converged: c != 0 }).collect();

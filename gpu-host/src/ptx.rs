@@ -4,7 +4,7 @@
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/neurobits_gpu_device.ptx"));
 
 /// Every kernel entry point the host launches.
-pub const ENTRY_POINTS: [&str; 16] = [
+pub const ENTRY_POINTS: [&str; 20] = [
     "gbnn_store",
     "gbnn_init",
     "gbnn_step_word",
@@ -17,7 +17,11 @@ pub const ENTRY_POINTS: [&str; 16] = [
     "dense_select",
     "fly_projection",
     "fly_activation",
-    "fly_wta_exact",
+    "fly_radix_init",
+    "fly_radix_hist",
+    "fly_radix_pick",
+    "fly_tie_count",
+    "fly_select",
     "fly_wta_bisect64",
     "fly_hamming",
     "fly_top_r",

@@ -108,9 +108,11 @@ fn run_one(p: &FlyParams, x: &Matrix, cpu_on: bool, gpu: Option<&Gpu>, entries: 
         let f = gpu.fly(*p)?;
         anyhow::ensure!(f.projection()? == proj, "the GPU drew a different projection");
         let inputs = f.upload(&x.data, b)?;
+        let mut codes = Vec::new();
         for w in [Wta::Exact, Wta::Bisect64] {
-            f.hash(&inputs, super::gpu::wta(w))?; // warm-up
-            let out = f.hash(&inputs, super::gpu::wta(w))?;
+            f.hash_into(&inputs, super::gpu::wta(w), &mut codes)?; // warm-up: JIT, buffers, pages
+            let (kernel_ms, total_ms) = f.hash_into(&inputs, super::gpu::wta(w), &mut codes)?;
+            let out = neurobits_gpu_host::FlyBatch { codes: std::mem::take(&mut codes), kernel_ms, total_ms };
             let same = match (w, &cpu_codes) {
                 (Wta::Exact, Some(c)) => Some(*c == out.codes),
                 _ => None,
@@ -128,6 +130,7 @@ fn run_one(p: &FlyParams, x: &Matrix, cpu_on: bool, gpu: Option<&Gpu>, entries: 
             if same == Some(false) {
                 bail!("GPU exact codes differ from the CPU's");
             }
+            codes = out.codes;
         }
     }
     Ok(())

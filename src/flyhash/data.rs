@@ -84,7 +84,7 @@ pub fn idx(b: &[u8], name: &str) -> Result<Matrix> {
         _ => body.chunks(8).map(|c| f64::from_be_bytes(c.try_into().unwrap()) as f32).collect(),
     };
     let rows = dims[0];
-    Ok(Matrix { rows, cols: if rows == 0 { 0 } else { count / rows }, data })
+    Ok(Matrix { rows, cols: count.checked_div(rows).unwrap_or(0), data })
 }
 
 /// CSV: one row per line, comma-separated numbers; blank lines skipped.

@@ -17,10 +17,104 @@ pub fn sort_key(v: f32) -> u32 {
     }
 }
 
-/// Radix select of the `k`-th largest of `m` keys (`1 ≤ k ≤ m`): returns the threshold key `t`
-/// and how many keys are strictly greater than `t`. The winners are those keys plus the
-/// lowest-index `k − above` keys equal to `t`. Four passes over the keys, one byte each, with a
-/// 256-bin histogram.
+/// Calls `f(i, key(i))` for `i` in `0..m`, reading keys eight at a time before using them, so a
+/// GPU thread keeps eight loads in flight instead of one.
+#[inline(always)]
+fn each_key(m: usize, key: &impl Fn(usize) -> u32, mut f: impl FnMut(usize, u32)) {
+    let mut i = 0;
+    while i + 8 <= m {
+        let xs = [key(i), key(i + 1), key(i + 2), key(i + 3), key(i + 4), key(i + 5), key(i + 6), key(i + 7)];
+        for (j, &x) in xs.iter().enumerate() {
+            f(i + j, x);
+        }
+        i += 8;
+    }
+    while i < m {
+        f(i, key(i));
+        i += 1;
+    }
+}
+
+/// The state of a radix select of the `k`-th largest key, one byte per pass from the top. Drivers
+/// histogram the keys that [`RadixSelect::bin`] accepts (in any order, on any number of threads)
+/// and call [`RadixSelect::advance`] with the counts, four times.
+///
+/// ```
+/// use neurobits_core::flyhash::RadixSelect;
+/// let keys = [5u32, 9, 7, 9, 1];
+/// let mut st = RadixSelect::new(3);
+/// while !st.done() {
+///     let mut hist = [0u32; 256];
+///     for &x in &keys { if let Some(b) = st.bin(x) { hist[b] += 1; } }
+///     st.advance(&hist);
+/// }
+/// assert_eq!((st.threshold(), st.above()), (7, 2));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct RadixSelect {
+    prefix: u32,
+    mask: u32,
+    need: u32,
+    above: u32,
+    pass: u32,
+}
+
+impl RadixSelect {
+    /// Selecting the `k`-th largest (`k ≥ 1`).
+    pub const fn new(k: u32) -> Self {
+        RadixSelect { prefix: 0, mask: 0, need: k, above: 0, pass: 0 }
+    }
+
+    /// Whether all four bytes are fixed.
+    pub const fn done(&self) -> bool {
+        self.pass == 4
+    }
+
+    /// The histogram bin of `x` in this pass, if `x` still matches the bytes fixed so far.
+    #[inline(always)]
+    pub const fn bin(&self, x: u32) -> Option<usize> {
+        if x & self.mask == self.prefix {
+            Some(((x >> (24 - 8 * self.pass)) & 0xFF) as usize)
+        } else {
+            None
+        }
+    }
+
+    /// Fixes this pass's byte from the histogram of the matching keys.
+    #[inline]
+    pub fn advance(&mut self, hist: &[u32; 256]) {
+        let shift = 24 - 8 * self.pass;
+        let mut b = 255usize;
+        while hist[b] < self.need && b > 0 {
+            self.need -= hist[b];
+            self.above += hist[b];
+            b -= 1;
+        }
+        self.prefix |= (b as u32) << shift;
+        self.mask |= 0xFF << shift;
+        self.pass += 1;
+    }
+
+    /// The `k`-th largest key (when [`done`](Self::done)).
+    pub const fn threshold(&self) -> u32 {
+        self.prefix
+    }
+
+    /// How many keys are strictly greater than the threshold.
+    pub const fn above(&self) -> u32 {
+        self.above
+    }
+
+    /// How many keys equal to the threshold are winners (the lowest-index ones).
+    pub const fn ties(&self) -> u32 {
+        self.need
+    }
+}
+
+/// Radix select of the `k`-th largest of `m` keys (`1 ≤ k ≤ m`) on one thread: returns the
+/// threshold key `t` and how many keys are strictly greater. The winners are those keys plus the
+/// lowest-index `k − above` keys equal to `t`.
 ///
 /// ```
 /// use neurobits_core::flyhash::kth_largest;
@@ -30,43 +124,42 @@ pub fn sort_key(v: f32) -> u32 {
 /// ```
 #[inline]
 pub fn kth_largest(m: usize, k: usize, key: impl Fn(usize) -> u32, hist: &mut [u32; 256]) -> (u32, usize) {
-    let (mut prefix, mut mask, mut need, mut above) = (0u32, 0u32, k, 0usize);
-    for shift in [24u32, 16, 8, 0] {
+    let mut st = RadixSelect::new(k as u32);
+    while !st.done() {
         for h in hist.iter_mut() {
             *h = 0;
         }
-        for i in 0..m {
-            let x = key(i);
-            if x & mask == prefix {
-                hist[((x >> shift) & 0xFF) as usize] += 1;
+        each_key(m, &key, |_, x| {
+            if let Some(b) = st.bin(x) {
+                hist[b] += 1;
             }
-        }
-        let mut b = 255usize;
-        while (hist[b] as usize) < need && b > 0 {
-            need -= hist[b] as usize;
-            above += hist[b] as usize;
-            b -= 1;
-        }
-        prefix |= (b as u32) << shift;
-        mask |= 0xFF << shift;
+        });
+        st.advance(hist);
     }
-    (prefix, above)
+    (st.threshold(), st.above() as usize)
 }
 
 /// Calls `win(i)` for each winner, in index order: keys above `t`, and the first `k − above`
 /// keys equal to `t`.
 #[inline]
-pub fn select(m: usize, k: usize, key: impl Fn(usize) -> u32, t: u32, above: usize, mut win: impl FnMut(usize)) {
-    let mut ties = k - above;
-    for i in 0..m {
-        let x = key(i);
+pub fn select(m: usize, k: usize, key: impl Fn(usize) -> u32, t: u32, above: usize, win: impl FnMut(usize)) {
+    select_range(0, m, key, t, k - above, win);
+}
+
+/// [`select`] over the indices `start..end` only, given how many ties at `t` may still win
+/// (`ties`: the winning ties minus those in earlier indices). Returns the ties left over.
+#[inline]
+pub fn select_range(start: usize, end: usize, key: impl Fn(usize) -> u32, t: u32, ties: usize, mut win: impl FnMut(usize)) -> usize {
+    let mut ties = ties;
+    each_key(end - start, &|j| key(start + j), |j, x| {
         if x > t || (x == t && ties > 0) {
             if x == t {
                 ties -= 1;
             }
-            win(i);
+            win(start + j);
         }
-    }
+    });
+    ties
 }
 
 /// Exact winner-take-all of `m` values into a bit-packed code (`out`: `⌈m/64⌉` words): exactly `k`

@@ -1,0 +1,74 @@
+//! FlyHash GPU ≡ CPU, bit for bit (`make gpu-test`). The CPU reference is the core's functions
+//! called in a plain loop.
+
+use neurobits_core::flyhash::*;
+use neurobits_core::prng::{below, draw};
+use neurobits_gpu_host::{FlyWta, Gpu};
+
+fn cpu_codes(p: &FlyParams, proj: &[u32], x: &[f32], b: usize, bisect: bool) -> Vec<u64> {
+    let (m, s, d, cw) = (p.m as usize, p.s as usize, p.d as usize, p.code_words());
+    let mut out = vec![0; b * cw];
+    let mut act = vec![0f32; m];
+    for i in 0..b {
+        for r in 0..m {
+            act[r] = activation(&proj[r * s..(r + 1) * s], &x[i * d..(i + 1) * d]);
+        }
+        let code = &mut out[i * cw..(i + 1) * cw];
+        if bisect {
+            let mid = bisect64(m, p.k as usize, |r| act[r], 1e-3);
+            for r in 0..m {
+                if act[r] > mid {
+                    code[r / 64] |= 1 << (r % 64);
+                }
+            }
+        } else {
+            wta_pack(m, p.k as usize, |r| sort_key(act[r]), &mut [0; 256], code);
+        }
+    }
+    out
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn flyhash_codes_equal_cpu_bit_for_bit() {
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    let mut total = 0;
+    for (d, m, s, k, b, levels) in [(64, 1000, 6, 50, 3000, 3u64), (784, 2000, 39, 100, 2000, 256), (100, 130, 5, 7, 4000, 2)] {
+        let p = FlyParams::new(d, m, s, k, 11).unwrap();
+        // Integer-valued inputs with few levels: many tied activations.
+        let x: Vec<f32> = (0..b * d as usize).map(|i| below(draw(5, i as u64), levels) as f32).collect();
+        let f = gpu.fly(p).unwrap();
+        let proj = f.projection().unwrap();
+        let mut row = vec![0u32; s as usize];
+        for r in 0..m {
+            projection_row(&p, r, &mut row);
+            assert_eq!(&proj[(r * s) as usize..((r + 1) * s) as usize], &row[..], "projection row {r}");
+        }
+        let inputs = f.upload(&x, b).unwrap();
+        for (bisect, wta) in [(false, FlyWta::Exact), (true, FlyWta::Bisect64 { eps: 1e-3 })] {
+            let got = f.hash(&inputs, wta).unwrap();
+            let want = cpu_codes(&p, &proj, &x, b, bisect);
+            assert!(got.codes == want, "d={d} m={m} {wta:?}: GPU codes differ from the CPU's");
+            let ones: Vec<u32> = got.codes.chunks(p.code_words()).map(|c| c.iter().map(|w| w.count_ones()).sum()).collect();
+            let wrong = ones.iter().filter(|&&o| o != k).count();
+            if bisect {
+                println!("d={d} m={m} k={k}: bisect64 gives a wrong winner count on {wrong} of {b} codes");
+            } else {
+                assert_eq!(wrong, 0, "exact WTA must give exactly k ones");
+            }
+            println!("d={d} m={m} s={s} k={k} b={b} {wta:?}: bit-identical ({:.3} ms of kernels)", got.kernel_ms);
+        }
+        let w = p.code_words();
+        let codes = cpu_codes(&p, &proj, &x, b, false);
+        let q = &codes[..200 * w];
+        let got = gpu.hamming_top_r(&codes, q, w, 50).unwrap();
+        for (qi, row) in got.iter().enumerate() {
+            let mut all: Vec<(u32, u32)> = (0..b).map(|j| (hamming(&codes[j * w..(j + 1) * w], &q[qi * w..(qi + 1) * w]), j as u32)).collect();
+            all.sort();
+            let want: Vec<(u32, u32)> = all[..50].iter().map(|&(dd, j)| (j, dd)).collect();
+            assert_eq!(row, &want, "Hamming top-50 of query {qi}");
+        }
+        total += b;
+    }
+    println!("FlyHash GPU = CPU bit for bit on {total} inputs (exact and bisect64), Hamming top-r equal");
+}
