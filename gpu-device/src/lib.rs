@@ -17,7 +17,8 @@ use neurobits_core::rules::{
     select_max, sum_of_max_word, sum_of_sum_cluster,
 };
 use neurobits_core::flyhash::{
-    activation_with, bisect64, hamming, kth_largest, projection_row, select, select_range, sort_key, FlyParams, RadixSelect,
+    activation_with, bisect64, hamming, kth_largest, pack_above, projection_row, select, select_range, sort_key, FlyParams,
+    RadixSelect,
 };
 use neurobits_core::store::clique_word;
 use neurobits_core::{Geometry, Rule};
@@ -454,7 +455,7 @@ pub unsafe extern "ptx-kernel" fn fly_select(
     });
 }
 
-/// The paper's 64-step bisection (the core's [`bisect64`]) and `x > mid`, one thread per input.
+/// The paper's 64-step bisection (the core's [`bisect64`] and [`pack_above`]), one thread per input.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn fly_wta_bisect64(m: u32, k: u32, b: u32, eps: f32, act: *const f32, codes: *mut u64) {
     let i = gid();
@@ -463,15 +464,9 @@ pub unsafe extern "ptx-kernel" fn fly_wta_bisect64(m: u32, k: u32, b: u32, eps: 
     }
     let (m, b) = (m as usize, b as usize);
     let cw = m.div_ceil(64);
-    let mid = bisect64(m, k as usize, |r| *act.add(r * b + i), eps);
-    let code = from_raw_parts_mut(codes.add(i * cw), cw);
-    for (w, word) in code.iter_mut().enumerate() {
-        let mut x = 0u64;
-        for bit in 0..64.min(m - w * 64) {
-            x |= ((*act.add((w * 64 + bit) * b + i) > mid) as u64) << bit;
-        }
-        *word = x;
-    }
+    let value = |r: usize| *act.add(r * b + i);
+    let mid = bisect64(m, k as usize, value, eps);
+    pack_above(m, value, mid, from_raw_parts_mut(codes.add(i * cw), cw));
 }
 
 /// Hamming distances (the core's [`hamming`]), one thread per (query, database code), database

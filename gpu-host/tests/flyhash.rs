@@ -16,11 +16,7 @@ fn cpu_codes(p: &FlyParams, proj: &[u32], x: &[f32], b: usize, bisect: bool) -> 
         let code = &mut out[i * cw..(i + 1) * cw];
         if bisect {
             let mid = bisect64(m, p.k as usize, |r| act[r], 1e-3);
-            for r in 0..m {
-                if act[r] > mid {
-                    code[r / 64] |= 1 << (r % 64);
-                }
-            }
+            pack_above(m, |r| act[r], mid, code);
         } else {
             wta_pack(m, p.k as usize, |r| sort_key(act[r]), &mut [0; 256], code);
         }

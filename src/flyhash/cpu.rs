@@ -1,6 +1,6 @@
 //! The rayon CPU driver of FlyHash over the core's step functions.
 
-use neurobits_core::flyhash::{activation, bisect64, projection_row, sort_key, wta_pack, FlyParams};
+use neurobits_core::flyhash::{activation, bisect64, pack_above, projection_row, sort_key, wta_pack, FlyParams};
 use neurobits_core::Word;
 use rayon::prelude::*;
 
@@ -38,11 +38,7 @@ pub fn hash(p: &FlyParams, proj: &[u32], x: &Matrix, wta: Wta) -> Vec<Word> {
                 Wta::Exact => wta_pack(m, p.k as usize, |r| sort_key(act[r]), hist, code),
                 Wta::Bisect64 => {
                     let mid = bisect64(m, p.k as usize, |r| act[r], BISECT_EPS);
-                    for (r, &a) in act.iter().enumerate() {
-                        if a > mid {
-                            code[r / 64] |= 1 << (r % 64);
-                        }
-                    }
+                    pack_above(m, |r| act[r], mid, code);
                 }
             }
         },

@@ -20,4 +20,4 @@ mod wta;
 pub use hamming::hamming;
 pub use params::FlyParams;
 pub use projection::{activation, activation_with, projection_row};
-pub use wta::{bisect64, kth_largest, select, select_range, sort_key, wta_pack, RadixSelect};
+pub use wta::{bisect64, kth_largest, pack_above, select, select_range, sort_key, wta_pack, RadixSelect};

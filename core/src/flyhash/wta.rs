@@ -216,3 +216,23 @@ pub fn bisect64(m: usize, k: usize, value: impl Fn(usize) -> f32, eps: f32) -> f
     }
     mid
 }
+
+/// The bisection's winners, bit-packed: output `r` is set iff `value(r) > mid` (`out`: `⌈m/64⌉`
+/// words).
+///
+/// ```
+/// let v = [1.0f32, 3.0, 2.0];
+/// let mut out = [0u64];
+/// neurobits_core::flyhash::pack_above(3, |i| v[i], 1.5, &mut out);
+/// assert_eq!(out[0], 0b110);
+/// ```
+#[inline]
+pub fn pack_above(m: usize, value: impl Fn(usize) -> f32, mid: f32, out: &mut [Word]) {
+    for (w, word) in out.iter_mut().enumerate() {
+        let mut x = 0;
+        for bit in 0..64.min(m - w * 64) {
+            x |= ((value(w * 64 + bit) > mid) as Word) << bit;
+        }
+        *word = x;
+    }
+}
