@@ -83,6 +83,8 @@ pub struct SearchArgs {
     pub queries: PathBuf,
     #[arg(long, default_value_t = 100)]
     pub r: usize,
+    #[arg(long, value_enum, default_value_t = DeviceChoice::Cpu)]
+    pub device: DeviceChoice,
     /// CSV: one line per query, `index:distance` of its r nearest, nearest first, ties by index.
     #[arg(long)]
     pub out: PathBuf,
@@ -246,7 +248,16 @@ pub fn run(cmd: &FlyCommand) -> Result<()> {
             if a.r == 0 {
                 bail!("--r must be at least 1");
             }
-            let res = super::search::top_r(&db, &q, (m as usize).div_ceil(64), a.r);
+            let words = (m as usize).div_ceil(64);
+            let gpu = || -> Result<_> { Ok(neurobits_gpu_host::Gpu::open(0)?.hamming_top_r(&db, &q, words, a.r)?) };
+            let res = match a.device {
+                DeviceChoice::Cpu => super::search::top_r(&db, &q, words, a.r),
+                DeviceChoice::Gpu => gpu()?,
+                DeviceChoice::Auto => gpu().unwrap_or_else(|e| {
+                    eprintln!("note: {e}; using the CPU");
+                    super::search::top_r(&db, &q, words, a.r)
+                }),
+            };
             let mut s = String::new();
             for row in res {
                 s += &row.iter().map(|(i, d)| format!("{i}:{d}")).collect::<Vec<_>>().join(",");

@@ -98,13 +98,19 @@ pub fn supported_occ(geom: &Geometry, row: &[Word], v: &[Word], own: usize, chec
 /// ```
 #[inline]
 pub fn bail_out_early_word_occ(geom: &Geometry, w: &[Word], v: &[Word], c: usize, wi: usize, check: u64, occ: &[u64]) -> Word {
+    keep_supported(geom, w, v, c, wi, |row| supported_occ(geom, row, v, c, check, occ))
+}
+
+/// The active neurons of word `wi` of cluster `c` whose row passes `keep`; off neurons are never
+/// looked at (Lemma 1).
+#[inline(always)]
+fn keep_supported(geom: &Geometry, w: &[Word], v: &[Word], c: usize, wi: usize, keep: impl Fn(&[Word]) -> bool) -> Word {
     let mut cand = v[c * geom.words_per_cluster() + wi];
     let mut out = 0;
     while cand != 0 {
         let b = cand.trailing_zeros() as usize;
         cand &= cand - 1;
-        let row = geom.row(w, geom.neuron(c, wi * WORD_BITS + b));
-        if supported_occ(geom, row, v, c, check, occ) {
+        if keep(geom.row(w, geom.neuron(c, wi * WORD_BITS + b))) {
             out |= 1 << b;
         }
     }
@@ -125,15 +131,5 @@ pub fn bail_out_early_word_occ(geom: &Geometry, w: &[Word], v: &[Word], c: usize
 /// ```
 #[inline]
 pub fn bail_out_early_word(geom: &Geometry, w: &[Word], v: &[Word], c: usize, wi: usize, check: u64) -> Word {
-    let mut cand = v[c * geom.words_per_cluster() + wi];
-    let mut out = 0;
-    while cand != 0 {
-        let b = cand.trailing_zeros() as usize;
-        cand &= cand - 1;
-        let row = geom.row(w, geom.neuron(c, wi * WORD_BITS + b));
-        if supported(geom, row, v, c, check) {
-            out |= 1 << b;
-        }
-    }
-    out
+    keep_supported(geom, w, v, c, wi, |row| supported(geom, row, v, c, check))
 }
