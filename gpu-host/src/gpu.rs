@@ -68,7 +68,7 @@ impl Gpu {
 
     /// [`Gpu::download`] into a reused vector (no page faults on its second use).
     pub(crate) fn download_into(&self, src: &CudaSlice<u64>, out: &mut Vec<u64>) -> Result<(), GpuError> {
-        const CHUNK: usize = 1 << 24; // 128 MiB of words
+        const HALF: usize = 1 << 22; // 32 MiB of words per staging half
         out.clear();
         if src.len() <= 1 << 16 {
             out.extend(self.stream.clone_dtoh(src)?);
@@ -77,19 +77,23 @@ impl Gpu {
         let mut guard = self.staging.lock().map_err(|_| GpuError::Cuda("staging buffer poisoned".into()))?;
         if guard.is_none() {
             // SAFETY: every element is written by a copy before it is read.
-            *guard = Some(unsafe { self.ctx.alloc_pinned_with_flags::<u64>(CHUNK, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE) }?);
+            *guard = Some(unsafe { self.ctx.alloc_pinned_with_flags::<u64>(2 * HALF, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE) }?);
         }
-        let pinned = guard.as_mut().expect("just set");
+        let (a, b) = guard.as_mut().expect("just set").as_mut_slice()?.split_at_mut(HALF);
+        let chunks = src.len().div_ceil(HALF);
+        let range = |i: usize| i * HALF..src.len().min((i + 1) * HALF);
         out.reserve(src.len());
-        let mut at = 0;
-        while at < src.len() {
-            let n = CHUNK.min(src.len() - at);
-            let staging = &mut pinned.as_mut_slice()?[..n];
-            self.stream.memcpy_dtoh(&src.slice(at..at + n), staging)?;
+        // Double buffering: chunk i+1 streams into one half while chunk i is copied out of the other.
+        self.stream.memcpy_dtoh(&src.slice(range(0)), &mut a[..range(0).len()])?;
+        for i in 0..chunks {
             self.stream.synchronize()?;
-            out.extend_from_slice(staging);
-            at += n;
+            let (next, done) = if i % 2 == 0 { (&mut *b, &*a) } else { (&mut *a, &*b) };
+            if i + 1 < chunks {
+                self.stream.memcpy_dtoh(&src.slice(range(i + 1)), &mut next[..range(i + 1).len()])?;
+            }
+            out.extend_from_slice(&done[..range(i).len()]);
         }
+        self.stream.synchronize()?;
         Ok(())
     }
 
