@@ -188,6 +188,24 @@ pub unsafe extern "ptx-kernel" fn gbnn_joint_first(
     }
 }
 
+/// This thread's `(probe, erased cluster)` for a (active probe, erased slot) mapping, if the slot
+/// exists: slot `j` of active probe `list[a]` is its `j`-th erased cluster.
+#[inline(always)]
+unsafe fn erased_slot(
+    g: &Geometry, e_max: u32, known: *const u32, erased_list: *const u8, list: *const u32, n_active: u32,
+) -> Option<(usize, usize)> {
+    let cc = g.clusters();
+    let (a, j) = split(gid(), e_max as usize);
+    if a >= n_active as usize {
+        return None;
+    }
+    let p = *list.add(a) as usize;
+    if j >= cc - *known.add(p) as usize {
+        return None;
+    }
+    Some((p, *erased_list.add(p * cc + j) as usize))
+}
+
 /// Occupancy (nonzero words) of every erased cluster of the active probes, one thread per
 /// (active probe, erased slot), into `occ` (`K · C` words): the input of [`gbnn_step_joint`].
 #[no_mangle]
@@ -197,15 +215,7 @@ pub unsafe extern "ptx-kernel" fn gbnn_occupancy(
 ) {
     let g = geometry(c, l);
     let (cc, rw) = (g.clusters(), g.row_words());
-    let (a, j) = split(gid(), e_max as usize);
-    if a >= n_active as usize {
-        return;
-    }
-    let p = *list.add(a) as usize;
-    if j >= cc - *known.add(p) as usize {
-        return;
-    }
-    let cl = *erased_list.add(p * cc + j) as usize;
+    let Some((p, cl)) = erased_slot(&g, e_max, known, erased_list, list, n_active) else { return };
     *occ.add(p * cc + cl) = occupancy(&g, from_raw_parts(cur.add(p * rw), rw), cl);
 }
 
@@ -222,15 +232,7 @@ pub unsafe extern "ptx-kernel" fn gbnn_step_joint(
 ) {
     let g = geometry(c, l);
     let (cc, rw, wpc) = (g.clusters(), g.row_words(), g.words_per_cluster());
-    let (a, j) = split(gid(), e_max as usize);
-    if a >= n_active as usize {
-        return;
-    }
-    let p = *list.add(a) as usize;
-    if j >= cc - *known.add(p) as usize {
-        return;
-    }
-    let cl = *erased_list.add(p * cc + j) as usize;
+    let Some((p, cl)) = erased_slot(&g, e_max, known, erased_list, list, n_active) else { return };
     let erased = *erased_mask.add(p);
     let occ_p = from_raw_parts(occ.add(p * cc), cc);
     let mut words = occ_p[cl] | *occ_prev.add(p * cc + cl);
