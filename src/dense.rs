@@ -22,18 +22,7 @@ impl DenseSumOfSum {
         let g = *net.geometry();
         let n = g.neurons();
         ensure_fits("the dense f32 W of the baseline", (n * n) as u128 * 4)?;
-        let mut w = vec![0f32; n * n];
-        for i in 0..n {
-            let row = g.row(net.weights(), i);
-            for j in 0..n {
-                let (wi, bit) = g.bit(j / g.neurons_per_cluster(), j % g.neurons_per_cluster());
-                if row[wi] & bit != 0 {
-                    w[i * n + j] = 1.0;
-                }
-            }
-            w[i * n + i] = gamma as f32;
-        }
-        Ok(DenseSumOfSum { geom: g, w })
+        Ok(DenseSumOfSum { geom: g, w: net.dense_weights(gamma) })
     }
 
     /// Retrieves `probes` (`K·C` symbols); returns bit-packed final states and the number of

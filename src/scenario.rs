@@ -2,6 +2,7 @@
 //! PRNG (message seed `seed`, probe seed `seed + 1`).
 
 use anyhow::{anyhow, Result};
+use neurobits_core::store::clique_word;
 use neurobits_core::workload::{message, ProbePlan};
 use neurobits_core::{Geometry, Network};
 use rayon::prelude::*;
@@ -44,31 +45,23 @@ impl Scenario {
     pub fn network(&self, seed: u64) -> Result<Network> {
         let g = self.geometry()?;
         ensure_fits("W", g.weight_words() as u128 * 8)?;
-        let mut net = Network::new(self.clusters, self.neurons).map_err(|e| anyhow!("W: {e}"))?;
-        let mut w = net.weights().to_vec();
-        drop(net);
-        let rw = g.row_words();
-        let l = g.neurons_per_cluster();
+        let (_, _, mut w) = Network::new(self.clusters, self.neurons).map_err(|e| anyhow!("W: {e}"))?.into_parts();
+        let cluster_words = g.neurons_per_cluster() * g.row_words();
         let pb = bar(g.clusters() as u64, "storing messages");
-        // One cluster's rows per task: message k touches row (c, m[c]) of cluster c only there.
-        w.par_chunks_mut(l * rw).enumerate().for_each(|(c, rows)| {
+        // One cluster's rows per task: message k's edges from cluster c all lie in its row there.
+        w.par_chunks_mut(cluster_words).enumerate().for_each(|(c, rows)| {
             let mut m = vec![0u16; g.clusters()];
             for k in 0..self.stored {
                 message(&g, seed, k, &mut m);
-                let base = g.neuron(c, m[c] as usize) * rw;
-                let row = &mut rows[base - c * l * rw..base - c * l * rw + rw];
-                for (b, &s) in m.iter().enumerate() {
-                    if b != c {
-                        let (wi, bit) = g.bit(b, s as usize);
-                        row[wi] |= bit;
-                    }
+                for b in (0..g.clusters()).filter(|&b| b != c) {
+                    let (idx, bit) = clique_word(&g, &m, c, b);
+                    rows[idx - c * cluster_words] |= bit;
                 }
             }
             pb.inc(1);
         });
         pb.finish_and_clear();
-        net = Network::from_parts(g, self.stored, w).map_err(|e| anyhow!("{e}"))?;
-        Ok(net)
+        Network::from_parts(g, self.stored, w).map_err(|e| anyhow!("{e}"))
     }
 
     /// `count` probes of distinct stored messages with `erased` clusters erased, and the truth.

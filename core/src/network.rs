@@ -84,4 +84,37 @@ impl Network {
     pub fn weights(&self) -> &[Word] {
         &self.w
     }
+
+    /// Shape, stored-message count and weight matrix, taken apart (see [`Network::from_parts`]).
+    ///
+    /// ```
+    /// let (g, stored, w) = neurobits_core::Network::new(2, 3).unwrap().into_parts();
+    /// assert_eq!((stored, w.len()), (0, g.weight_words()));
+    /// ```
+    pub fn into_parts(self) -> (Geometry, u64, Vec<Word>) {
+        (self.geom, self.stored, self.w)
+    }
+
+    /// `W` as a dense `n × n` `f32` matrix with `γ` on the diagonal (Eq. 10), for the dense-float
+    /// baselines; symmetric, so row- and column-major alike.
+    ///
+    /// ```
+    /// let mut net = neurobits_core::Network::new(2, 2).unwrap();
+    /// net.store(&[1, 0]).unwrap();
+    /// // neurons (0,0) (0,1) (1,0) (1,1): edge (0,1)–(1,0)
+    /// assert_eq!(net.dense_weights(2), [2., 0., 0., 0., 0., 2., 1., 0., 0., 1., 2., 0., 0., 0., 0., 2.]);
+    /// ```
+    pub fn dense_weights(&self, gamma: u32) -> Vec<f32> {
+        let (g, n) = (&self.geom, self.geom.neurons());
+        let l = g.neurons_per_cluster();
+        let mut d = alloc::vec![0f32; n * n];
+        for i in 0..n {
+            let row = g.row(&self.w, i);
+            for j in 0..n {
+                let (wi, bit) = g.bit(j / l, j % l);
+                d[i * n + j] = if i == j { gamma as f32 } else { (row[wi] & bit != 0) as u8 as f32 };
+            }
+        }
+        d
+    }
 }

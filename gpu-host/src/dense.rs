@@ -32,14 +32,7 @@ impl<'g> DenseGpu<'g> {
         }
         let n = g.neurons();
         gpu.ensure_fits((n * n * 4) as u64)?;
-        let mut w = vec![0f32; n * n];
-        for i in 0..n {
-            let row = g.row(net.weights(), i);
-            for j in 0..n {
-                let (wi, bit) = g.bit(j / g.neurons_per_cluster(), j % g.neurons_per_cluster());
-                w[i * n + j] = if i == j { gamma as f32 } else { (row[wi] & bit != 0) as u8 as f32 };
-            }
-        }
+        let w = net.dense_weights(gamma);
         let blas = CudaBlas::new(gpu.stream.clone()).map_err(|e| GpuError::Cuda(format!("{e:?}")))?;
         let w = gpu.stream.clone_htod(&w)?;
         Ok(DenseGpu { gpu, net_geom: g, blas, w })
