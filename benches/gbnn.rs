@@ -2,9 +2,9 @@
 //! CLI's `neurobits gbnn bench`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use neurobits::device::{Backend, Cpu};
-use neurobits::scenario::scenario;
-use neurobits_core::{retrieve, Params, Rule};
+use neurobits::device::Cpu;
+use neurobits::gbnn::scenario::scenario;
+use neurobits_core::gbnn::{retrieve, Params, Rule};
 
 fn single_probe(c: &mut Criterion) {
     let s = scenario(1).unwrap();

@@ -1,38 +1,22 @@
-//! Compute backends behind one trait: choosing a device is one argument (`--device`).
+//! Where a model runs: the one device-selection policy of every command (`--device`), and the
+//! CPU thread pool. Each model builds its device-resident handle on a [`Device`] (for the GBNN:
+//! [`crate::gbnn::backend`]), uploading once and computing many times.
 
 use anyhow::{Context, Result};
-use clap::ValueEnum;
-use neurobits_core::{batch::retrieve_batch, Network, Params, Rule, Stats, Word};
+use neurobits_gpu_host::{Gpu, GpuError};
 
 /// What `--device` asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum DeviceChoice {
     /// All CPU cores (rayon).
     Cpu,
     /// The first CUDA GPU; an error if there is none.
     Gpu,
-    /// The GPU when one is present, else the CPU (and say so).
+    /// The GPU when one is present and can do the work, else the CPU (and say so).
     Auto,
 }
 
-/// Final states and per-probe statistics of a batch retrieval.
-pub struct Batch {
-    /// `K` rows of [`neurobits_core::Geometry::row_words`] words.
-    pub states: Vec<Word>,
-    pub stats: Vec<Stats>,
-    /// Time spent in kernels alone, where the backend can tell it apart from transfers.
-    pub kernel_seconds: Option<f64>,
-}
-
-/// One implementation of batch retrieval.
-pub trait Backend {
-    /// Human-readable name, e.g. `cpu (2 threads)`.
-    fn name(&self) -> String;
-    /// Retrieves `probes` (`K·C` symbols, already checked) from `net`.
-    fn retrieve(&self, net: &Network, probes: &[u16], rule: Rule, params: &Params) -> Result<Batch>;
-}
-
-/// The rayon CPU driver over the core step functions.
+/// A rayon thread pool: the CPU backend of every model.
 pub struct Cpu {
     pool: rayon::ThreadPool,
 }
@@ -46,86 +30,115 @@ impl Cpu {
         }
         Ok(Cpu { pool: b.build().context("cannot start the CPU thread pool")? })
     }
-}
 
-impl Backend for Cpu {
-    fn name(&self) -> String {
+    /// Human-readable name, e.g. `cpu (2 threads)`.
+    pub fn name(&self) -> String {
         format!("cpu ({} threads)", self.pool.current_num_threads())
     }
 
-    fn retrieve(&self, net: &Network, probes: &[u16], rule: Rule, params: &Params) -> Result<Batch> {
-        let g = net.geometry();
-        let k = probes.len() / g.clusters();
-        let mut states = vec![0; k * g.row_words()];
-        let mut stats = vec![Stats::default(); k];
-        self.pool
-            .install(|| retrieve_batch(g, net.weights(), probes, rule, params, &mut states, &mut stats))?;
-        Ok(Batch { states, stats, kernel_seconds: None })
+    /// Runs `f` on this pool's threads.
+    pub fn install<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
+        self.pool.install(f)
     }
 }
 
-/// The CUDA backend: the same step functions as Rust PTX kernels (`gpu-host`). `W` is uploaded
-/// per call; the bench keeps it resident instead.
-pub struct Gpu {
-    gpu: neurobits_gpu_host::Gpu,
-}
-
-impl Gpu {
-    pub fn open() -> Result<Self> {
-        Ok(Gpu { gpu: neurobits_gpu_host::Gpu::open(0)? })
-    }
-}
-
-impl Backend for Gpu {
-    fn name(&self) -> String {
-        format!("gpu ({})", self.gpu.name())
-    }
-
-    fn retrieve(&self, net: &Network, probes: &[u16], rule: Rule, params: &Params) -> Result<Batch> {
-        let out = self.gpu.upload(net)?.retrieve(probes, rule, params)?;
-        Ok(Batch { states: out.states, stats: out.stats, kernel_seconds: Some(out.kernel_ms / 1e3) })
-    }
-}
-
-/// `--device auto`: the GPU while it works, the CPU (saying so) when there is none or it runs
-/// out of memory.
-struct Auto {
-    gpu: Option<Gpu>,
+/// An opened device: the CPU pool always, the GPU when one was asked for and opened.
+///
+/// The policy, in one place: `cpu` never touches a GPU; `gpu` fails when there is none, and
+/// every GPU error is an error; `auto` uses the GPU when one opens, and when it cannot do a piece
+/// of work (out of memory, a batch too large for one launch) says so on stderr and does that work
+/// on the CPU.
+pub struct Device {
     cpu: Cpu,
+    gpu: Option<Gpu>,
+    fallback: bool,
 }
 
-impl Backend for Auto {
-    fn name(&self) -> String {
-        self.gpu.as_ref().map_or_else(|| self.cpu.name(), |g| g.name())
+impl Device {
+    /// Opens what `choice` asks for.
+    pub fn open(choice: DeviceChoice) -> Result<Device> {
+        let cpu = Cpu::new(None)?;
+        Ok(match choice {
+            DeviceChoice::Cpu => Device { cpu, gpu: None, fallback: false },
+            DeviceChoice::Gpu => Device { cpu, gpu: Some(Gpu::open(0)?), fallback: false },
+            DeviceChoice::Auto => match Gpu::open(0) {
+                Ok(g) => Device { cpu, gpu: Some(g), fallback: true },
+                Err(e) => {
+                    eprintln!("note: {e}; using the CPU");
+                    Device { cpu, gpu: None, fallback: true }
+                }
+            },
+        })
     }
 
-    fn retrieve(&self, net: &Network, probes: &[u16], rule: Rule, params: &Params) -> Result<Batch> {
+    /// The CPU alone, with `threads` threads (`None`: all cores).
+    pub fn cpu_only(threads: Option<usize>) -> Result<Device> {
+        Ok(Device { cpu: Cpu::new(threads)?, gpu: None, fallback: false })
+    }
+
+    /// Where work goes first: the GPU's name, or the CPU pool's.
+    pub fn name(&self) -> String {
+        match &self.gpu {
+            Some(g) => format!("gpu ({})", g.name()),
+            None => self.cpu.name(),
+        }
+    }
+
+    /// The GPU, if this device has one.
+    pub fn gpu(&self) -> Option<&Gpu> {
+        self.gpu.as_ref()
+    }
+
+    /// The CPU pool.
+    pub fn cpu(&self) -> &Cpu {
+        &self.cpu
+    }
+
+    /// Runs a piece of work under the policy: `on_gpu` when there is a GPU; under `auto`, a
+    /// [`GpuError`] from it sends the work to `on_cpu` with a note.
+    pub fn run<'s, T>(&'s self, on_gpu: impl FnOnce(&'s Gpu) -> Result<T>, on_cpu: impl FnOnce(&'s Cpu) -> Result<T>) -> Result<T> {
         if let Some(g) = &self.gpu {
-            match g.retrieve(net, probes, rule, params) {
-                Err(e) if matches!(e.downcast_ref(), Some(neurobits_gpu_host::GpuError::OutOfMemory(..))) => {
+            match on_gpu(g) {
+                Err(e) if self.fallback && e.downcast_ref::<GpuError>().is_some() => {
                     eprintln!("note: {e}; using the CPU");
                 }
                 r => return r,
             }
         }
-        self.cpu.retrieve(net, probes, rule, params)
+        on_cpu(&self.cpu)
     }
 }
 
-/// Opens the backend `choice` asks for.
-pub fn select(choice: DeviceChoice) -> Result<Box<dyn Backend>> {
-    match choice {
-        DeviceChoice::Cpu => Ok(Box::new(Cpu::new(None)?)),
-        DeviceChoice::Gpu => Ok(Box::new(Gpu::open()?)),
-        DeviceChoice::Auto => {
-            let gpu = match Gpu::open() {
-                Ok(g) => Some(g),
-                Err(e) => {
-                    eprintln!("note: {e}; using the CPU");
-                    None
-                }
-            };
-            Ok(Box::new(Auto { gpu, cpu: Cpu::new(None)? }))
+/// Opens the devices a benchmark compares: `(time the CPU, the GPU to time)`. `all` without a GPU
+/// times the CPU alone and says so, as `auto` does.
+pub fn bench_devices(choice: BenchDevice) -> Result<(bool, Option<Gpu>)> {
+    let open_or_note = || match Gpu::open(0) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            eprintln!("note: {e}; timing the CPU only");
+            None
         }
-    }
+    };
+    Ok(match choice {
+        BenchDevice::Cpu => (true, None),
+        BenchDevice::Gpu => (false, Some(Gpu::open(0)?)),
+        BenchDevice::All => (true, open_or_note()),
+        BenchDevice::Auto => match open_or_note() {
+            Some(g) => (false, Some(g)),
+            None => (true, None),
+        },
+    })
+}
+
+/// Where `bench` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchDevice {
+    /// All CPU cores.
+    Cpu,
+    /// The first CUDA GPU; an error if there is none.
+    Gpu,
+    /// CPU and GPU side by side.
+    All,
+    /// The GPU if present, else the CPU.
+    Auto,
 }

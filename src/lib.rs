@@ -5,14 +5,9 @@
 //! dense-float baseline of the paper's CPU code ([`dense`]), plots and the `gbnn` commands.
 
 pub mod cli;
-pub mod dense;
 pub mod device;
 pub mod flyhash;
-pub mod fpga;
 pub mod gbnn;
-pub mod hwcost;
 pub mod io;
-pub mod mcu;
 pub mod plot;
 pub mod progress;
-pub mod scenario;

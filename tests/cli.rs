@@ -2,7 +2,7 @@
 //! on stderr, exit code 2, and no output file.
 
 use assert_cmd::Command;
-use neurobits_core::{Network, Params, Rule};
+use neurobits_core::gbnn::{Network, Params, Rule};
 use std::path::{Path, PathBuf};
 
 fn nb() -> Command {

@@ -4,10 +4,10 @@
 //! or from running the firmware here; without either, the test is skipped unless
 //! `NEUROBITS_REQUIRE_MCU` is set (as in `make test`).
 
-use neurobits::mcu::{self, FirmwareLog};
+use neurobits::gbnn::mcu::{self, FirmwareLog};
 use neurobits_core::digest::{fnv1a_words, FNV_OFFSET};
-use neurobits_core::workload::ProbePlan;
-use neurobits_core::{retrieve, Network, Params, Rule};
+use neurobits_core::gbnn::workload::ProbePlan;
+use neurobits_core::gbnn::{retrieve, Network, Params, Rule};
 use std::path::Path;
 
 fn firmware_log() -> Option<FirmwareLog> {

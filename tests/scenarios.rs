@@ -1,9 +1,9 @@
 //! The paper's scenarios, at test scale.
 
-use neurobits::device::{Backend, Cpu};
+use neurobits::device::Cpu;
 use neurobits::gbnn::rates;
-use neurobits::scenario::scenario;
-use neurobits_core::{Network, Params, Rule};
+use neurobits::gbnn::scenario::scenario;
+use neurobits_core::gbnn::{Network, Params, Rule};
 
 #[test]
 fn parallel_scenario_store_equals_serial_store() {

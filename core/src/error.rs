@@ -3,7 +3,7 @@ use core::fmt;
 /// Everything the core can reject. `Display` gives a one-line, human-readable message.
 ///
 /// ```
-/// use neurobits_core::{Error, Geometry};
+/// use neurobits_core::{Error, gbnn::Geometry};
 /// assert_eq!(Geometry::new(0, 4), Err(Error::ZeroClusters));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,9 +13,9 @@ pub enum Error {
     ZeroClusters,
     /// `L = 0`.
     ZeroNeurons,
-    /// `C` exceeds [`crate::MAX_CLUSTERS`].
+    /// `C` exceeds [`crate::gbnn::MAX_CLUSTERS`].
     TooManyClusters(usize),
-    /// `L` exceeds [`crate::MAX_NEURONS`].
+    /// `L` exceeds [`crate::gbnn::MAX_NEURONS`].
     TooManyNeurons(usize),
     /// The weight matrix's word count overflows `usize`.
     TooLarge,
@@ -39,12 +39,12 @@ impl fmt::Display for Error {
             Error::ZeroClusters => write!(f, "the number of clusters must be at least 1"),
             Error::ZeroNeurons => write!(f, "the number of neurons per cluster must be at least 1"),
             Error::TooManyClusters(c) => {
-                write!(f, "{c} clusters is more than the supported {}", crate::MAX_CLUSTERS)
+                write!(f, "{c} clusters is more than the supported {}", crate::gbnn::MAX_CLUSTERS)
             }
             Error::TooManyNeurons(l) => write!(
                 f,
                 "{l} neurons per cluster is more than the supported {}",
-                crate::MAX_NEURONS
+                crate::gbnn::MAX_NEURONS
             ),
             Error::TooLarge => write!(f, "the weight matrix of this size cannot be addressed"),
             Error::Capacity(need, cap) => {

@@ -1,33 +1,28 @@
 //! # neurobits-core
 //!
-//! Bit-packed Gripon–Berrou neural networks (GBNN, Yao, Gripon & Rabbat 2013) written once as
-//! word-level step functions. Every target — the rayon CPU driver, the PTX kernels, the FPGA
-//! cycle model and the Cortex-M firmware — calls the same functions, so their results agree bit
-//! for bit.
+//! Every model of neurobits written once, as word-level step functions: the rayon CPU driver, the
+//! PTX kernels, the FPGA cycle model and the Cortex-M firmware all call the same functions, so
+//! their results agree bit for bit. One module per model:
 //!
-//! `#![no_std]` and heap-free by default: the step functions take plain slices, never allocate,
-//! never format and never touch floating point, so they compile for `nvptx64-nvidia-cuda` and
-//! `thumbv7m-none-eabi` unchanged. Feature `alloc` adds the heap-backed [`Network`]; feature
-//! `std` adds the rayon batch driver [`batch`]; feature `defmt` derives `defmt::Format`.
+//! * [`gbnn`]: the Gripon–Berrou associative memory (Yao, Gripon & Rabbat 2013), bit-packed;
+//! * [`flyhash`]: FlyHash (Dasgupta, Stevens & Navlakha 2017) with an exact winner-take-all.
 //!
-//! ## Data layout
-//! A network of `C` clusters of `L` neurons has `n = C·L` neurons; neuron `(c, l)` has index
-//! `c·L + l`. Each cluster is padded to `wpc = ⌈L/64⌉` 64-bit [`Word`]s, so a *row* (the state
-//! of one probe, or the neighbours of one neuron) is `C·wpc` words and every cluster starts on a
-//! word boundary: per-cluster work never needs cross-word masking. `W` is `n` rows, row `i` holding
-//! the neurons connected to `i`.
+//! Shared by all models: [`prng`] (counter-based random numbers keyed by purpose), [`digest`]
+//! (FNV-1a over little-endian words), [`bits`] (set-bit iteration), [`kernel`] (the typed
+//! host–kernel interface) and [`Error`].
+//!
+//! `#![no_std]` and heap-free by default: the step functions take plain slices, never allocate
+//! and never format, so they compile for `nvptx64-nvidia-cuda` and `thumbv7m-none-eabi`
+//! unchanged. Feature `alloc` adds the heap-backed [`gbnn::Network`]; feature `std` adds the rayon
+//! batch driver [`gbnn::batch`]; feature `defmt` derives `defmt::Format`.
 //!
 //! ```
-//! use neurobits_core::{FixedNetwork, Rule, Params, weight_words, ERASED};
-//! // 3 clusters of 3 neurons: the paper's Section V-A example, 0-based.
+//! use neurobits_core::gbnn::{FixedNetwork, Rule, Params, weight_words, ERASED};
 //! let mut net = FixedNetwork::<{ weight_words(3, 3) }>::new(3, 3).unwrap();
-//! for m in [[0u16, 0, 0], [1, 1, 0], [2, 1, 0], [0, 2, 0]] {
-//!     net.store(&m).unwrap();
-//! }
+//! net.store(&[1, 2, 0]).unwrap();
 //! let (mut state, mut scratch) = ([0u64; 3], [0u64; 3]);
-//! let stats = net.retrieve(&[ERASED, ERASED, 0], Rule::SumOfMax, Params::default(),
-//!                          &mut state, &mut scratch).unwrap();
-//! assert!(stats.converged);
+//! net.retrieve(&[ERASED, 2, 0], Rule::Joint, Params::default(), &mut state, &mut scratch).unwrap();
+//! assert_eq!(state, [0b010, 0b100, 0b001]);
 //! ```
 #![no_std]
 #![warn(missing_docs)]
@@ -38,36 +33,17 @@ extern crate alloc;
 extern crate std;
 
 mod error;
-mod fixed;
-mod geometry;
 
-#[cfg(feature = "std")]
-pub mod batch;
+pub mod bits;
 pub mod digest;
 pub mod flyhash;
-#[cfg(feature = "alloc")]
-mod network;
-pub mod outcome;
+pub mod gbnn;
+pub mod kernel;
 pub mod prng;
-pub mod retrieve;
-pub mod rules;
-pub mod store;
-pub mod workload;
 
 pub use error::Error;
-pub use fixed::FixedNetwork;
-pub use geometry::{weight_words, Geometry, MAX_CLUSTERS, MAX_NEURONS};
-#[cfg(feature = "alloc")]
-pub use network::Network;
-pub use retrieve::{retrieve, Params, Rule, Stats};
 
-/// The machine word the bit-packed state and weights are made of.
+/// The machine word the bit-packed states, weights and codes are made of.
 pub type Word = u64;
 /// Bits in a [`Word`].
 pub const WORD_BITS: usize = 64;
-/// The symbol value that marks an erased cluster in a probe.
-///
-/// ```
-/// assert_eq!(neurobits_core::ERASED, u16::MAX);
-/// ```
-pub const ERASED: u16 = u16::MAX;

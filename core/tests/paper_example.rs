@@ -1,9 +1,9 @@
 //! The paper's Section V-A example (C = 3, L = 3, 1-based messages (1,1,1), (2,2,1), (3,2,1),
 //! (1,3,1), probe (?,?,1), γ = 1), here 0-based.
 
-use neurobits_core::retrieve::{init_state, step};
-use neurobits_core::rules::score;
-use neurobits_core::{retrieve, Network, Params, Rule, ERASED};
+use neurobits_core::gbnn::retrieve::{init_state, step};
+use neurobits_core::gbnn::rules::score;
+use neurobits_core::gbnn::{retrieve, Network, Params, Rule, ERASED};
 
 const PROBE: [u16; 3] = [ERASED, ERASED, 0];
 
@@ -55,7 +55,7 @@ fn sum_of_sum_oscillates_exactly_as_printed() {
     for t in 0..3 {
         let s: Vec<u32> = (0..9).map(|i| score(&g, w, &v, g.all_clusters(), i / 3, i % 3, 1)).collect();
         assert_eq!(s, printed_scores[t], "s^{t}");
-        assert!(step(&g, w, &PROBE, Rule::SumOfSum, &params, t as u32, &v, &mut next));
+        assert!(step(&g, w, &PROBE, Rule::SumOfSum.update(t as u32), &params, &v, &mut next));
         assert_eq!(flat(&next), printed_states[t], "v^{}", t + 1);
         v.copy_from_slice(&next);
     }

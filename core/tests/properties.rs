@@ -1,10 +1,10 @@
 //! Lemma 1, Lemma 2, Theorem 1 and the joint ≡ sum-of-max claim on random instances, and the
 //! bit-packed rules against direct, dense transcriptions of the paper's equations.
 
-use neurobits_core::retrieve::{init_state, step};
-use neurobits_core::rules::{bail_out_early_word, joint_first_word, sum_of_max_word};
-use neurobits_core::workload::{message, ProbePlan};
-use neurobits_core::{retrieve, Geometry, Network, Params, Rule, ERASED};
+use neurobits_core::gbnn::retrieve::{init_state, step};
+use neurobits_core::gbnn::rules::{bail_out_early_word, joint_first_word, sum_of_max_word};
+use neurobits_core::gbnn::workload::{message, ProbePlan};
+use neurobits_core::gbnn::{retrieve, Geometry, Network, Params, Rule, ERASED};
 use proptest::prelude::*;
 
 /// A random network: C in 2..=6, L in 1..=70 (crossing the 64-bit word boundary), M messages.
@@ -40,7 +40,7 @@ fn edge(g: &Geometry, w: &[u64], i: usize, j: usize) -> bool {
 
 fn som_next(g: &Geometry, w: &[u64], v: &[u64]) -> Vec<u64> {
     let mut next = vec![0; g.row_words()];
-    step(g, w, &vec![ERASED; g.clusters()], Rule::SumOfMax, &Params::default(), 1, v, &mut next);
+    step(g, w, &vec![ERASED; g.clusters()], Rule::SumOfMax.update(1), &Params::default(), v, &mut next);
     next
 }
 
@@ -112,7 +112,7 @@ proptest! {
         let v = random_state(g, seed);
         let mut next = vec![0; g.row_words()];
         let p = Params { gamma, max_iter: 20 };
-        step(g, w, &vec![ERASED; g.clusters()], Rule::SumOfSum, &p, 0, &v, &mut next);
+        step(g, w, &vec![ERASED; g.clusters()], Rule::SumOfSum.update(0), &p, &v, &mut next);
         let l = g.neurons_per_cluster();
         let s: Vec<u32> = (0..g.neurons()).map(|i| {
             gamma * on(g, &v, i) as u32
@@ -167,7 +167,7 @@ proptest! {
 
 #[test]
 fn fixed_and_heap_networks_agree() {
-    use neurobits_core::{weight_words, FixedNetwork};
+    use neurobits_core::gbnn::{weight_words, FixedNetwork};
     let mut fixed = FixedNetwork::<{ weight_words(8, 50) }>::new(8, 50).unwrap();
     let mut heap = Network::new(8, 50).unwrap();
     let g = *heap.geometry();
@@ -192,7 +192,7 @@ fn fixed_and_heap_networks_agree() {
 
 #[test]
 fn batch_driver_equals_single_probe_driver() {
-    use neurobits_core::batch::retrieve_batch;
+    use neurobits_core::gbnn::batch::retrieve_batch;
     let mut net = Network::new(8, 128).unwrap();
     net.store_random(1, 5000);
     let g = *net.geometry();
@@ -247,7 +247,7 @@ proptest! {
 
     #[test]
     fn occupancy_variants_equal_the_plain_ones((net, seed) in instance()) {
-        use neurobits_core::rules::{bail_out_early_word_occ, joint_iter_word, joint_iter_word_occ, occupancy};
+        use neurobits_core::gbnn::rules::{bail_out_early_word_occ, joint_iter_word, joint_iter_word_occ, occupancy};
         let (g, w) = (net.geometry(), net.weights());
         let v = random_state(g, seed);
         let occ: Vec<u64> = (0..g.clusters()).map(|c| occupancy(g, &v, c)).collect();

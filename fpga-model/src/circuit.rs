@@ -1,7 +1,8 @@
-use neurobits_core::retrieve::init_state;
-use neurobits_core::rules::{bail_out_early_word, joint_first_word, joint_iter_word, score, select_max, sum_of_max_word};
-use neurobits_core::store::store_message;
-use neurobits_core::{Error, Geometry, Params, Rule, Stats};
+use neurobits_core::gbnn::retrieve::init_state;
+use neurobits_core::gbnn::rules::{score, select_max};
+use neurobits_core::gbnn::store::store_message;
+use neurobits_core::gbnn::{Geometry, Params, Rule, Schedule, Stats, Update};
+use neurobits_core::Error;
 
 use crate::Size;
 
@@ -28,7 +29,7 @@ pub enum Phase {
 ///
 /// ```
 /// use neurobits_fpga::{Circuit, S3x3};
-/// use neurobits_core::{Params, Rule, ERASED};
+/// use neurobits_core::gbnn::{Params, Rule, ERASED};
 /// let mut c = Circuit::<S3x3>::new();
 /// for m in [[0, 0, 0], [1, 1, 0], [2, 1, 0], [0, 2, 0]] { c.store(&m).unwrap(); }
 /// let (stats, cycles) = c.retrieve(&[ERASED, ERASED, 0], Rule::SumOfMax, Params::default()).unwrap();
@@ -45,8 +46,7 @@ pub struct Circuit<S: Size> {
     rule: Rule,
     params: Params,
     phase: Phase,
-    t: u32,
-    converged: bool,
+    sched: Schedule,
     cycles: u64,
     stored: u64,
 }
@@ -75,8 +75,7 @@ impl<S: Size> Circuit<S> {
             rule: Rule::Joint,
             params: Params::default(),
             phase: Phase::Idle,
-            t: 0,
-            converged: false,
+            sched: Schedule::new(Rule::Joint, &geom, &Params::default()),
             cycles: 0,
             stored: 0,
         }
@@ -116,9 +115,8 @@ impl<S: Size> Circuit<S> {
             Phase::Idle | Phase::Done => {}
             Phase::Load => {
                 init_state(&g, self.probe.as_ref(), self.rule, self.v.as_mut());
-                self.t = 0;
-                self.converged = false;
-                self.phase = if self.rule == Rule::SumOfSum { Phase::Score } else { Phase::Update };
+                self.sched = Schedule::new(self.rule, &g, &self.params);
+                self.phase = self.next_phase();
             }
             Phase::Score => {
                 let (w, v) = (self.w.as_ref(), self.v.as_ref());
@@ -140,15 +138,9 @@ impl<S: Size> Circuit<S> {
                 let mut next = self.v;
                 let (w, v, p) = (self.w.as_ref(), self.v.as_ref(), self.probe.as_ref());
                 let erased = g.erased_mask(p);
+                let u = self.sched.next_update().unwrap_or(Update::SumOfMax);
                 for (k, o) in next.as_mut().iter_mut().enumerate() {
-                    let (c, wi) = (k / wpc, k % wpc);
-                    *o = match self.rule {
-                        Rule::SumOfMax => sum_of_max_word(&g, w, v, c, wi),
-                        Rule::BailOutEarly => bail_out_early_word(&g, w, v, c, wi, g.all_clusters()),
-                        Rule::Joint if self.t == 0 => joint_first_word(&g, w, p, c, wi),
-                        Rule::Joint => joint_iter_word(&g, w, v, erased, c, wi),
-                        Rule::SumOfSum => unreachable!("sum-of-sum takes the Score/Select path"),
-                    };
+                    *o = u.word(&g, w, v, p, erased, k / wpc, k % wpc);
                 }
                 self.latch_update(next);
             }
@@ -159,20 +151,23 @@ impl<S: Size> Circuit<S> {
         }
     }
 
-    /// The end of an update: the "changed" comparator and the iteration counter pick the next
-    /// phase.
+    /// The controller's choice after a load or an update: the core's [`Schedule`] says whether
+    /// another update runs, and which datapath it uses.
+    fn next_phase(&self) -> Phase {
+        match self.sched.next_update() {
+            None => Phase::Unload,
+            Some(Update::SumOfSum) => Phase::Score,
+            Some(_) => Phase::Update,
+        }
+    }
+
+    /// The end of an update: the "changed" comparator and the iteration counter (the schedule)
+    /// pick the next phase.
     fn latch_update(&mut self, next: S::State) {
         let changed = next != self.v;
         self.v = next;
-        self.t += 1;
-        if !changed {
-            self.converged = true;
-            self.phase = Phase::Unload;
-        } else if self.t >= self.rule.iteration_limit(&self.geom, &self.params) {
-            self.phase = Phase::Unload;
-        } else {
-            self.phase = if self.rule == Rule::SumOfSum { Phase::Score } else { Phase::Update };
-        }
+        self.sched.record(changed);
+        self.phase = self.next_phase();
     }
 
     /// Runs a probe to completion; returns what the software drivers report and the clocks taken
@@ -183,7 +178,7 @@ impl<S: Size> Circuit<S> {
         while self.phase != Phase::Done {
             self.tick();
         }
-        Ok((Stats { iterations: self.t, converged: self.converged }, self.cycles - start))
+        Ok((self.sched.stats(), self.cycles - start))
     }
 
     /// The FSM register.

@@ -50,4 +50,6 @@ mod size;
 
 pub use circuit::{Circuit, Phase};
 pub use report::{resources, Report, Resources};
-pub use size::{Size, S16x25, S3x3, S4x100, S8x50, MAX_NEURONS, __Word};
+#[doc(hidden)]
+pub use size::{__Word, __core};
+pub use size::{Size, S16x25, S3x3, S4x100, S8x50, MAX_NEURONS};

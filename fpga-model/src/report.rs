@@ -1,6 +1,6 @@
 //! Resource estimate and cycle statistics. Formulas are in the crate docs.
 
-use neurobits_core::Rule;
+use neurobits_core::gbnn::Rule;
 
 /// Ceil of log base `b` of `x` (`x ≥ 1`), in integers.
 const fn clog(b: u64, x: u64) -> u32 {

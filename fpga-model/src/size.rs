@@ -45,17 +45,19 @@ macro_rules! circuit_size {
         impl $crate::Size for $name {
             const C: usize = $c;
             const L: usize = $l;
-            type Weights = [$crate::__Word; $c * $l * $c * ($l as usize).div_ceil(64)];
-            type State = [$crate::__Word; $c * ($l as usize).div_ceil(64)];
+            type Weights = [$crate::__Word; $crate::__core::weight_words($c, $l)];
+            type State = [$crate::__Word; $crate::__core::row_words($c, $l)];
             type Scores = [u32; $c * $l];
             type Symbols = [u16; $c];
             fn zero() -> (Self::Weights, Self::State, Self::Scores, Self::Symbols) {
-                ([0; $c * $l * $c * ($l as usize).div_ceil(64)], [0; $c * ($l as usize).div_ceil(64)], [0; $c * $l], [0; $c])
+                ([0; $crate::__core::weight_words($c, $l)], [0; $crate::__core::row_words($c, $l)], [0; $c * $l], [0; $c])
             }
         }
     };
 }
 
+#[doc(hidden)]
+pub use neurobits_core::gbnn as __core;
 #[doc(hidden)]
 pub use neurobits_core::Word as __Word;
 

@@ -1,7 +1,7 @@
 //! The circuit decodes exactly what the software drivers decode.
 
-use neurobits_core::workload::{message, ProbePlan};
-use neurobits_core::{retrieve, Params, Rule, ERASED};
+use neurobits_core::gbnn::workload::{message, ProbePlan};
+use neurobits_core::gbnn::{retrieve, Params, Rule, ERASED};
 use neurobits_fpga::{Circuit, Report, Size, S16x25, S4x100, S8x50};
 
 fn check<S: Size>(stored: u64) {

@@ -1,6 +1,6 @@
 //! The paper's Section V-A example, clock by clock: sum-of-sum oscillates in the state register.
 
-use neurobits_core::{Params, Rule, ERASED};
+use neurobits_core::gbnn::{Params, Rule, ERASED};
 use neurobits_fpga::{Circuit, Phase, S3x3};
 
 fn flat(v: &[u64]) -> [u8; 9] {

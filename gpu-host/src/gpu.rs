@@ -2,7 +2,8 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStrea
 use std::sync::{Arc, Mutex};
 
 use crate::error::GpuError;
-use crate::ptx::{ENTRY_POINTS, PTX};
+use crate::ptx::PTX;
+use neurobits_core::kernel::Kernel;
 
 /// An opened CUDA device with the neurobits kernels loaded.
 pub struct Gpu {
@@ -29,7 +30,7 @@ impl Gpu {
         let ctx = CudaContext::new(ordinal)?;
         let stream = ctx.default_stream();
         let module = ctx.load_module(cudarc::nvrtc::Ptx::from_src(PTX))?;
-        let functions = ENTRY_POINTS.iter().map(|n| module.load_function(n)).collect::<Result<Vec<_>, _>>()?;
+        let functions = Kernel::ALL.iter().map(|k| module.load_function(k.name())).collect::<Result<Vec<_>, _>>()?;
         Ok(Gpu { ctx, stream, _module: module, functions, staging: Mutex::new(None) })
     }
 
@@ -97,8 +98,8 @@ impl Gpu {
         Ok(())
     }
 
-    pub(crate) fn function(&self, name: &str) -> &CudaFunction {
-        let i = ENTRY_POINTS.iter().position(|n| *n == name).expect("known kernel name");
-        &self.functions[i]
+    /// The loaded entry point of kernel `k` (`Kernel::ALL` order is the discriminant order).
+    pub(crate) fn function(&self, k: Kernel) -> &CudaFunction {
+        &self.functions[k as usize]
     }
 }

@@ -1,13 +1,15 @@
 //! GPU backend of neurobits: the PTX built from `gpu-device/` (Rust kernels over the core's step
 //! functions), launched through `cudarc`.
 //!
-//! Layers, as in cudarc: [`ptx`] (the raw kernels and their names) → [`launch`] (one thin,
-//! `Result`-returning wrapper per kernel) → [`Gpu`] and [`DeviceNetwork`] (safe types owning
-//! device memory; a network borrows the GPU it lives on). The driver library is opened at run
-//! time, so this crate builds, and its CPU-side tests run, on machines without CUDA.
+//! Layers, as in cudarc: [`ptx`] (the kernels as built) → `launch` (the one launch path, typed by
+//! the argument structs of `neurobits_core::kernel`) → [`Gpu`] and one module per model holding
+//! safe types that own device memory: [`gbnn::DeviceNetwork`] (W resident, answers batches),
+//! [`flyhash::FlyGpu`] (projection resident). A model's handle borrows the GPU it lives on. The
+//! driver library is opened at run time, so this crate builds, and its CPU-side tests run, on
+//! machines without CUDA.
 //!
 //! ```no_run
-//! use neurobits_core::{Network, Params, Rule, ERASED};
+//! use neurobits_core::gbnn::{Network, Params, Rule, ERASED};
 //! use neurobits_gpu_host::Gpu;
 //! let mut net = Network::new(3, 3).unwrap();
 //! net.store(&[1, 2, 0]).unwrap();
@@ -17,18 +19,16 @@
 //! assert_eq!(out.states, [0b010, 0b100, 0b001]);
 //! # Ok::<(), neurobits_gpu_host::GpuError>(())
 //! ```
+#![warn(missing_docs)]
 
 mod bandwidth;
-mod dense;
 mod error;
-mod fly;
+pub mod flyhash;
+pub mod gbnn;
 mod gpu;
-pub mod launch;
-mod network;
+mod launch;
 pub mod ptx;
 
-pub use dense::DenseGpu;
 pub use error::GpuError;
-pub use fly::{FlyBatch, FlyGpu, FlyInputs, FlyWta};
 pub use gpu::Gpu;
-pub use network::{DeviceNetwork, GpuBatch};
+pub use launch::KernelTimer;

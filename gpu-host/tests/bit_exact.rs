@@ -1,9 +1,10 @@
 //! GPU ≡ CPU, bit for bit (`make gpu-test` on a machine with a CUDA GPU).
 
-use neurobits_core::batch::retrieve_batch;
-use neurobits_core::workload::{message, ProbePlan};
-use neurobits_core::{Geometry, Network, Params, Rule, Stats};
-use neurobits_gpu_host::{DenseGpu, Gpu};
+use neurobits_core::gbnn::batch::retrieve_batch;
+use neurobits_core::gbnn::workload::{message, ProbePlan};
+use neurobits_core::gbnn::{Geometry, Network, Params, Rule, Stats};
+use neurobits_gpu_host::gbnn::DenseGpu;
+use neurobits_gpu_host::Gpu;
 
 struct Config {
     name: &'static str,

@@ -3,7 +3,8 @@
 
 use neurobits_core::flyhash::*;
 use neurobits_core::prng::{below, draw};
-use neurobits_gpu_host::{FlyWta, Gpu};
+use neurobits_gpu_host::flyhash::FlyWta;
+use neurobits_gpu_host::Gpu;
 
 fn cpu_codes(p: &FlyParams, proj: &[u32], x: &[f32], b: usize, bisect: bool) -> Vec<u64> {
     let (m, s, d, cw) = (p.m as usize, p.s as usize, p.d as usize, p.code_words());

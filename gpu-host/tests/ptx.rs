@@ -1,14 +1,66 @@
 //! CPU-side checks of the GPU build (these run in CI, which has no GPU).
 
-use neurobits_gpu_host::ptx::{ENTRY_POINTS, PTX};
+use neurobits_core::flyhash::kernels as fk;
+use neurobits_core::gbnn::kernels as gk;
+use neurobits_core::kernel::{Kernel, KernelArgs};
+use neurobits_gpu_host::ptx::{entry_points, PTX};
 use neurobits_gpu_host::{Gpu, GpuError};
 
 #[test]
 fn ptx_has_every_entry_point() {
-    for name in ENTRY_POINTS {
+    for name in entry_points() {
         assert!(PTX.contains(&format!(".visible .entry {name}(")), "kernel {name} missing from the PTX");
     }
-    assert_eq!(PTX.matches(".visible .entry").count(), ENTRY_POINTS.len(), "unexpected extra kernels");
+    assert_eq!(PTX.matches(".visible .entry").count(), Kernel::ALL.len(), "unexpected extra kernels");
+}
+
+/// The one `.param` of `A::KERNEL` in the PTX: (alignment, bytes).
+fn param_of<A: KernelArgs>() -> (usize, usize) {
+    let name = A::KERNEL.name();
+    let head = format!(".visible .entry {name}(");
+    let at = PTX.find(&head).unwrap_or_else(|| panic!("{name} missing")) + head.len();
+    let decl = &PTX[at..at + PTX[at..].find(')').expect("closing parenthesis")];
+    assert_eq!(decl.matches(".param").count(), 1, "{name} takes more than its argument struct: {decl}");
+    let align: usize = decl.split(".align ").nth(1).and_then(|s| s.split(' ').next()).and_then(|s| s.parse().ok()).expect("align");
+    let bytes: usize = decl.split('[').nth(1).and_then(|s| s.split(']').next()).and_then(|s| s.parse().ok()).expect("size");
+    (align, bytes)
+}
+
+fn check<A: KernelArgs>(seen: &mut Vec<Kernel>) {
+    let (align, bytes) = param_of::<A>();
+    assert_eq!(bytes, std::mem::size_of::<A>(), "{}: PTX parameter size differs from the host struct", A::KERNEL.name());
+    assert_eq!(align, std::mem::align_of::<A>(), "{}: PTX parameter alignment differs", A::KERNEL.name());
+    seen.push(A::KERNEL);
+}
+
+/// The host's argument structs have the size and alignment of the kernels' one parameter: host
+/// and device agree on every byte passed.
+#[test]
+fn every_kernel_takes_exactly_its_argument_struct() {
+    let mut seen = Vec::new();
+    check::<gk::Store>(&mut seen);
+    check::<gk::Init>(&mut seen);
+    check::<gk::StepWord>(&mut seen);
+    check::<gk::ProbeIndex>(&mut seen);
+    check::<gk::JointFirst>(&mut seen);
+    check::<gk::Occupancy>(&mut seen);
+    check::<gk::StepJoint>(&mut seen);
+    check::<gk::StepSos>(&mut seen);
+    check::<gk::Compact>(&mut seen);
+    check::<gk::DenseSelect>(&mut seen);
+    check::<fk::Projection>(&mut seen);
+    check::<fk::Activation>(&mut seen);
+    check::<fk::RadixInit>(&mut seen);
+    check::<fk::RadixHist>(&mut seen);
+    check::<fk::RadixPick>(&mut seen);
+    check::<fk::TieCount>(&mut seen);
+    check::<fk::Select>(&mut seen);
+    check::<fk::Bisect64>(&mut seen);
+    check::<fk::Hamming>(&mut seen);
+    check::<fk::TopR>(&mut seen);
+    for k in Kernel::ALL {
+        assert!(seen.contains(k), "{} has no size check", k.name());
+    }
 }
 
 #[test]
@@ -20,13 +72,13 @@ fn ptx_targets_the_configured_architecture() {
 }
 
 /// Assembles the PTX with `ptxas` (path in `$PTXAS`, installed by `make setup`), so invalid PTX
-/// fails CI. Without `$PTXAS` the test is skipped, unless `NEUROBITS_REQUIRE_PTXAS=1` (as in
-/// `make test`), where a missing ptxas is a failure.
+/// fails CI. A missing `$PTXAS` is a failure: run the tests through `make test`, or set
+/// `NEUROBITS_SKIP_PTXAS=1` to skip this one test knowingly.
 #[test]
 fn ptx_assembles_with_ptxas() {
-    let Ok(ptxas) = std::env::var("PTXAS") else {
-        assert!(std::env::var("NEUROBITS_REQUIRE_PTXAS").is_err(), "PTXAS is not set");
-        eprintln!("PTXAS not set: skipped");
+    let Some(ptxas) = std::env::var("PTXAS").ok().filter(|p| !p.is_empty()) else {
+        assert!(std::env::var_os("NEUROBITS_SKIP_PTXAS").is_some(), "PTXAS is not set: run `make test` (or set NEUROBITS_SKIP_PTXAS=1)");
+        eprintln!("NEUROBITS_SKIP_PTXAS set: ptxas check skipped");
         return;
     };
     let dir = tempfile_dir();
@@ -41,7 +93,7 @@ fn ptx_assembles_with_ptxas() {
         .unwrap_or_else(|e| panic!("cannot run {ptxas}: {e}"));
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "ptxas rejected the PTX:\n{log}");
-    for name in ENTRY_POINTS {
+    for name in entry_points() {
         assert!(log.contains(&format!("entry function '{name}'")), "ptxas did not compile {name}:\n{log}");
     }
     std::fs::remove_dir_all(dir).ok();

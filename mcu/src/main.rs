@@ -18,8 +18,8 @@ use cortex_m_semihosting::debug;
 use defmt_semihosting as _;
 use heapless::Vec;
 use neurobits_core::digest::{fnv1a_words, FNV_OFFSET};
-use neurobits_core::workload::{message, ProbePlan};
-use neurobits_core::{weight_words, FixedNetwork, Params, Rule};
+use neurobits_core::gbnn::workload::{message, ProbePlan};
+use neurobits_core::gbnn::{weight_words, FixedNetwork, Params, Rule};
 
 const C: usize = 8;
 const L: usize = 50;

@@ -1,7 +1,6 @@
 //! `neurobits flyhash bench`: the flyhash.jl configurations, CPU and GPU side by side.
 
 use anyhow::{bail, Result};
-use clap::Args;
 use neurobits_core::flyhash::FlyParams;
 use neurobits_core::prng::{draw, stream_key};
 use neurobits_core::Word;
@@ -12,11 +11,11 @@ use std::time::Instant;
 
 use super::cpu::{self, Wta};
 use super::data::{self, Matrix};
-use crate::cli::BenchDevice;
+use crate::device::{bench_devices, BenchDevice};
 use crate::io::atomic::write_string;
 
-#[derive(Args, Debug)]
-pub struct BenchArgs {
+#[derive(clap::Args, Debug)]
+pub struct FlyBenchConfig {
     /// `fmnist`: d=784, m=25 088, s=39, k=1 254 on the 60 000 Fashion-MNIST training images;
     /// `batch`: d=1024, m=131 072, s=51, k=6 554 on uniform inputs, b = 2^1..2^15.
     #[arg(long, value_enum, default_value_t = Config::Fmnist)]
@@ -112,7 +111,7 @@ fn run_one(p: &FlyParams, x: &Matrix, cpu_on: bool, gpu: Option<&Gpu>, entries: 
         for w in [Wta::Exact, Wta::Bisect64] {
             f.hash_into(&inputs, super::gpu::wta(w), &mut codes)?; // warm-up: JIT, buffers, pages
             let (kernel_ms, total_ms) = f.hash_into(&inputs, super::gpu::wta(w), &mut codes)?;
-            let out = neurobits_gpu_host::FlyBatch { codes: std::mem::take(&mut codes), kernel_ms, total_ms };
+            let out = neurobits_gpu_host::flyhash::FlyBatch { codes: std::mem::take(&mut codes), kernel_ms, total_ms };
             let same = match (w, &cpu_codes) {
                 (Wta::Exact, Some(c)) => Some(*c == out.codes),
                 _ => None,
@@ -136,14 +135,8 @@ fn run_one(p: &FlyParams, x: &Matrix, cpu_on: bool, gpu: Option<&Gpu>, entries: 
     Ok(())
 }
 
-pub fn run(a: &BenchArgs) -> Result<()> {
-    let (cpu_on, gpu_on) = match a.device {
-        BenchDevice::Cpu => (true, false),
-        BenchDevice::Gpu => (false, true),
-        BenchDevice::All => (true, true),
-        BenchDevice::Auto => (!Gpu::available(), Gpu::available()),
-    };
-    let gpu = if gpu_on { Some(Gpu::open(0)?) } else { None };
+pub fn run(a: &FlyBenchConfig) -> Result<()> {
+    let (cpu_on, gpu) = bench_devices(a.device)?;
     let mut entries = Vec::new();
     match a.config {
         Config::Fmnist => {

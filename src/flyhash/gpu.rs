@@ -3,7 +3,8 @@
 use anyhow::Result;
 use neurobits_core::flyhash::FlyParams;
 use neurobits_core::Word;
-use neurobits_gpu_host::{FlyWta, Gpu};
+use neurobits_gpu_host::flyhash::FlyWta;
+use neurobits_gpu_host::Gpu;
 
 use super::cpu::{Wta, BISECT_EPS};
 use super::data::Matrix;
@@ -16,9 +17,8 @@ pub fn wta(w: Wta) -> FlyWta {
     }
 }
 
-/// Codes of every row of `x`, computed on the first CUDA GPU with the given projection.
-pub fn hash(p: &FlyParams, proj: &[u32], x: &Matrix, w: Wta) -> Result<Vec<Word>> {
-    let gpu = Gpu::open(0)?;
+/// Codes of every row of `x`, computed on `gpu` with the given projection.
+pub fn hash(gpu: &Gpu, p: &FlyParams, proj: &[u32], x: &Matrix, w: Wta) -> Result<Vec<Word>> {
     let mut f = gpu.fly(*p)?;
     f.set_projection(proj)?;
     let inputs = f.upload(&x.data, x.rows)?;

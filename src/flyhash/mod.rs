@@ -2,7 +2,7 @@
 //! functions, Hamming search, SimHash for comparison, and the `neurobits flyhash` commands.
 
 pub mod bench;
-pub mod cli;
+pub mod commands;
 pub mod cpu;
 pub mod data;
 pub mod eval;

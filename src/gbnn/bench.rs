@@ -1,18 +1,21 @@
 //! Side-by-side timing of every rule and implementation in one run.
 
 use anyhow::Result;
-use neurobits_core::{Network, Params, Rule, Word};
-use neurobits_gpu_host::{DenseGpu, Gpu};
+use neurobits_core::{Word, gbnn::{Network, Params, Rule}};
+use neurobits_gpu_host::gbnn::DenseGpu;
+use neurobits_gpu_host::Gpu;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::time::Instant;
 
 use super::rates;
-use crate::cli::{BenchArgs, BenchDevice, RuleArg};
-use crate::dense::DenseSumOfSum;
-use crate::device::{Backend, Cpu};
+use super::dense::DenseSumOfSum;
+use crate::device::Cpu;
 use crate::io::atomic::write_string;
-use crate::scenario::{scenario, Scenario};
+use super::scenario::{scenario, Scenario};
+use std::path::PathBuf;
+use super::RuleArg;
+use crate::device::{bench_devices, BenchDevice};
 
 #[derive(Serialize, Clone, Debug)]
 pub struct Entry {
@@ -68,7 +71,7 @@ impl Ctx<'_> {
     }
 }
 
-pub fn run(a: &BenchArgs) -> Result<()> {
+pub fn run(a: &BenchConfig) -> Result<()> {
     let s = scenario(a.scenario)?;
     let erased = a.erased.unwrap_or(s.erased);
     let count = a.probes.unwrap_or(s.probes);
@@ -79,19 +82,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     } else {
         Rule::ALL.to_vec()
     };
-    let (use_cpu, use_gpu) = match a.device {
-        BenchDevice::Cpu => (true, false),
-        BenchDevice::Gpu => (false, true),
-        BenchDevice::All => (true, true),
-        BenchDevice::Auto => match Gpu::open(0) {
-            Ok(_) => (false, true),
-            Err(e) => {
-                eprintln!("note: {e}; using the CPU");
-                (true, false)
-            }
-        },
-    };
-    let gpu = if use_gpu { Some(Gpu::open(0)?) } else { None };
+    let (use_cpu, gpu) = bench_devices(a.device)?;
     let params = Params { gamma: s.gamma, max_iter: 20 };
     println!(
         "scenario {}: C={}, L={}, {} stored, {} probes, {} erased, gamma={} (sum-of-sum), t_max=20",
@@ -256,4 +247,33 @@ fn print_entry(e: &Entry) {
         100.0 * e.strict_rate,
         1e6 / e.probes_per_second
     );
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchConfig {
+    /// Scenario (1, 2 or 3: C=32, L=2048, 1 000 000 stored and probed, 16 erased).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub scenario: u8,
+    /// Rules to time (default: all four; joint only for Scenario 3).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub rules: Vec<RuleArg>,
+    /// Erased clusters (default: the scenario's).
+    #[arg(long)]
+    pub erased: Option<usize>,
+    /// Probes (default: the scenario's).
+    #[arg(long)]
+    pub probes: Option<u64>,
+    /// Probes given to the CPU dense-float baseline (0 skips it); it is reported per probe.
+    #[arg(long, default_value_t = 128)]
+    pub baseline_probes: usize,
+    #[arg(long, value_enum, default_value_t = BenchDevice::Cpu)]
+    pub device: BenchDevice,
+    /// Also time every rule on one CPU core.
+    #[arg(long)]
+    pub single_core: bool,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also write the table as JSON.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }

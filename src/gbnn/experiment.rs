@@ -2,17 +2,19 @@
 //! running time) of Yao, Gripon & Rabbat (2013).
 
 use anyhow::{anyhow, bail, Context, Result};
-use neurobits_core::{Params, Rule};
+use neurobits_core::gbnn::{Params, Rule};
 use serde::Serialize;
 use std::time::Instant;
 
 use super::{rates, Rates};
-use crate::cli::ExperimentArgs;
-use crate::device::select;
+use crate::device::Device;
 use crate::io::atomic::write_string;
 use crate::plot::{line_chart, Labels, Series};
 use crate::progress::bar;
-use crate::scenario::scenario;
+use super::scenario::scenario;
+use std::path::PathBuf;
+use super::RuleArg;
+use crate::device::DeviceChoice;
 
 #[derive(Serialize, Clone, Debug)]
 pub struct Row {
@@ -38,14 +40,14 @@ pub fn parse_range(s: &str, clusters: usize) -> Result<(usize, usize)> {
     Ok((a, b))
 }
 
-pub fn run(a: &ExperimentArgs) -> Result<()> {
+pub fn run(a: &ExperimentConfig) -> Result<()> {
     let s = scenario(a.scenario)?;
     let (e0, e1) = match &a.erased {
         Some(r) => parse_range(r, s.clusters)?,
         None => (1, s.clusters - 1),
     };
     let probes = a.probes.unwrap_or(s.probes);
-    let backend = select(a.device)?;
+    let device = Device::open(a.device)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create {}", a.out.display()))?;
 
     // (rule, γ): the compared rules at the paper's γ = 2, then the sum-of-sum γ sweep.
@@ -55,11 +57,12 @@ pub fn run(a: &ExperimentArgs) -> Result<()> {
             configs.push((Rule::SumOfSum, g));
         }
     }
+    let net = s.network(a.seed)?;
+    let backend = device.gbnn(&net)?;
     eprintln!(
         "scenario {}: C={}, L={}, {} stored, {} probes, erased {e0}..{e1}, on {}",
         s.id, s.clusters, s.neurons, s.stored, probes, backend.name()
     );
-    let net = s.network(a.seed)?;
     let g = *net.geometry();
     let pb = bar(((e1 - e0 + 1) * configs.len()) as u64, "retrieving");
     let mut rows = Vec::new();
@@ -67,7 +70,7 @@ pub fn run(a: &ExperimentArgs) -> Result<()> {
         let (pr, truth) = s.probes(a.seed, probes, e)?;
         for &(rule, gamma) in &configs {
             let t = Instant::now();
-            let batch = backend.retrieve(&net, &pr, rule, &Params { gamma, max_iter: 20 })?;
+            let batch = backend.retrieve(&pr, rule, &Params { gamma, max_iter: 20 })?;
             let seconds = t.elapsed().as_secs_f64();
             let iters: u64 = batch.stats.iter().map(|x| x.iterations as u64).sum();
             rows.push(Row {
@@ -90,7 +93,7 @@ pub fn run(a: &ExperimentArgs) -> Result<()> {
     Ok(())
 }
 
-fn write_outputs(a: &ExperimentArgs, gamma: u32, rows: &[Row]) -> Result<()> {
+fn write_outputs(a: &ExperimentConfig, gamma: u32, rows: &[Row]) -> Result<()> {
     let mut csv = String::from("scenario,rule,gamma,erased,probes,strict,contains,expected,mean_iterations,seconds\n");
     for r in rows {
         csv += &format!(
@@ -155,4 +158,30 @@ pub fn table(rows: &[Row], gamma: u32) -> String {
         out.push('\n');
     }
     out
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ExperimentConfig {
+    /// 1: C=8, L=128, 5000 stored, 3000 probes. 2: C=16, L=512, 50 000 stored, 30 000 probes.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=2))]
+    pub scenario: u8,
+    /// Rules to compare (γ = 2, as in the paper).
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [RuleArg::SumOfSum, RuleArg::SumOfMax, RuleArg::BailOutEarly, RuleArg::Joint])]
+    pub rules: Vec<RuleArg>,
+    /// Erased clusters, as `a..b` (inclusive); default 1..C-1.
+    #[arg(long)]
+    pub erased: Option<String>,
+    /// γ values of the sum-of-sum sweep (Fig. 10); empty to skip.
+    #[arg(long, value_delimiter = ',', num_args = 0.., default_values_t = [0u32, 1, 2, 4])]
+    pub gammas: Vec<u32>,
+    /// Probes per point (default: the scenario's).
+    #[arg(long)]
+    pub probes: Option<u64>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, value_enum, default_value_t = DeviceChoice::Cpu)]
+    pub device: DeviceChoice,
+    /// Directory for results.csv, results.json and the SVG plots.
+    #[arg(long)]
+    pub out: PathBuf,
 }

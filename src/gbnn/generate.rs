@@ -1,10 +1,10 @@
 use anyhow::{anyhow, Context, Result};
-use neurobits_core::workload::{message, ProbePlan};
+use neurobits_core::gbnn::workload::{message, ProbePlan};
 
-use crate::cli::GenerateArgs;
 use crate::io::{atomic::write_string, symbols};
+use std::path::PathBuf;
 
-pub fn run(a: &GenerateArgs) -> Result<()> {
+pub fn run(a: &GenerateConfig) -> Result<()> {
     let g = super::geometry(a.clusters, a.neurons)?;
     let plan = ProbePlan::new(g, a.seed, a.messages, a.seed.wrapping_add(1), a.probes, a.erased)
         .map_err(|e| anyhow!("{e}"))?;
@@ -27,4 +27,25 @@ pub fn run(a: &GenerateArgs) -> Result<()> {
     }
     eprintln!("wrote {} messages and {} probes to {}", a.messages, a.probes, a.out.display());
     Ok(())
+}
+
+#[derive(clap::Args, Debug)]
+pub struct GenerateConfig {
+    #[arg(long)]
+    pub clusters: usize,
+    #[arg(long)]
+    pub neurons: usize,
+    /// Number of random messages.
+    #[arg(long)]
+    pub messages: u64,
+    /// Number of probes (distinct stored messages, with `--erased` clusters erased).
+    #[arg(long, default_value_t = 0)]
+    pub probes: u64,
+    #[arg(long, default_value_t = 0)]
+    pub erased: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Directory for messages.csv, probes.csv and truth.csv.
+    #[arg(long)]
+    pub out: PathBuf,
 }

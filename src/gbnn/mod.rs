@@ -1,13 +1,21 @@
-//! The `neurobits gbnn` commands.
+//! The GBNN on the host: device-resident networks ([`backend`]), file formats in [`crate::io`],
+//! the dense-float baseline, the paper's scenarios and experiments, benches, the FPGA model and
+//! firmware runs, and the cross-target `hwcost` comparison.
 
+pub mod backend;
 pub mod bench;
+pub mod dense;
+pub mod fpga;
+pub mod hwcost;
+pub mod mcu;
+pub mod scenario;
 pub mod experiment;
 pub mod generate;
 pub mod retrieve;
 pub mod store;
 
 use anyhow::{anyhow, Result};
-use neurobits_core::Geometry;
+use neurobits_core::gbnn::Geometry;
 
 /// Geometry from command-line sizes, with the memory check for W.
 pub fn geometry(clusters: usize, neurons: usize) -> Result<Geometry> {
@@ -33,11 +41,31 @@ pub fn rates(g: &Geometry, states: &[neurobits_core::Word], truth: &[u16]) -> Ra
     let mut r = Rates::default();
     let k = truth.len() / g.clusters();
     for (v, t) in states.chunks(g.row_words()).zip(truth.chunks(g.clusters())) {
-        let o = neurobits_core::outcome::outcome(g, v, t);
+        let o = neurobits_core::gbnn::outcome::outcome(g, v, t);
         r.strict += o.strict as u8 as f64;
         r.contains += o.contains as u8 as f64;
         r.expected += o.expected();
     }
     let k = k.max(1) as f64;
     Rates { strict: r.strict / k, contains: r.contains / k, expected: r.expected / k }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RuleArg {
+    SumOfSum,
+    SumOfMax,
+    BailOutEarly,
+    Joint,
+}
+
+impl From<RuleArg> for neurobits_core::gbnn::Rule {
+    fn from(r: RuleArg) -> Self {
+        use neurobits_core::gbnn::Rule;
+        match r {
+            RuleArg::SumOfSum => Rule::SumOfSum,
+            RuleArg::SumOfMax => Rule::SumOfMax,
+            RuleArg::BailOutEarly => Rule::BailOutEarly,
+            RuleArg::Joint => Rule::Joint,
+        }
+    }
 }

@@ -1,18 +1,21 @@
 use anyhow::Result;
-use neurobits_core::{Params, Rule};
+use neurobits_core::gbnn::{Params, Rule};
 
-use crate::cli::{Format, RetrieveArgs};
-use crate::device::select;
+use crate::device::Device;
 use crate::io::{atomic::write_string, netfile, output, symbols};
+use std::path::PathBuf;
+use super::RuleArg;
+use crate::device::DeviceChoice;
 
-pub fn run(a: &RetrieveArgs) -> Result<()> {
+pub fn run(a: &RetrieveConfig) -> Result<()> {
     let net = netfile::load(&a.net)?;
     let g = *net.geometry();
     let probes = symbols::read(&a.probes, &g, true)?;
     let rule: Rule = a.rule.into();
     let params = Params { gamma: a.gamma, max_iter: a.max_iter };
-    let backend = select(a.device)?;
-    let batch = backend.retrieve(&net, &probes, rule, &params)?;
+    let device = Device::open(a.device)?;
+    let backend = device.gbnn(&net)?;
+    let batch = backend.retrieve(&probes, rule, &params)?;
     let text = match a.format {
         Format::Csv => output::csv(&g, &batch.states),
         Format::Json => output::json(&g, rule.name(), &batch.states, &batch.stats),
@@ -28,4 +31,35 @@ pub fn run(a: &RetrieveArgs) -> Result<()> {
         if unconverged > 0 { format!(" ({unconverged} did not converge within {} updates)", a.max_iter) } else { String::new() }
     );
     Ok(())
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RetrieveConfig {
+    /// Network file written by `store`.
+    #[arg(long)]
+    pub net: PathBuf,
+    /// CSV file of probes (`?` marks an erased cluster).
+    #[arg(long)]
+    pub probes: PathBuf,
+    #[arg(long, value_enum)]
+    pub rule: RuleArg,
+    /// Sum-of-sum reinforcement factor γ.
+    #[arg(long, default_value_t = 1)]
+    pub gamma: u32,
+    /// Sum-of-sum update limit t_max.
+    #[arg(long, default_value_t = 20)]
+    pub max_iter: u32,
+    #[arg(long, value_enum, default_value_t = Format::Csv)]
+    pub format: Format,
+    #[arg(long, value_enum, default_value_t = DeviceChoice::Cpu)]
+    pub device: DeviceChoice,
+    /// Output file.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Csv,
+    Json,
 }

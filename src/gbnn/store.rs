@@ -1,10 +1,10 @@
 use anyhow::{anyhow, Result};
-use neurobits_core::Network;
+use neurobits_core::gbnn::Network;
 
-use crate::cli::StoreArgs;
 use crate::io::{netfile, symbols};
+use std::path::PathBuf;
 
-pub fn run(a: &StoreArgs) -> Result<()> {
+pub fn run(a: &StoreConfig) -> Result<()> {
     let g = super::geometry(a.clusters, a.neurons)?;
     let msgs = symbols::read(&a.messages, &g, false)?;
     let mut net = Network::new(a.clusters, a.neurons).map_err(|e| anyhow!("W: {e}"))?;
@@ -14,4 +14,20 @@ pub fn run(a: &StoreArgs) -> Result<()> {
     netfile::save(&a.out, &net)?;
     eprintln!("stored {} messages in a {}x{} network -> {}", net.stored(), a.clusters, a.neurons, a.out.display());
     Ok(())
+}
+
+#[derive(clap::Args, Debug)]
+pub struct StoreConfig {
+    /// Number of clusters C.
+    #[arg(long)]
+    pub clusters: usize,
+    /// Neurons per cluster L.
+    #[arg(long)]
+    pub neurons: usize,
+    /// CSV file of messages.
+    #[arg(long)]
+    pub messages: PathBuf,
+    /// Network file to write.
+    #[arg(long)]
+    pub out: PathBuf,
 }

@@ -14,7 +14,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use neurobits_core::digest::{fnv1a_bytes, FNV_OFFSET};
-use neurobits_core::{Geometry, Network};
+use neurobits_core::gbnn::{Geometry, Network};
 use std::io::Read;
 use std::path::Path;
 

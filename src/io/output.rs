@@ -1,6 +1,6 @@
 //! Retrieval output: one line per probe, each cluster's active symbols joined by `|`.
 
-use neurobits_core::{Geometry, Stats, Word};
+use neurobits_core::{Word, gbnn::{Geometry, Stats}};
 use serde_json::json;
 
 /// Active symbols of each cluster of state `v`.

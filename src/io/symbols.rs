@@ -3,7 +3,7 @@
 //! file and line.
 
 use anyhow::{anyhow, bail, Context, Result};
-use neurobits_core::{Geometry, ERASED};
+use neurobits_core::gbnn::{Geometry, ERASED};
 use std::path::Path;
 
 /// Parses a symbol file into `K·C` symbols (`ERASED` for `?` when `probes`).

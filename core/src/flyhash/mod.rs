@@ -13,11 +13,14 @@
 //!   returns `x > mid`, which can hold more or fewer than `k` winners.
 
 mod hamming;
+pub mod kernels;
 mod params;
 mod projection;
+mod search;
 mod wta;
 
 pub use hamming::hamming;
 pub use params::FlyParams;
 pub use projection::{activation, activation_with, projection_row};
-pub use wta::{bisect64, kth_largest, pack_above, select, select_range, sort_key, wta_pack, RadixSelect};
+pub use search::{sort_hits, top_r};
+pub use wta::{bisect64, kth_largest, pack_above, select, select_range, sort_key, ties_left, wta_pack, RadixSelect};

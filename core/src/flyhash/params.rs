@@ -9,6 +9,7 @@ use crate::Error;
 /// assert!(neurobits_core::flyhash::FlyParams::new(10, 20, 11, 5, 1).is_err()); // s > d
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct FlyParams {
     /// Input dimension.

@@ -162,6 +162,25 @@ pub fn select_range(start: usize, end: usize, key: impl Fn(usize) -> u32, t: u32
     ties
 }
 
+/// The winning ties at `t` left for a chunk of indices, given the [`RadixSelect::ties`] of the
+/// whole input and the count of keys equal to `t` in every earlier chunk: how drivers that split
+/// the outputs over threads keep the lowest-index tie rule.
+///
+/// ```
+/// use neurobits_core::flyhash::ties_left;
+/// // 3 winning ties; the two earlier chunks hold 1 and 4 keys at the threshold.
+/// assert_eq!(ties_left(3, [1u32].into_iter()), 2);
+/// assert_eq!(ties_left(3, [1u32, 4].into_iter()), 0);
+/// ```
+#[inline]
+pub fn ties_left(ties: u32, earlier_chunk_ties: impl Iterator<Item = u32>) -> usize {
+    let mut before = 0u32;
+    for n in earlier_chunk_ties {
+        before = before.saturating_add(n);
+    }
+    ties.saturating_sub(before) as usize
+}
+
 /// Exact winner-take-all of `m` values into a bit-packed code (`out`: `⌈m/64⌉` words): exactly `k`
 /// ones, larger value first, then lower index.
 ///

@@ -1,12 +1,29 @@
 //! FlyHash on the GPU: projection, activations, exact or bisection WTA, Hamming top-r.
 
 use cudarc::driver::CudaSlice;
-use neurobits_core::flyhash::FlyParams;
+use neurobits_core::flyhash::kernels as k;
+use neurobits_core::flyhash::{sort_hits, FlyParams, RadixSelect};
 use neurobits_core::Word;
 use std::time::Instant;
 
-use crate::launch::{self, KernelTimer};
+use crate::launch::{launch, rd, wr, KernelTimer};
 use crate::{Gpu, GpuError};
+
+/// Outputs per thread in the parallel exact WTA (a multiple of 64: one writer per code word).
+pub const FLY_CHUNK: u32 = 256;
+
+/// Scratch of the parallel exact WTA: per input one [`RadixSelect`] (held as bytes, sized from
+/// the type), a 256-bin histogram, and per (chunk, input) a tie count.
+struct WtaScratch {
+    states: CudaSlice<u8>,
+    hist: CudaSlice<u32>,
+    counts: CudaSlice<u32>,
+}
+
+/// Bytes of `b` radix selections.
+const fn select_bytes(b: usize) -> usize {
+    b * core::mem::size_of::<RadixSelect>()
+}
 
 /// Winner-take-all variant.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -14,7 +31,10 @@ pub enum FlyWta {
     /// Exactly k winners (radix select; ties to the lower index).
     Exact,
     /// The paper's 64-step bisection with margin `eps`.
-    Bisect64 { eps: f32 },
+    Bisect64 {
+        /// Margin around the minimum and maximum.
+        eps: f32,
+    },
 }
 
 /// A FlyHash configuration with its projection resident on the device.
@@ -27,7 +47,7 @@ pub struct FlyGpu<'g> {
 }
 
 /// Device buffers of one batch size: `(b, activations, codes, WTA scratch)`.
-type Buffers = (u32, CudaSlice<f32>, CudaSlice<u64>, launch::FlyWtaScratch);
+type Buffers = (u32, CudaSlice<f32>, CudaSlice<u64>, WtaScratch);
 
 /// Inputs resident on the device, transposed (`d × b`).
 pub struct FlyInputs {
@@ -39,6 +59,7 @@ pub struct FlyInputs {
 pub struct FlyBatch {
     /// `b · ⌈m/64⌉` words, input-major.
     pub codes: Vec<Word>,
+    /// GPU time inside the kernels.
     pub kernel_ms: f64,
     /// Kernels plus the download of the codes (inputs already resident).
     pub total_ms: f64,
@@ -49,7 +70,9 @@ impl Gpu {
     pub fn fly(&self, params: FlyParams) -> Result<FlyGpu<'_>, GpuError> {
         self.ensure_fits(params.m as u64 * params.s as u64 * 4)?;
         let mut proj = self.stream.alloc_zeros::<u32>(params.m as usize * params.s as usize)?;
-        launch::fly_projection(self, &mut KernelTimer::default(), &params, &mut proj)?;
+        let a = k::Projection { params, proj: wr(self, &mut proj) };
+        // SAFETY: `proj` holds m·s indices, one row per thread.
+        unsafe { launch(self, &mut KernelTimer::default(), params.m as u64, a)? };
         Ok(FlyGpu { gpu: self, params, proj, buffers: std::cell::RefCell::new(None) })
     }
 }
@@ -102,10 +125,11 @@ impl FlyGpu<'_> {
         if bufs.as_ref().is_none_or(|(b, ..)| *b != x.b) {
             *bufs = None;
             let b = x.b as usize;
-            let chunks = p.m.div_ceil(launch::FLY_CHUNK) as usize;
-            self.gpu.ensure_fits(p.m as u64 * x.b as u64 * 4 + x.b as u64 * cw as u64 * 8 + (b * (5 + 256 + chunks) * 4) as u64)?;
-            let scratch = launch::FlyWtaScratch {
-                states: st.alloc_zeros::<u32>(b * 5)?,
+            let chunks = p.m.div_ceil(FLY_CHUNK) as usize;
+            let scratch_bytes = select_bytes(b) + b * (256 + chunks) * 4;
+            self.gpu.ensure_fits(p.m as u64 * x.b as u64 * 4 + x.b as u64 * cw as u64 * 8 + scratch_bytes as u64)?;
+            let scratch = WtaScratch {
+                states: st.alloc_zeros::<u8>(select_bytes(b))?,
                 hist: st.alloc_zeros::<u32>(b * 256)?,
                 counts: st.alloc_zeros::<u32>(b * chunks)?,
             };
@@ -115,10 +139,33 @@ impl FlyGpu<'_> {
         }
         let (_, act, codes, scratch) = bufs.as_mut().expect("just set");
         let mut t = KernelTimer::default();
-        launch::fly_activation(g, &mut t, p.m, p.s, x.b, &self.proj, &x.xt, act)?;
+        let b = x.b;
+        let a = k::Activation { m: p.m, s: p.s, b, proj: rd(g, &self.proj), xt: rd(g, &x.xt), act: wr(g, act) };
+        // SAFETY, here and below: the buffers hold m·b activations, b codes of ⌈m/64⌉ words and
+        // the scratch sized above for this b.
+        unsafe { launch(g, &mut t, (b as u64).div_ceil(32) * 32 * p.m as u64, a)? };
+        let act = rd(g, act);
         match wta {
-            FlyWta::Exact => launch::fly_wta_exact(g, &mut t, p.m, p.k, x.b, act, scratch, codes)?,
-            FlyWta::Bisect64 { eps } => launch::fly_wta_bisect64(g, &mut t, p.m, p.k, x.b, eps, act, codes)?,
+            FlyWta::Exact => {
+                let (chunks, chunk) = (p.m.div_ceil(FLY_CHUNK) as u64 * b as u64, FLY_CHUNK);
+                let (m, states) = (p.m, wr(g, &mut scratch.states).cast());
+                let hist = wr(g, &mut scratch.hist);
+                unsafe { launch(g, &mut t, b as u64, k::RadixInit { b, k: p.k, states })? };
+                for _ in 0..4 {
+                    let a = k::RadixHist { m, b, chunk, act, states: states.read(), hist };
+                    unsafe { launch(g, &mut t, chunks, a)? };
+                    unsafe { launch(g, &mut t, b as u64, k::RadixPick { b, states, hist })? };
+                }
+                let counts = wr(g, &mut scratch.counts);
+                let a = k::TieCount { m, b, chunk, act, states: states.read(), counts };
+                unsafe { launch(g, &mut t, chunks, a)? };
+                let a = k::Select { m, b, chunk, act, states: states.read(), counts: counts.read(), codes: wr(g, codes) };
+                unsafe { launch(g, &mut t, chunks, a)? };
+            }
+            FlyWta::Bisect64 { eps } => {
+                let a = k::Bisect64 { m: p.m, k: p.k, b, eps, act, codes: wr(g, codes) };
+                unsafe { launch(g, &mut t, b as u64, a)? };
+            }
         }
         g.download_into(codes, out)?;
         let kernel_ms = t.total_ms()?;
@@ -138,15 +185,19 @@ impl Gpu {
         let mut dist = unsafe { st.alloc::<u32>(n * nq) }?;
         let mut out = st.alloc_zeros::<u32>(nq * r)?;
         let mut t = KernelTimer::default();
-        launch::fly_hamming(self, &mut t, words as u32, n as u32, nq as u32, &d_db, &d_q, &mut dist)?;
-        launch::fly_top_r(self, &mut t, n as u32, nq as u32, r as u32, &dist, &mut out)?;
+        let (n32, nq32) = (n as u32, nq as u32);
+        let a = k::Hamming { words: words as u32, n: n32, nq: nq32, db: rd(self, &d_db), q: rd(self, &d_q), dist: wr(self, &mut dist) };
+        // SAFETY: n and nq codes of `words` words; nq·n distances; nq·r winners.
+        unsafe { launch(self, &mut t, n as u64 * nq as u64, a)? };
+        let a = k::TopR { n: n32, nq: nq32, r: r as u32, dist: rd(self, &dist), out: wr(self, &mut out) };
+        unsafe { launch(self, &mut t, nq as u64, a)? };
         let (idx, dist) = (st.clone_dtoh(&out)?, st.clone_dtoh(&dist)?);
         Ok(idx
             .chunks(r.max(1))
             .enumerate()
             .map(|(qi, ids)| {
                 let mut v: Vec<(u32, u32)> = ids.iter().map(|&j| (j, dist[qi * n + j as usize])).collect();
-                v.sort_by_key(|&(j, d)| (d, j));
+                sort_hits(&mut v);
                 v
             })
             .collect())

@@ -1,11 +1,12 @@
 //! Scoring a retrieved state against the true message.
 
-use crate::{Geometry, Word};
+use super::Geometry;
+use crate::Word;
 
 /// How a retrieval went, per probe.
 ///
 /// ```
-/// use neurobits_core::{Geometry, outcome::outcome};
+/// use neurobits_core::gbnn::{Geometry, outcome::outcome};
 /// let g = Geometry::new(2, 4).unwrap();
 /// let o = outcome(&g, &[0b0010, 0b1100], &[1, 2]);
 /// assert!(!o.strict && o.contains);

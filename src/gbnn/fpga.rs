@@ -2,14 +2,15 @@
 
 use anyhow::{anyhow, bail, Result};
 use neurobits_core::digest::{fnv1a_words, FNV_OFFSET};
-use neurobits_core::workload::{message, ProbePlan};
-use neurobits_core::{retrieve, Params, Rule};
+use neurobits_core::gbnn::workload::{message, ProbePlan};
+use neurobits_core::gbnn::{retrieve, Params, Rule};
 use neurobits_fpga::{resources, Circuit, Report, Resources, Size, S16x25, S3x3, S4x100, S8x50, MAX_NEURONS};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::cli::FpgaArgs;
 use crate::io::atomic::write_string;
+use std::path::PathBuf;
+use super::RuleArg;
 
 /// One rule's run on the circuit.
 #[derive(Serialize, Clone, Debug)]
@@ -27,7 +28,7 @@ pub struct FpgaRow {
 }
 
 /// Runs `rules` on a circuit of size `S`; returns the rows and the store cycles.
-pub fn run_circuit<S: Size>(a: &FpgaArgs, rules: &[Rule]) -> Result<(Vec<FpgaRow>, u64)> {
+pub fn run_circuit<S: Size>(a: &FpgaConfig, rules: &[Rule]) -> Result<(Vec<FpgaRow>, u64)> {
     let mut c = Circuit::<S>::new();
     let g = *c.geometry();
     let mut m = vec![0u16; S::C];
@@ -67,7 +68,7 @@ pub fn run_circuit<S: Size>(a: &FpgaArgs, rules: &[Rule]) -> Result<(Vec<FpgaRow
 }
 
 /// [`run_circuit`] on the compiled circuit of size `a.clusters × a.neurons`.
-pub fn run_sized(a: &FpgaArgs, rules: &[Rule]) -> Result<(Vec<FpgaRow>, u64)> {
+pub fn run_sized(a: &FpgaConfig, rules: &[Rule]) -> Result<(Vec<FpgaRow>, u64)> {
     match (a.clusters, a.neurons) {
         (8, 50) => run_circuit::<S8x50>(a, rules),
         (4, 100) => run_circuit::<S4x100>(a, rules),
@@ -77,7 +78,7 @@ pub fn run_sized(a: &FpgaArgs, rules: &[Rule]) -> Result<(Vec<FpgaRow>, u64)> {
     }
 }
 
-pub fn run(a: &FpgaArgs) -> Result<()> {
+pub fn run(a: &FpgaConfig) -> Result<()> {
     let (cl, l) = (a.clusters, a.neurons);
     if cl == 0 || l == 0 {
         bail!("the circuit needs at least 1 cluster and 1 neuron per cluster");
@@ -115,7 +116,7 @@ fn resources_json(r: &Resources) -> serde_json::Value {
 }
 
 /// The human-readable report.
-pub fn table(a: &FpgaArgs, rows: &[FpgaRow], store_cycles: u64, r: &Resources) -> String {
+pub fn table(a: &FpgaConfig, rows: &[FpgaRow], store_cycles: u64, r: &Resources) -> String {
     let mut s = format!(
         "circuit {}x{} ({} neurons), {} messages stored in {} cycles, {} probes with {} erased, clock {} MHz (assumed)\n",
         a.clusters, a.neurons, a.clusters * a.neurons, a.messages, store_cycles, a.probes, a.erased, a.clock_mhz
@@ -141,4 +142,37 @@ pub fn table(a: &FpgaArgs, rows: &[FpgaRow], store_cycles: u64, r: &Resources) -
         r.som_and2, r.som_or_trees, a.neurons, r.som_and_trees, a.clusters, r.som_depth_luts
     );
     s
+}
+
+#[derive(clap::Args, Debug)]
+pub struct FpgaConfig {
+    /// Clusters C (C·L ≤ 400; sizes with a compiled circuit: 8x50, 4x100, 16x25, 3x3).
+    #[arg(long, default_value_t = 8)]
+    pub clusters: usize,
+    /// Neurons per cluster L.
+    #[arg(long, default_value_t = 50)]
+    pub neurons: usize,
+    /// Rules to run (default: all).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub rule: Vec<RuleArg>,
+    /// Random messages stored.
+    #[arg(long, default_value_t = 300)]
+    pub messages: u64,
+    /// Probes (distinct stored messages).
+    #[arg(long, default_value_t = 300)]
+    pub probes: u64,
+    /// Erased clusters per probe.
+    #[arg(long, default_value_t = 4)]
+    pub erased: usize,
+    /// Sum-of-sum γ.
+    #[arg(long, default_value_t = 2)]
+    pub gamma: u32,
+    /// Assumed clock in MHz (an assumption, not a synthesis result).
+    #[arg(long, default_value_t = 100.0)]
+    pub clock_mhz: f64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also write the report as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
 }

@@ -8,7 +8,8 @@
 //!   `stream_key(probe_seed, 3)`: exactly `e` distinct clusters.
 
 use crate::prng::{below, draw, stream_key, Permutation};
-use crate::{Error, Geometry, ERASED};
+use super::{Geometry, ERASED};
+use crate::Error;
 
 const MESSAGES: u64 = 1;
 const PICK: u64 = 2;
@@ -17,7 +18,7 @@ const ERASE: u64 = 3;
 /// Writes message `k` of the random message stream `seed` into `out` (`C` symbols).
 ///
 /// ```
-/// use neurobits_core::{Geometry, workload::message};
+/// use neurobits_core::gbnn::{Geometry, workload::message};
 /// let g = Geometry::new(4, 10).unwrap();
 /// let (mut a, mut b) = ([0u16; 4], [0u16; 4]);
 /// message(&g, 42, 7, &mut a);
@@ -38,7 +39,7 @@ pub fn message(geom: &Geometry, seed: u64, k: u64, out: &mut [u16]) {
 /// Mask of `e` distinct clusters among `C`, chosen by Floyd's algorithm from the given key.
 ///
 /// ```
-/// use neurobits_core::workload::erased_clusters;
+/// use neurobits_core::gbnn::workload::erased_clusters;
 /// assert_eq!(erased_clusters(9, 0, 8, 3).count_ones(), 3);
 /// assert_eq!(erased_clusters(9, 0, 8, 8), 0xFF);
 /// ```
@@ -57,7 +58,7 @@ pub fn erased_clusters(key: u64, p: u64, clusters: usize, erased: usize) -> u64 
 /// `erased` clusters erased.
 ///
 /// ```
-/// use neurobits_core::{Geometry, ERASED, workload::ProbePlan};
+/// use neurobits_core::gbnn::{Geometry, ERASED, workload::ProbePlan};
 /// let g = Geometry::new(8, 128).unwrap();
 /// let plan = ProbePlan::new(g, 1, 5000, 2, 3000, 4).unwrap();
 /// let mut p = [0u16; 8];

@@ -4,14 +4,15 @@
 use rayon::prelude::*;
 use std::vec;
 
-use crate::{retrieve::retrieve, Error, Geometry, Params, Rule, Stats, Word};
+use super::{retrieve, Geometry, Params, Rule, Stats};
+use crate::{Error, Word};
 
 const CHUNK: usize = 32;
 
 /// Retrieves `K` probes (`probes`: `K·C` symbols, checked) into `states` (`K` rows) and `stats`.
 ///
 /// ```
-/// use neurobits_core::{Network, Rule, Params, ERASED, batch::retrieve_batch};
+/// use neurobits_core::gbnn::{Network, Rule, Params, ERASED, batch::retrieve_batch};
 /// let mut net = Network::new(3, 3).unwrap();
 /// net.store(&[1, 2, 0]).unwrap();
 /// let probes = [ERASED, 2, 0, 1, ERASED, ERASED];

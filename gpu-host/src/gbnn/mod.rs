@@ -1,8 +1,17 @@
+//! The GBNN on the GPU: a network resident on the device ([`DeviceNetwork`]) answering batches
+//! of probes, and the dense cuBLAS baseline ([`DenseGpu`]).
+
+mod dense;
+
 use cudarc::driver::CudaSlice;
-use neurobits_core::{Geometry, Network, Params, Rule, Stats, Word};
+use neurobits_core::gbnn::kernels::{self as k, Shape};
+use neurobits_core::gbnn::{Geometry, Network, Params, Rule, Schedule, Stats, Update};
+use neurobits_core::Word;
 use std::time::Instant;
 
-use crate::launch::{self, KernelTimer, Shape};
+pub use dense::DenseGpu;
+
+use crate::launch::{launch, rd, wr, KernelTimer};
 use crate::{Gpu, GpuError};
 
 /// A network whose weight matrix is resident on a GPU.
@@ -17,15 +26,12 @@ pub struct DeviceNetwork<'g> {
 pub struct GpuBatch {
     /// `K` rows of [`Geometry::row_words`] words, identical to the CPU's.
     pub states: Vec<Word>,
+    /// Per-probe iterations and convergence, identical to the CPU's.
     pub stats: Vec<Stats>,
     /// GPU time inside the retrieval kernels.
     pub kernel_ms: f64,
     /// Wall time including probe upload and state download.
     pub total_ms: f64,
-}
-
-pub(crate) fn shape(g: &Geometry) -> Shape {
-    Shape { c: g.clusters() as u32, l: g.neurons_per_cluster() as u32, rw: g.row_words() as u64, wpc: g.words_per_cluster() as u64 }
 }
 
 fn check_probes(g: &Geometry, probes: &[u16]) -> Result<usize, GpuError> {
@@ -57,7 +63,9 @@ impl Gpu {
         self.ensure_fits(geom.weight_words() as u64 * 8 + msgs.len() as u64 * 2)?;
         let mut w = self.stream.alloc_zeros::<u64>(geom.weight_words())?;
         let d_msgs = self.stream.clone_htod(msgs)?;
-        launch::store(self, &mut KernelTimer::default(), shape(&geom), &mut w, &d_msgs, m)?;
+        let args = k::Store { shape: Shape::of(&geom), m, msgs: rd(self, &d_msgs), w: wr(self, &mut w) };
+        // SAFETY: `w` holds W and `d_msgs` the M·C checked symbols the M·C threads read.
+        unsafe { launch(self, &mut KernelTimer::default(), m as u64 * c as u64, args)? };
         Ok(DeviceNetwork { gpu: self, geom, stored: m as u64, w })
     }
 }
@@ -80,8 +88,8 @@ impl DeviceNetwork<'_> {
         let start = Instant::now();
         let (g, gpu) = (&self.geom, self.gpu);
         let k = check_probes(g, probes)?;
-        let s = shape(g);
-        let words = k as u64 * s.rw;
+        let (shape, rw) = (Shape::of(g), g.row_words() as u64);
+        let words = k as u64 * rw;
         gpu.ensure_fits(2 * words * 8 + k as u64 * (4 * 5 + 8 * g.clusters() as u64) + probes.len() as u64 * 2)?;
         let st = &gpu.stream;
         let d_probes = st.clone_htod(probes)?;
@@ -92,48 +100,101 @@ impl DeviceNetwork<'_> {
         let (mut changed, mut iters, mut converged) = unsafe { (st.alloc::<u32>(k)?, st.alloc::<u32>(k)?, st.alloc::<u32>(k)?) };
         let mut count = st.alloc_zeros::<u32>(1)?;
         // Occupancy of the erased clusters, for the joint iterations (L <= 4096); the plain
-        // word-per-thread bail-out-early serves larger clusters.
-        let use_occ = rule == Rule::Joint && s.wpc <= 64;
+        // word-per-thread update serves larger clusters.
+        let use_occ = rule == Rule::Joint && g.words_per_cluster() <= 64;
         // Two, for the occupancy of the current and of the previous state (zero before update 1,
         // like the erased clusters of the initial state).
         let occ_len = if use_occ { k * g.clusters() } else { 1 };
         let mut occ = [st.alloc_zeros::<u64>(occ_len)?, st.alloc_zeros::<u64>(occ_len)?];
         let kj = if rule == Rule::Joint { k } else { 1 };
-        let mut ix = launch::JointIndex {
-            rows: st.alloc_zeros::<u32>(kj * g.clusters())?,
-            known: st.alloc_zeros::<u32>(kj)?,
-            erased_list: st.alloc_zeros::<u8>(kj * g.clusters())?,
-            erased_mask: st.alloc_zeros::<u64>(kj)?,
-        };
+        let (mut rows, mut known) = (st.alloc_zeros::<u32>(kj * g.clusters())?, st.alloc_zeros::<u32>(kj)?);
+        let (mut erased_list, mut erased_mask) = (st.alloc_zeros::<u8>(kj * g.clusters())?, st.alloc_zeros::<u64>(kj)?);
         let mut timer = KernelTimer::default();
         let k32 = k as u32;
-        launch::init(gpu, &mut timer, s, &d_probes, k32, rule.erased_start_on() as u32, &mut buf0, &mut buf1, &mut list_a, &mut changed, &mut iters, &mut converged)?;
+        let init = k::Init {
+            shape,
+            k: k32,
+            rule: rule as u32,
+            probes: rd(gpu, &d_probes),
+            buf0: wr(gpu, &mut buf0),
+            buf1: wr(gpu, &mut buf1),
+            list: wr(gpu, &mut list_a),
+            changed: wr(gpu, &mut changed),
+            iters: wr(gpu, &mut iters),
+            converged: wr(gpu, &mut converged),
+        };
+        // SAFETY, here and for every launch below: the buffers were allocated above with the
+        // sizes the argument structs document (K probes, K·rw state words, K·C index entries).
+        unsafe { launch(gpu, &mut timer, words, init)? };
         if rule == Rule::Joint {
-            launch::probe_index(gpu, &mut timer, s, &d_probes, k32, &mut ix)?;
+            let index = k::ProbeIndex {
+                shape,
+                k: k32,
+                probes: rd(gpu, &d_probes),
+                rows: wr(gpu, &mut rows),
+                known: wr(gpu, &mut known),
+                erased_list: wr(gpu, &mut erased_list),
+                erased_mask: wr(gpu, &mut erased_mask),
+            };
+            unsafe { launch(gpu, &mut timer, k as u64, index)? };
         }
+        let ix = k::JointIndex {
+            rows: rd(gpu, &rows),
+            known: rd(gpu, &known),
+            erased_list: rd(gpu, &erased_list),
+            erased_mask: rd(gpu, &erased_mask),
+        };
         let e_max = probes.chunks(g.clusters()).map(|p| g.erased_mask(p).count_ones()).max().unwrap_or(0);
-        let limit = rule.iteration_limit(g, params);
-        let (mut n, mut t) = (k32, 0u32);
-        while t < limit && n > 0 {
+        // The core's schedule drives the batch: it ends when no probe changed or at the limit.
+        let mut sched = Schedule::new(rule, g, params);
+        let mut n = k32;
+        while let Some(u) = sched.next_update() {
+            let t = sched.t();
             let (cur, next) = if t % 2 == 0 { (&buf0, &mut buf1) } else { (&buf1, &mut buf0) };
-            match rule {
-                Rule::SumOfSum => launch::step_sos(gpu, &mut timer, s, params.gamma, &self.w, cur, next, &list_a, n, &mut changed)?,
-                // Update 0 runs on every probe, in order: the list is still the identity.
-                Rule::Joint if t == 0 => launch::joint_first(gpu, &mut timer, s, e_max, &self.w, &ix, cur, next, k32, &mut changed)?,
-                Rule::Joint if use_occ => {
-                    let [now, prev] = &mut occ;
-                    let (now, prev) = if t % 2 == 0 { (now, prev) } else { (prev, now) };
-                    launch::occupancy(gpu, &mut timer, s, e_max, &ix, cur, &list_a, n, now)?;
-                    launch::step_joint(gpu, &mut timer, s, e_max, &self.w, &ix, now, prev, cur, next, &list_a, n, &mut changed)?
+            let (cur, next, list) = (rd(gpu, cur), wr(gpu, next), rd(gpu, &list_a));
+            let (w, changed_p) = (rd(gpu, &self.w), wr(gpu, &mut changed));
+            match u {
+                Update::SumOfSum => {
+                    let a = k::StepSos { shape, gamma: params.gamma, n_active: n, w, cur, next, list, changed: changed_p };
+                    unsafe { launch(gpu, &mut timer, n as u64 * g.clusters() as u64, a)? }
                 }
-                _ => launch::step_word(gpu, &mut timer, s, rule as u32, &self.w, &d_probes, cur, next, &list_a, n, &mut changed)?,
+                // Update 0 runs on every probe, in order: the list is still the identity.
+                Update::JointFirst => {
+                    let a = k::JointFirst { shape, e_max, k: k32, w, ix, cur, next, changed: changed_p };
+                    unsafe { launch(gpu, &mut timer, k as u64 * e_max as u64 * g.words_per_cluster() as u64, a)? }
+                }
+                Update::JointIter if use_occ => {
+                    let [o0, o1] = &mut occ;
+                    let (now, prev) = if t % 2 == 0 { (o0, o1) } else { (o1, o0) };
+                    let threads = n as u64 * e_max as u64;
+                    let a = k::Occupancy { shape, e_max, n_active: n, ix, cur, list, occ: wr(gpu, now) };
+                    unsafe { launch(gpu, &mut timer, threads, a)? };
+                    let (occ, occ_prev) = (rd(gpu, now), rd(gpu, prev));
+                    let a = k::StepJoint { shape, e_max, n_active: n, w, ix, occ, occ_prev, cur, next, list, changed: changed_p };
+                    unsafe { launch(gpu, &mut timer, threads, a)? }
+                }
+                _ => {
+                    let probes = rd(gpu, &d_probes);
+                    let a = k::StepWord { shape, update: u as u32, n_active: n, w, probes, cur, next, list, changed: changed_p };
+                    unsafe { launch(gpu, &mut timer, n as u64 * rw, a)? }
+                }
             }
             st.memset_zeros(&mut count)?;
-            launch::compact(gpu, &mut timer, &list_a, n, &mut changed, &mut iters, &mut converged, &mut list_b, &mut count)?;
+            let a = k::Compact {
+                n_active: n,
+                list_in: rd(gpu, &list_a),
+                changed: wr(gpu, &mut changed),
+                iters: wr(gpu, &mut iters),
+                converged: wr(gpu, &mut converged),
+                list_out: wr(gpu, &mut list_b),
+                count: wr(gpu, &mut count),
+            };
+            unsafe { launch(gpu, &mut timer, n as u64, a)? };
             n = st.clone_dtoh(&count)?[0];
             std::mem::swap(&mut list_a, &mut list_b);
-            t += 1;
+            sched.record(n > 0);
         }
+        let t = sched.t();
         // Step t-1 wrote buffer t % 2; a probe that converged earlier holds equal buffers.
         let last = if t % 2 == 0 { &buf0 } else { &buf1 };
         let states = gpu.download(last)?;

@@ -1,11 +1,13 @@
-use crate::{Geometry, Word, WORD_BITS};
+use crate::bits::set_bits;
+use crate::gbnn::Geometry;
+use crate::{Word, WORD_BITS};
 
 /// Whether `row` (the neighbours of a neuron of cluster `own`) reaches an active neuron of `v` in
 /// every cluster of `check` other than `own`, checked cluster by cluster and word by word with an
 /// early exit at the first cluster that sends no signal (paper Section IV-D).
 ///
 /// ```
-/// use neurobits_core::{Geometry, rules::supported};
+/// use neurobits_core::gbnn::{Geometry, rules::supported};
 /// let g = Geometry::new(3, 3).unwrap();
 /// let row = [0u64, 0b001, 0b100];
 /// assert!(supported(&g, &row, &[0b1, 0b011, 0b110], 0, 0b111));
@@ -14,10 +16,7 @@ use crate::{Geometry, Word, WORD_BITS};
 #[inline(always)]
 pub fn supported(geom: &Geometry, row: &[Word], v: &[Word], own: usize, check: u64) -> bool {
     let wpc = geom.words_per_cluster();
-    let mut m = check & !(1u64 << own);
-    while m != 0 {
-        let c2 = m.trailing_zeros() as usize;
-        m &= m - 1;
+    for c2 in set_bits(check & !(1u64 << own)) {
         let mut k = c2 * wpc;
         loop {
             if k == (c2 + 1) * wpc {
@@ -38,7 +37,7 @@ pub fn supported(geom: &Geometry, row: &[Word], v: &[Word], own: usize, check: u
 /// `⌈L/64⌉ ≤ 64` (`L ≤ 4096`). With it, [`supported_occ`] reads only the words that matter.
 ///
 /// ```
-/// use neurobits_core::{Geometry, rules::occupancy};
+/// use neurobits_core::gbnn::{Geometry, rules::occupancy};
 /// let g = Geometry::new(2, 200).unwrap(); // 4 words per cluster
 /// assert_eq!(occupancy(&g, &[0, 0, 0, 0, 0, 5, 0, 1], 1), 0b1010);
 /// ```
@@ -57,7 +56,7 @@ pub fn occupancy(geom: &Geometry, v: &[Word], c: usize) -> u64 {
 /// scan of every word of every cluster into one or two loads per cluster.
 ///
 /// ```
-/// use neurobits_core::{Geometry, rules::{occupancy, supported, supported_occ}};
+/// use neurobits_core::gbnn::{Geometry, rules::{occupancy, supported, supported_occ}};
 /// let g = Geometry::new(3, 3).unwrap();
 /// let (row, v) = ([0u64, 0b001, 0b100], [0b1u64, 0b011, 0b110]);
 /// let occ: Vec<u64> = (0..3).map(|c| occupancy(&g, &v, c)).collect();
@@ -66,20 +65,9 @@ pub fn occupancy(geom: &Geometry, v: &[Word], c: usize) -> u64 {
 #[inline(always)]
 pub fn supported_occ(geom: &Geometry, row: &[Word], v: &[Word], own: usize, check: u64, occ: &[u64]) -> bool {
     let wpc = geom.words_per_cluster();
-    let mut m = check & !(1u64 << own);
-    while m != 0 {
-        let c2 = m.trailing_zeros() as usize;
-        m &= m - 1;
-        let mut words = occ[c2];
-        loop {
-            if words == 0 {
-                return false;
-            }
-            let k = c2 * wpc + words.trailing_zeros() as usize;
-            words &= words - 1;
-            if row[k] & v[k] != 0 {
-                break;
-            }
+    for c2 in set_bits(check & !(1u64 << own)) {
+        if !set_bits(occ[c2]).any(|k| row[c2 * wpc + k] & v[c2 * wpc + k] != 0) {
+            return false;
         }
     }
     true
@@ -88,7 +76,7 @@ pub fn supported_occ(geom: &Geometry, row: &[Word], v: &[Word], own: usize, chec
 /// [`bail_out_early_word`] through [`supported_occ`].
 ///
 /// ```
-/// use neurobits_core::{Geometry, store::store_message, rules::*};
+/// use neurobits_core::gbnn::{Geometry, store::store_message, rules::*};
 /// let g = Geometry::new(3, 3).unwrap();
 /// let mut w = [0u64; 27];
 /// store_message(&g, &mut w, &[1, 2, 0]);
@@ -105,11 +93,8 @@ pub fn bail_out_early_word_occ(geom: &Geometry, w: &[Word], v: &[Word], c: usize
 /// looked at (Lemma 1).
 #[inline(always)]
 fn keep_supported(geom: &Geometry, w: &[Word], v: &[Word], c: usize, wi: usize, keep: impl Fn(&[Word]) -> bool) -> Word {
-    let mut cand = v[c * geom.words_per_cluster() + wi];
     let mut out = 0;
-    while cand != 0 {
-        let b = cand.trailing_zeros() as usize;
-        cand &= cand - 1;
+    for b in set_bits(v[c * geom.words_per_cluster() + wi]) {
         if keep(geom.row(w, geom.neuron(c, wi * WORD_BITS + b))) {
             out |= 1 << b;
         }
@@ -122,7 +107,7 @@ fn keep_supported(geom: &Geometry, w: &[Word], v: &[Word], c: usize, wi: usize, 
 /// `check` = all clusters this is the sum-of-max update (Theorem 1).
 ///
 /// ```
-/// use neurobits_core::{Geometry, store::store_message, rules::{bail_out_early_word, sum_of_max_word}};
+/// use neurobits_core::gbnn::{Geometry, store::store_message, rules::{bail_out_early_word, sum_of_max_word}};
 /// let g = Geometry::new(3, 3).unwrap();
 /// let mut w = [0u64; 27];
 /// store_message(&g, &mut w, &[1, 2, 0]);

@@ -19,4 +19,4 @@ pub use sum_of_max::sum_of_max_word;
 pub use sum_of_sum::{score, select_max, sum_of_sum_cluster};
 
 #[allow(unused_imports)]
-use crate::Geometry;
+use crate::gbnn::Geometry;

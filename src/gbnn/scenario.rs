@@ -2,9 +2,9 @@
 //! PRNG (message seed `seed`, probe seed `seed + 1`).
 
 use anyhow::{anyhow, Result};
-use neurobits_core::store::clique_word;
-use neurobits_core::workload::{message, ProbePlan};
-use neurobits_core::{Geometry, Network};
+use neurobits_core::gbnn::store::clique_word;
+use neurobits_core::gbnn::workload::{message, ProbePlan};
+use neurobits_core::gbnn::{Geometry, Network};
 use rayon::prelude::*;
 
 use crate::io::memory::ensure_fits;

@@ -1,33 +1,20 @@
-//! `neurobits flyhash …` commands.
+//! The `neurobits flyhash` commands as library functions: hashing, projection files, code files
+//! and search, each on the chosen [`Device`].
 
 use anyhow::{anyhow, bail, Context, Result};
-use clap::{Args, Subcommand};
 use neurobits_core::flyhash::FlyParams;
 use neurobits_core::Word;
 use std::path::{Path, PathBuf};
 
 use super::cpu::{self, Wta};
 use super::data::{self, Matrix};
-use crate::device::DeviceChoice;
+use crate::device::{Device, DeviceChoice};
 use crate::io::atomic::{write_atomic, write_string};
 use crate::io::memory::ensure_fits;
 
-#[derive(Subcommand, Debug)]
-pub enum FlyCommand {
-    /// Hash input vectors (IDX, CSV or NPY) into FlyHash codes.
-    Hash(HashArgs),
-    /// Write the projection as CSV: one line per output, its s input indices ascending.
-    Projection(ProjectionArgs),
-    /// Top-r Hamming neighbours of query codes in a database of codes.
-    Search(SearchArgs),
-    /// FlyHash vs SimHash on Fashion-MNIST: precision of Hamming neighbours.
-    Eval(EvalArgs),
-    /// Time FlyHash on the CPU and GPU (exact and bisect64).
-    Bench(super::bench::BenchArgs),
-}
 
-#[derive(Args, Debug)]
-pub struct HashArgs {
+#[derive(clap::Args, Debug)]
+pub struct HashConfig {
     #[arg(long)]
     pub input: PathBuf,
     /// Projection CSV written by `projection` (else drawn from --m, --s, --seed).
@@ -59,8 +46,8 @@ pub enum CodeFormat {
     Indices,
 }
 
-#[derive(Args, Debug)]
-pub struct ProjectionArgs {
+#[derive(clap::Args, Debug)]
+pub struct ProjectionConfig {
     #[arg(long)]
     pub d: u32,
     #[arg(long)]
@@ -73,8 +60,8 @@ pub struct ProjectionArgs {
     pub out: PathBuf,
 }
 
-#[derive(Args, Debug)]
-pub struct SearchArgs {
+#[derive(clap::Args, Debug)]
+pub struct SearchConfig {
     /// Database codes (`hash --format bin`).
     #[arg(long)]
     pub db: PathBuf,
@@ -90,8 +77,8 @@ pub struct SearchArgs {
     pub out: PathBuf,
 }
 
-#[derive(Args, Debug)]
-pub struct EvalArgs {
+#[derive(clap::Args, Debug)]
+pub struct EvalConfig {
     /// Directory of the Fashion-MNIST IDX files.
     #[arg(long, default_value = data::FASHION_MNIST)]
     pub data: PathBuf,
@@ -185,24 +172,14 @@ fn indices_csv(m: u32, codes: &[Word]) -> String {
 }
 
 /// Hashes `x` on the chosen device.
-pub fn hash_matrix(p: &FlyParams, proj: &[u32], x: &Matrix, wta: Wta, device: DeviceChoice) -> Result<Vec<Word>> {
+pub fn hash_matrix(p: &FlyParams, proj: &[u32], x: &Matrix, wta: Wta, device: &Device) -> Result<Vec<Word>> {
     ensure_fits("the codes", x.rows as u128 * p.code_words() as u128 * 8 + p.m as u128 * 4 * rayon::current_num_threads() as u128)?;
-    match device {
-        DeviceChoice::Cpu => Ok(cpu::hash(p, proj, x, wta)),
-        DeviceChoice::Gpu => super::gpu::hash(p, proj, x, wta),
-        DeviceChoice::Auto => match super::gpu::hash(p, proj, x, wta) {
-            Err(e) if e.downcast_ref::<neurobits_gpu_host::GpuError>().is_some() => {
-                eprintln!("note: {e}; using the CPU");
-                Ok(cpu::hash(p, proj, x, wta))
-            }
-            r => r,
-        },
-    }
+    device.run(|g| super::gpu::hash(g, p, proj, x, wta), |cpu| Ok(cpu.install(|| cpu::hash(p, proj, x, wta))))
 }
 
-pub fn run(cmd: &FlyCommand) -> Result<()> {
-    match cmd {
-        FlyCommand::Projection(a) => {
+/// `flyhash projection`.
+pub fn projection(a: &ProjectionConfig) -> Result<()> {
+    {
             let p = FlyParams::new(a.d, a.m, a.s, 1, a.seed)?;
             ensure_fits("the projection", a.m as u128 * a.s as u128 * 12)?;
             let proj = cpu::projection(&p);
@@ -213,7 +190,11 @@ pub fn run(cmd: &FlyCommand) -> Result<()> {
             }
             write_string(&a.out, &s)
         }
-        FlyCommand::Hash(a) => {
+    }
+
+/// `flyhash hash`.
+pub fn hash(a: &HashConfig) -> Result<()> {
+    {
             let x = data::read(&a.input)?;
             if x.rows == 0 || x.cols == 0 {
                 bail!("{}: no input vectors", a.input.display());
@@ -233,13 +214,17 @@ pub fn run(cmd: &FlyCommand) -> Result<()> {
                     (p, cpu::projection(&p))
                 }
             };
-            let codes = hash_matrix(&p, &proj, &x, a.wta, a.device)?;
+            let codes = hash_matrix(&p, &proj, &x, a.wta, &Device::open(a.device)?)?;
             match a.format {
                 CodeFormat::Bin => write_codes(&a.out, p.m, &codes),
                 CodeFormat::Indices => write_string(&a.out, &indices_csv(p.m, &codes)),
             }
         }
-        FlyCommand::Search(a) => {
+    }
+
+/// `flyhash search`.
+pub fn search(a: &SearchConfig) -> Result<()> {
+    {
             let (m, db) = read_codes(&a.db)?;
             let (mq, q) = read_codes(&a.queries)?;
             if m != mq {
@@ -249,15 +234,10 @@ pub fn run(cmd: &FlyCommand) -> Result<()> {
                 bail!("--r must be at least 1");
             }
             let words = (m as usize).div_ceil(64);
-            let gpu = || -> Result<_> { Ok(neurobits_gpu_host::Gpu::open(0)?.hamming_top_r(&db, &q, words, a.r)?) };
-            let res = match a.device {
-                DeviceChoice::Cpu => super::search::top_r(&db, &q, words, a.r),
-                DeviceChoice::Gpu => gpu()?,
-                DeviceChoice::Auto => gpu().unwrap_or_else(|e| {
-                    eprintln!("note: {e}; using the CPU");
-                    super::search::top_r(&db, &q, words, a.r)
-                }),
-            };
+            let res = Device::open(a.device)?.run(
+                |g| Ok(g.hamming_top_r(&db, &q, words, a.r)?),
+                |cpu| Ok(cpu.install(|| super::search::top_r(&db, &q, words, a.r))),
+            )?;
             let mut s = String::new();
             for row in res {
                 s += &row.iter().map(|(i, d)| format!("{i}:{d}")).collect::<Vec<_>>().join(",");
@@ -265,7 +245,11 @@ pub fn run(cmd: &FlyCommand) -> Result<()> {
             }
             write_string(&a.out, &s)
         }
-        FlyCommand::Eval(a) => {
+    }
+
+/// `flyhash eval`.
+pub fn eval(a: &EvalConfig) -> Result<()> {
+    {
             let rows = super::eval::run(&a.data, a.queries, &a.ks, a.neighbours, a.seed, &a.out)?;
             println!("{:>4} | {:>22} | {:>18}", "k", "FlyHash (m=20k) prec.", "SimHash (k bits)");
             for r in rows {
@@ -273,6 +257,4 @@ pub fn run(cmd: &FlyCommand) -> Result<()> {
             }
             Ok(())
         }
-        FlyCommand::Bench(a) => super::bench::run(a),
     }
-}

@@ -1,4 +1,6 @@
-use crate::{Geometry, Word, WORD_BITS};
+use crate::bits::set_bits;
+use crate::gbnn::Geometry;
+use crate::{Word, WORD_BITS};
 
 /// Mask of the clusters of `v` with at least one active neuron.
 #[inline(always)]
@@ -20,7 +22,7 @@ fn active_clusters(geom: &Geometry, v: &[Word]) -> u64 {
 /// skipped).
 ///
 /// ```
-/// use neurobits_core::{Geometry, store::store_message, rules::score};
+/// use neurobits_core::gbnn::{Geometry, store::store_message, rules::score};
 /// let g = Geometry::new(3, 3).unwrap();
 /// let mut w = [0u64; 27];
 /// store_message(&g, &mut w, &[0, 0, 0]);
@@ -34,10 +36,7 @@ pub fn score(geom: &Geometry, w: &[Word], v: &[Word], active: u64, c: usize, l: 
     let row = geom.row(w, geom.neuron(c, l));
     let (own_word, own_bit) = geom.bit(c, l);
     let mut s = if v[own_word] & own_bit != 0 { gamma } else { 0 };
-    let mut m = active;
-    while m != 0 {
-        let c2 = m.trailing_zeros() as usize;
-        m &= m - 1;
+    for c2 in set_bits(active) {
         for k in c2 * wpc..(c2 + 1) * wpc {
             s += (row[k] & v[k]).count_ones();
         }
@@ -51,7 +50,7 @@ pub fn score(geom: &Geometry, w: &[Word], v: &[Word], active: u64, c: usize, l: 
 /// the very same code.
 ///
 /// ```
-/// use neurobits_core::rules::select_max;
+/// use neurobits_core::gbnn::rules::select_max;
 /// let mut out = [0u64];
 /// select_max(4, |l| [1.0f32, 3.0, 0.0, 3.0][l], &mut out);
 /// assert_eq!(out[0], 0b1010);
@@ -81,7 +80,7 @@ pub fn select_max<T: PartialOrd + Copy + Default>(neurons: usize, mut score: imp
 /// [`score`] of every neuron, then [`select_max`].
 ///
 /// ```
-/// use neurobits_core::{Geometry, store::store_message, rules::sum_of_sum_cluster};
+/// use neurobits_core::gbnn::{Geometry, store::store_message, rules::sum_of_sum_cluster};
 /// let g = Geometry::new(3, 3).unwrap();
 /// let mut w = [0u64; 27];
 /// store_message(&g, &mut w, &[1, 2, 0]);

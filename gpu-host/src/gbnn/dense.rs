@@ -5,17 +5,18 @@
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use cudarc::driver::CudaSlice;
-use neurobits_core::{Network, Word, ERASED};
+use neurobits_core::{Word, gbnn::{Network, ERASED}};
 use std::time::Instant;
 
-use crate::launch::{self, KernelTimer};
-use crate::network::shape;
+use neurobits_core::gbnn::kernels::{DenseSelect, Shape};
+
+use crate::launch::{launch, rd, wr, KernelTimer};
 use crate::{Gpu, GpuError};
 
 /// Dense `W` resident on the GPU with a cuBLAS handle.
 pub struct DenseGpu<'g> {
     gpu: &'g Gpu,
-    net_geom: neurobits_core::Geometry,
+    net_geom: neurobits_core::gbnn::Geometry,
     blas: CudaBlas,
     w: CudaSlice<f32>,
 }
@@ -83,7 +84,17 @@ impl<'g> DenseGpu<'g> {
             let b = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT))?;
             gemm_ms += a.elapsed_ms(&b)? as f64;
             st.memset_zeros(&mut changed)?;
-            launch::dense_select(self.gpu, &mut timer, shape(g), k as u32, &scores, &mut v, &mut states, &mut changed)?;
+            let gpu = self.gpu;
+            let a = DenseSelect {
+                shape: Shape::of(g),
+                k: k as u32,
+                s: rd(gpu, &scores),
+                v: wr(gpu, &mut v),
+                states: wr(gpu, &mut states),
+                changed: wr(gpu, &mut changed),
+            };
+            // SAFETY: S and V are n×K f32, the states K rows, `changed` one u32.
+            unsafe { launch(gpu, &mut timer, k as u64 * c as u64, a)? };
             if st.clone_dtoh(&changed)?[0] == 0 {
                 break;
             }

@@ -6,8 +6,8 @@
 //! small integers, exact in `f32`, so its final states must equal the bit-packed sum-of-sum's.
 
 use anyhow::Result;
-use neurobits_core::rules::select_max;
-use neurobits_core::{Geometry, Network, Word, ERASED};
+use neurobits_core::gbnn::rules::select_max;
+use neurobits_core::{Word, gbnn::{Geometry, Network, ERASED}};
 
 use crate::io::memory::ensure_fits;
 

@@ -1,13 +1,14 @@
 //! Storing: a message adds the edges of its clique (Gripon & Berrou 2011).
 
-use crate::{Geometry, Word};
+use super::Geometry;
+use crate::Word;
 
 /// The one word of `W` that storing `msg` changes for the edge from its neuron in cluster `a`
 /// to its neuron in cluster `b ≠ a`: `(index into W, bit to OR in)`. Drivers apply it with a
 /// plain OR (CPU, firmware, FPGA model) or an atomic OR (GPU).
 ///
 /// ```
-/// use neurobits_core::{Geometry, store::clique_word};
+/// use neurobits_core::gbnn::{Geometry, store::clique_word};
 /// let g = Geometry::new(3, 3).unwrap();
 /// // Neuron (0, 1) is row 1; its edge to (2, 0) sets bit 0 of word 2.
 /// assert_eq!(clique_word(&g, &[1, 2, 0], 0, 2), (1 * 3 + 2, 1));
@@ -22,7 +23,7 @@ pub fn clique_word(geom: &Geometry, msg: &[u16], a: usize, b: usize) -> (usize, 
 /// Stores one message (already checked with [`Geometry::check_symbols`]) into `w`.
 ///
 /// ```
-/// use neurobits_core::{Geometry, store::store_message};
+/// use neurobits_core::gbnn::{Geometry, store::store_message};
 /// let g = Geometry::new(3, 3).unwrap();
 /// let mut w = [0u64; 27];
 /// store_message(&g, &mut w, &[0, 0, 0]);

@@ -3,17 +3,18 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use neurobits_core::digest::{fnv1a_words, FNV_OFFSET};
-use neurobits_core::{retrieve, Network, Params, Rule, Word};
+use neurobits_core::{Word, gbnn::{retrieve, Network, Params, Rule}};
 use neurobits_gpu_host::Gpu;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use crate::cli::{FpgaArgs, HwcostArgs};
-use crate::device::{Backend, Cpu};
+use crate::device::Cpu;
 use crate::io::atomic::write_string;
 use crate::plot::{bar_chart_log, Bars};
-use crate::scenario::Scenario;
+use super::scenario::Scenario;
+use super::RuleArg;
+use super::fpga::FpgaConfig;
 
 /// RAM of the firmware's microcontroller (TI LM3S6965, as QEMU's lm3s6965evb).
 const MCU_RAM: u64 = 64 * 1024;
@@ -54,7 +55,7 @@ fn missing(target: &str, rules: &[Rule], kind: &str, note: &str) -> Vec<Row> {
         .collect()
 }
 
-pub fn run(a: &HwcostArgs) -> Result<()> {
+pub fn run(a: &HwcostConfig) -> Result<()> {
     let s = Scenario { id: 0, clusters: a.clusters, neurons: a.neurons, stored: a.messages, probes: a.probes, erased: a.erased, gamma: a.gamma };
     let rules: Vec<Rule> = if a.rules.is_empty() { Rule::ALL.to_vec() } else { a.rules.iter().map(|&r| r.into()).collect() };
     if !(a.fpga_clock_mhz > 0.0 && a.fpga_clock_mhz.is_finite() && a.mcu_clock_mhz > 0.0 && a.mcu_clock_mhz.is_finite()) {
@@ -132,7 +133,7 @@ pub fn run(a: &HwcostArgs) -> Result<()> {
     Ok(())
 }
 
-fn gpu_rows(a: &HwcostArgs, net: &Network, probes: &[u16], rules: &[Rule], params: &Params, lat_k: usize) -> Result<Vec<Row>> {
+fn gpu_rows(a: &HwcostConfig, net: &Network, probes: &[u16], rules: &[Rule], params: &Params, lat_k: usize) -> Result<Vec<Row>> {
     let gpu = match Gpu::open(0) {
         Ok(g) => g,
         Err(e) => return Ok(missing("gpu", rules, "not available", &e.to_string())),
@@ -179,13 +180,13 @@ fn gpu_rows(a: &HwcostArgs, net: &Network, probes: &[u16], rules: &[Rule], param
     Ok(rows)
 }
 
-fn fpga_rows(a: &HwcostArgs, rules: &[Rule]) -> Result<Vec<Row>> {
+fn fpga_rows(a: &HwcostConfig, rules: &[Rule]) -> Result<Vec<Row>> {
     let target = format!("fpga model @{} MHz", a.fpga_clock_mhz);
     let n = a.clusters.saturating_mul(a.neurons);
     if n > neurobits_fpga::MAX_NEURONS {
         return Ok(missing(&target, rules, "does not fit", &format!("{n} neurons > the 400-neuron fully-parallel circuit")));
     }
-    let fa = FpgaArgs {
+    let fa = FpgaConfig {
         clusters: a.clusters,
         neurons: a.neurons,
         rule: vec![],
@@ -197,7 +198,7 @@ fn fpga_rows(a: &HwcostArgs, rules: &[Rule]) -> Result<Vec<Row>> {
         seed: a.seed,
         json: None,
     };
-    let (fr, _) = match crate::fpga::run_sized(&fa, rules) {
+    let (fr, _) = match super::fpga::run_sized(&fa, rules) {
         Ok(x) => x,
         Err(e) => return Ok(missing(&target, rules, "not available", &e.to_string())),
     };
@@ -218,7 +219,7 @@ fn fpga_rows(a: &HwcostArgs, rules: &[Rule]) -> Result<Vec<Row>> {
         .collect())
 }
 
-fn mcu_rows(a: &HwcostArgs, rules: &[Rule], w_bytes: u64) -> Result<Vec<Row>> {
+fn mcu_rows(a: &HwcostConfig, rules: &[Rule], w_bytes: u64) -> Result<Vec<Row>> {
     let target = format!("cortex-m3 (QEMU) @{} MHz", a.mcu_clock_mhz);
     if w_bytes > MCU_RAM {
         let note = format!("W needs {:.1} KiB > the {} KiB RAM of the LM3S6965", w_bytes as f64 / 1024.0, MCU_RAM / 1024);
@@ -227,14 +228,14 @@ fn mcu_rows(a: &HwcostArgs, rules: &[Rule], w_bytes: u64) -> Result<Vec<Row>> {
     if (a.clusters, a.neurons) != (8, 50) {
         return Ok(missing(&target, rules, "not available", "the firmware is built for 8x50"));
     }
-    let elf = a.firmware.clone().unwrap_or_else(|| PathBuf::from(crate::mcu::DEFAULT_ELF));
-    if let Some(why) = crate::mcu::unavailable(&elf) {
+    let elf = a.firmware.clone().unwrap_or_else(|| PathBuf::from(super::mcu::DEFAULT_ELF));
+    if let Some(why) = super::mcu::unavailable(&elf) {
         if a.require_mcu {
             bail!("cannot run the firmware: {why}");
         }
         return Ok(missing(&target, rules, "not available", &why));
     }
-    let log = crate::mcu::run(&elf, a.messages, a.probes, a.erased, a.seed)?;
+    let log = super::mcu::run(&elf, a.messages, a.probes, a.erased, a.seed)?;
     let mut rows = Vec::new();
     for &rule in rules {
         let fw = log.rules.iter().find(|r| r.rule == rule.name()).ok_or_else(|| anyhow!("firmware log has no {} line", rule.name()))?;
@@ -261,7 +262,7 @@ fn opt(x: Option<f64>, prec: usize) -> String {
     x.map_or("—".into(), |v| format!("{v:.prec$}"))
 }
 
-fn markdown(a: &HwcostArgs, rows: &[Row]) -> String {
+fn markdown(a: &HwcostConfig, rows: &[Row]) -> String {
     let mut s = format!(
         "GBNN {}x{}, {} stored, {} probes, {} erased, gamma {} (sum-of-sum), seed {}\n\n",
         a.clusters, a.neurons, a.messages, a.probes, a.erased, a.gamma, a.seed
@@ -305,4 +306,45 @@ fn csv(rows: &[Row]) -> String {
         );
     }
     s
+}
+
+#[derive(clap::Args, Debug)]
+pub struct HwcostConfig {
+    #[arg(long, default_value_t = 8)]
+    pub clusters: usize,
+    #[arg(long, default_value_t = 50)]
+    pub neurons: usize,
+    /// Random messages stored.
+    #[arg(long, default_value_t = 400)]
+    pub messages: u64,
+    /// Probes (distinct stored messages).
+    #[arg(long, default_value_t = 100)]
+    pub probes: u64,
+    #[arg(long, default_value_t = 5)]
+    pub erased: usize,
+    /// Rules (default: all).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub rules: Vec<RuleArg>,
+    #[arg(long, default_value_t = 2)]
+    pub gamma: u32,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Probes timed one at a time for the single-probe latencies.
+    #[arg(long, default_value_t = 100)]
+    pub latency_probes: usize,
+    /// Assumed FPGA clock (MHz).
+    #[arg(long, default_value_t = 100.0)]
+    pub fpga_clock_mhz: f64,
+    /// Assumed microcontroller clock (MHz; the LM3S6965 runs at up to 50).
+    #[arg(long, default_value_t = 50.0)]
+    pub mcu_clock_mhz: f64,
+    /// Firmware ELF (default: mcu/target/thumbv7m-none-eabi/release/neurobits-mcu).
+    #[arg(long)]
+    pub firmware: Option<PathBuf>,
+    /// Fail, rather than mark the target unavailable, when the firmware cannot run.
+    #[arg(long)]
+    pub require_mcu: bool,
+    /// Directory for hwcost.md, .csv, .json and .svg.
+    #[arg(long)]
+    pub out: PathBuf,
 }

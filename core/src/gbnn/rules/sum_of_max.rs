@@ -1,4 +1,5 @@
-use crate::{Geometry, Word, WORD_BITS};
+use crate::gbnn::Geometry;
+use crate::{Word, WORD_BITS};
 
 /// Sum-of-max (Eq. 6–7) for word `wi` of cluster `c`, evaluated literally: for *every* neuron
 /// (on or off) the score `γ·v_i + Σ_{c'} max_j v_j·w_ji` counts the self loop and each other
@@ -6,7 +7,7 @@ use crate::{Geometry, Word, WORD_BITS};
 /// `γ + C − 1`. Any `γ > 0` gives the same dynamics (Theorem 1), so `γ = 1` is used.
 ///
 /// ```
-/// use neurobits_core::{Geometry, store::store_message, rules::sum_of_max_word};
+/// use neurobits_core::gbnn::{Geometry, store::store_message, rules::sum_of_max_word};
 /// let g = Geometry::new(3, 3).unwrap();
 /// let mut w = [0u64; 27];
 /// store_message(&g, &mut w, &[1, 2, 0]);

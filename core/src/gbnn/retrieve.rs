@@ -1,12 +1,13 @@
 //! The single-probe driver: initial state, synchronous updates until convergence.
 
-use crate::rules::{bail_out_early_word, init_word, joint_first_word, joint_iter_word, sum_of_max_word, sum_of_sum_cluster};
-use crate::{Error, Geometry, Word};
+use super::schedule::{initial_word, Schedule, Update};
+use super::Geometry;
+use crate::{Error, Word};
 
 /// A retrieval rule (Yao, Gripon & Rabbat 2013).
 ///
 /// ```
-/// use neurobits_core::Rule;
+/// use neurobits_core::gbnn::Rule;
 /// assert_eq!(Rule::from_name("joint"), Some(Rule::Joint));
 /// assert_eq!(Rule::Joint.name(), "joint");
 /// ```
@@ -73,7 +74,7 @@ impl Rule {
 /// Retrieval parameters.
 ///
 /// ```
-/// let p = neurobits_core::Params::default();
+/// let p = neurobits_core::gbnn::Params::default();
 /// assert_eq!((p.gamma, p.max_iter), (1, 20));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,7 +95,7 @@ impl Default for Params {
 /// What a retrieval did.
 ///
 /// ```
-/// let s = neurobits_core::Stats::default();
+/// let s = neurobits_core::gbnn::Stats::default();
 /// assert!(!s.converged && s.iterations == 0);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -109,7 +110,7 @@ pub struct Stats {
 /// Writes the rule's initial state of a probe into `v`.
 ///
 /// ```
-/// use neurobits_core::{Geometry, Rule, ERASED, retrieve::init_state};
+/// use neurobits_core::gbnn::{Geometry, Rule, ERASED, retrieve::init_state};
 /// let g = Geometry::new(2, 3).unwrap();
 /// let mut v = [0u64; 2];
 /// init_state(&g, &[2, ERASED], Rule::SumOfMax, &mut v);
@@ -119,61 +120,28 @@ pub fn init_state(geom: &Geometry, symbols: &[u16], rule: Rule, v: &mut [Word]) 
     let wpc = geom.words_per_cluster();
     for c in 0..geom.clusters() {
         for wi in 0..wpc {
-            v[c * wpc + wi] = init_word(geom, symbols, c, wi, rule.erased_start_on());
+            v[c * wpc + wi] = initial_word(geom, symbols, rule, c, wi);
         }
     }
 }
 
-/// Update `t` (0-based) of a probe: writes `v^{t+1}` into `next` from `v = v^t`; returns whether
-/// anything changed. Joint's update 0 is its first pass.
+/// One synchronous update `u` of a probe (the rule's [`Rule::update`] at step `t`): writes
+/// `v^{t+1}` into `next` from `v = v^t`; returns whether anything changed.
 ///
 /// ```
-/// use neurobits_core::{Geometry, Rule, Params, ERASED, retrieve::{init_state, step}};
+/// use neurobits_core::gbnn::{Geometry, Rule, Params, ERASED, retrieve::{init_state, step}};
 /// let g = Geometry::new(2, 3).unwrap();
 /// let w = [0u64; 12]; // nothing stored: no neuron has support
 /// let (mut v, mut next) = ([0u64; 2], [0u64; 2]);
 /// init_state(&g, &[2, ERASED], Rule::SumOfMax, &mut v);
-/// assert!(step(&g, &w, &[2, ERASED], Rule::SumOfMax, &Params::default(), 0, &v, &mut next));
+/// assert!(step(&g, &w, &[2, ERASED], Rule::SumOfMax.update(0), &Params::default(), &v, &mut next));
 /// assert_eq!(next, [0, 0]);
 /// ```
-#[allow(clippy::too_many_arguments)]
-pub fn step(
-    geom: &Geometry,
-    w: &[Word],
-    symbols: &[u16],
-    rule: Rule,
-    params: &Params,
-    t: u32,
-    v: &[Word],
-    next: &mut [Word],
-) -> bool {
+pub fn step(geom: &Geometry, w: &[Word], symbols: &[u16], u: Update, params: &Params, v: &[Word], next: &mut [Word]) -> bool {
     let wpc = geom.words_per_cluster();
-    let all = geom.all_clusters();
     let erased = geom.erased_mask(symbols);
     for c in 0..geom.clusters() {
-        let out = &mut next[c * wpc..(c + 1) * wpc];
-        match rule {
-            Rule::SumOfSum => sum_of_sum_cluster(geom, w, v, c, params.gamma, out),
-            Rule::SumOfMax => {
-                for (wi, o) in out.iter_mut().enumerate() {
-                    *o = sum_of_max_word(geom, w, v, c, wi);
-                }
-            }
-            Rule::BailOutEarly => {
-                for (wi, o) in out.iter_mut().enumerate() {
-                    *o = bail_out_early_word(geom, w, v, c, wi, all);
-                }
-            }
-            Rule::Joint => {
-                for (wi, o) in out.iter_mut().enumerate() {
-                    *o = if t == 0 {
-                        joint_first_word(geom, w, symbols, c, wi)
-                    } else {
-                        joint_iter_word(geom, w, v, erased, c, wi)
-                    };
-                }
-            }
-        }
+        u.cluster(geom, w, v, symbols, erased, params, c, &mut next[c * wpc..(c + 1) * wpc]);
     }
     next[..geom.row_words()] != v[..geom.row_words()]
 }
@@ -182,7 +150,7 @@ pub fn step(
 /// `scratch` hold at least [`Geometry::row_words`] words). The final state is left in `state`.
 ///
 /// ```
-/// use neurobits_core::{Geometry, Rule, Params, ERASED, retrieve, store::store_message};
+/// use neurobits_core::gbnn::{Geometry, Rule, Params, ERASED, retrieve, store::store_message};
 /// let g = Geometry::new(3, 3).unwrap();
 /// let mut w = [0u64; 27];
 /// store_message(&g, &mut w, &[1, 2, 0]);
@@ -203,23 +171,21 @@ pub fn retrieve(
     let rw = geom.row_words();
     let (state, scratch) = (&mut state[..rw], &mut scratch[..rw]);
     init_state(geom, symbols, rule, state);
-    let limit = rule.iteration_limit(geom, params);
-    let mut t = 0;
-    while t < limit {
-        let changed = step(geom, w, symbols, rule, params, t, state, scratch);
-        t += 1;
-        if !changed {
-            return Stats { iterations: t, converged: true };
+    let mut sched = Schedule::new(rule, geom, params);
+    while let Some(u) = sched.next_update() {
+        let changed = step(geom, w, symbols, u, params, state, scratch);
+        sched.record(changed);
+        if changed {
+            state.copy_from_slice(scratch);
         }
-        state.copy_from_slice(scratch);
     }
-    Stats { iterations: t, converged: false }
+    sched.stats()
 }
 
 /// [`retrieve`] with every precondition checked.
 ///
 /// ```
-/// use neurobits_core::{Error, Geometry, Rule, Params, retrieve::checked_retrieve};
+/// use neurobits_core::{Error, gbnn::{Geometry, Rule, Params, retrieve::checked_retrieve}};
 /// let g = Geometry::new(3, 3).unwrap();
 /// let (mut v, mut s) = ([0u64; 3], [0u64; 3]);
 /// let r = checked_retrieve(&g, &[0; 27], &[0, 3, 0], Rule::Joint, &Params::default(), &mut v, &mut s);

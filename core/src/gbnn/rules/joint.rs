@@ -1,11 +1,12 @@
 use super::{bail_out_early_word, bail_out_early_word_occ, init_word};
-use crate::{Geometry, Word, ERASED, MAX_CLUSTERS};
+use crate::gbnn::{Geometry, ERASED, MAX_CLUSTERS};
+use crate::Word;
 
 /// The rows of `W` of a probe's known neurons (their flat neuron indices), in cluster order, into
 /// `rows`; returns how many. The joint first pass ANDs these rows.
 ///
 /// ```
-/// use neurobits_core::{Geometry, ERASED, rules::known_rows};
+/// use neurobits_core::gbnn::{Geometry, ERASED, rules::known_rows};
 /// let g = Geometry::new(3, 4).unwrap();
 /// let mut rows = [0u32; 3];
 /// assert_eq!(known_rows(&g, &[1, ERASED, 3], &mut rows), 2);
@@ -30,7 +31,7 @@ pub fn known_rows(geom: &Geometry, symbols: &[u16], rows: &mut [u32]) -> usize {
 /// no known cluster every neuron has `0 = C − e` signals and all stay.
 ///
 /// ```
-/// use neurobits_core::{Geometry, store::store_message, rules::joint_first_word_rows};
+/// use neurobits_core::gbnn::{Geometry, store::store_message, rules::joint_first_word_rows};
 /// let g = Geometry::new(3, 3).unwrap();
 /// let mut w = [0u64; 27];
 /// store_message(&g, &mut w, &[1, 2, 0]);
@@ -57,7 +58,7 @@ pub fn joint_first_word_rows(geom: &Geometry, w: &[Word], rows: &[u32], c: usize
 /// [`joint_first_word_rows`] from the probe's symbols; known clusters keep their symbol.
 ///
 /// ```
-/// use neurobits_core::{Geometry, ERASED, store::store_message, rules::joint_first_word};
+/// use neurobits_core::gbnn::{Geometry, ERASED, store::store_message, rules::joint_first_word};
 /// let g = Geometry::new(3, 3).unwrap();
 /// let mut w = [0u64; 27];
 /// store_message(&g, &mut w, &[1, 2, 0]);
@@ -81,7 +82,7 @@ pub fn joint_first_word(geom: &Geometry, w: &[Word], symbols: &[u16], c: usize, 
 /// known clusters never change, so only the erased clusters need checking.
 ///
 /// ```
-/// use neurobits_core::{Geometry, store::store_message, rules::joint_iter_word};
+/// use neurobits_core::gbnn::{Geometry, store::store_message, rules::joint_iter_word};
 /// let g = Geometry::new(3, 3).unwrap();
 /// let mut w = [0u64; 27];
 /// store_message(&g, &mut w, &[1, 2, 0]);
@@ -99,7 +100,7 @@ pub fn joint_iter_word(geom: &Geometry, w: &[Word], v: &[Word], erased: u64, c: 
 /// [`joint_iter_word`] with a precomputed occupancy of `v` (see [`super::supported_occ`]).
 ///
 /// ```
-/// use neurobits_core::{Geometry, store::store_message, rules::*};
+/// use neurobits_core::gbnn::{Geometry, store::store_message, rules::*};
 /// let g = Geometry::new(3, 3).unwrap();
 /// let mut w = [0u64; 27];
 /// store_message(&g, &mut w, &[1, 2, 0]);

@@ -2,15 +2,28 @@ use crate::{Error, Word, WORD_BITS};
 
 /// Most clusters a network may have: cluster sets (erased, frozen) are `u64` masks.
 pub const MAX_CLUSTERS: usize = 64;
-/// Most neurons per cluster: symbols are `u16` and [`crate::ERASED`] is reserved.
+/// Most neurons per cluster: symbols are `u16` and [`super::ERASED`] is reserved.
 pub const MAX_NEURONS: usize = u16::MAX as usize - 1;
+
+/// Words of one state vector or one row of `W` of a `clusters × neurons` network: `C·⌈L/64⌉`
+/// (0 when it overflows), usable in const generics.
+///
+/// ```
+/// assert_eq!(neurobits_core::gbnn::row_words(8, 50), 8);
+/// ```
+pub const fn row_words(clusters: usize, neurons: usize) -> usize {
+    match clusters.checked_mul(neurons.div_ceil(WORD_BITS)) {
+        Some(w) => w,
+        None => 0,
+    }
+}
 
 /// Words of the weight matrix of a `clusters × neurons` network (0 when it overflows), usable in
 /// const generics.
 ///
 /// ```
 /// // 8 clusters of 50 neurons: 400 rows of 8 words.
-/// assert_eq!(neurobits_core::weight_words(8, 50), 400 * 8);
+/// assert_eq!(neurobits_core::gbnn::weight_words(8, 50), 400 * 8);
 /// ```
 pub const fn weight_words(clusters: usize, neurons: usize) -> usize {
     let wpc = neurons.div_ceil(WORD_BITS);
@@ -29,7 +42,7 @@ pub const fn weight_words(clusters: usize, neurons: usize) -> usize {
 /// Shape of a network: `C` clusters of `L` neurons, each cluster padded to whole words.
 ///
 /// ```
-/// let g = neurobits_core::Geometry::new(16, 512).unwrap();
+/// let g = neurobits_core::gbnn::Geometry::new(16, 512).unwrap();
 /// assert_eq!((g.words_per_cluster(), g.row_words(), g.neurons()), (8, 128, 8192));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +57,7 @@ impl Geometry {
     /// Checks the bounds and computes the padded layout.
     ///
     /// ```
-    /// use neurobits_core::{Error, Geometry};
+    /// use neurobits_core::{Error, gbnn::Geometry};
     /// assert!(Geometry::new(8, 128).is_ok());
     /// assert_eq!(Geometry::new(65, 2), Err(Error::TooManyClusters(65)));
     /// ```
@@ -136,10 +149,10 @@ impl Geometry {
         let rw = self.row_words();
         &w[i * rw..(i + 1) * rw]
     }
-    /// Checks a message or probe: `C` symbols, each in `[0, L)` or, if `allow_erased`, [`crate::ERASED`].
+    /// Checks a message or probe: `C` symbols, each in `[0, L)` or, if `allow_erased`, [`super::ERASED`].
     ///
     /// ```
-    /// use neurobits_core::{Error, Geometry, ERASED};
+    /// use neurobits_core::{Error, gbnn::{Geometry, ERASED}};
     /// let g = Geometry::new(2, 4).unwrap();
     /// assert_eq!(g.check_symbols(&[1, 4], false), Err(Error::Symbol(1, 4)));
     /// assert!(g.check_symbols(&[1, ERASED], true).is_ok());
@@ -149,7 +162,7 @@ impl Geometry {
             return Err(Error::Arity(self.clusters(), symbols.len()));
         }
         for (c, &s) in symbols.iter().enumerate() {
-            let erased_ok = allow_erased && s == crate::ERASED;
+            let erased_ok = allow_erased && s == super::ERASED;
             if !erased_ok && s as usize >= self.neurons_per_cluster() {
                 return Err(Error::Symbol(c, s));
             }
@@ -161,7 +174,7 @@ impl Geometry {
     pub fn erased_mask(&self, symbols: &[u16]) -> u64 {
         let mut m = 0;
         for (c, &s) in symbols.iter().enumerate().take(self.clusters()) {
-            if s == crate::ERASED {
+            if s == super::ERASED {
                 m |= 1 << c;
             }
         }

@@ -1,0 +1,273 @@
+//! GBNN kernels: thread mappings onto `neurobits_core::gbnn`'s step functions and schedule.
+//! Buffer layouts are documented on the argument structs (`neurobits_core::gbnn::kernels`).
+
+use core::slice::{from_raw_parts, from_raw_parts_mut};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use neurobits_core::bits::set_bits;
+use neurobits_core::gbnn::kernels::{
+    Compact, DenseSelect, Init, JointFirst, JointIndex, Occupancy, ProbeIndex, Shape, StepJoint, StepSos, StepWord, Store,
+};
+use neurobits_core::gbnn::rules::{
+    joint_first_word_rows, joint_iter_word_occ, known_rows, occupancy, select_max, sum_of_sum_cluster,
+};
+use neurobits_core::gbnn::schedule::initial_word;
+use neurobits_core::gbnn::store::clique_word;
+use neurobits_core::gbnn::{Geometry, Rule, Update};
+
+use crate::{abort, gid, kernel, split};
+
+#[inline(always)]
+fn geometry(s: Shape) -> Geometry {
+    match Geometry::new(s.c as usize, s.l as usize) {
+        Ok(g) => g,
+        Err(_) => abort(),
+    }
+}
+
+#[inline(always)]
+unsafe fn note_change(changed: *mut u32, p: usize) {
+    AtomicU32::from_ptr(changed.add(p)).store(1, Relaxed);
+}
+
+kernel! {
+    /// Stores `m` messages; one thread per (message, cluster `a`) sets the row of its neuron in
+    /// `a` (the core's `clique_word`) with an atomic OR, since messages share rows.
+    fn gbnn_store(a: Store) {
+        let g = geometry(a.shape);
+        let (k, ca) = split(gid(), g.clusters());
+        if k >= a.m as usize {
+            return;
+        }
+        let msg = from_raw_parts(a.msgs.0.add(k * g.clusters()), g.clusters());
+        for b in 0..g.clusters() {
+            if b != ca {
+                let (idx, bit) = clique_word(&g, msg, ca, b);
+                AtomicU64::from_ptr(a.w.0.add(idx)).fetch_or(bit, Relaxed);
+            }
+        }
+    }
+}
+
+kernel! {
+    /// Initial states into both buffers, one thread per (probe, word); resets the per-probe fields.
+    fn gbnn_init(a: Init) {
+        let g = geometry(a.shape);
+        let (rw, wpc) = (g.row_words(), g.words_per_cluster());
+        let i = gid();
+        let (p, word) = split(i, rw);
+        if p >= a.k as usize {
+            return;
+        }
+        let Some(rule) = Rule::from_u32(a.rule) else { abort() };
+        let symbols = from_raw_parts(a.probes.0.add(p * g.clusters()), g.clusters());
+        let (cl, wi) = split(word, wpc);
+        let v = initial_word(&g, symbols, rule, cl, wi);
+        *a.buf0.0.add(i) = v;
+        *a.buf1.0.add(i) = v;
+        if word == 0 {
+            *a.list.0.add(p) = p as u32;
+            *a.changed.0.add(p) = 0;
+            *a.iters.0.add(p) = 0;
+            *a.converged.0.add(p) = 0;
+        }
+    }
+}
+
+kernel! {
+    /// One per-word update of the schedule (`Update::word`): one thread per (active probe, word).
+    fn gbnn_step_word(a: StepWord) {
+        let g = geometry(a.shape);
+        let (rw, wpc) = (g.row_words(), g.words_per_cluster());
+        let (act, word) = split(gid(), rw);
+        if act >= a.n_active as usize {
+            return;
+        }
+        let Some(u) = Update::from_u32(a.update) else { abort() };
+        let p = *a.list.0.add(act) as usize;
+        let w = from_raw_parts(a.w.0, g.weight_words());
+        let v = from_raw_parts(a.cur.0.add(p * rw), rw);
+        let symbols = from_raw_parts(a.probes.0.add(p * g.clusters()), g.clusters());
+        let (cl, wi) = split(word, wpc);
+        let out = u.word(&g, w, v, symbols, g.erased_mask(symbols), cl, wi);
+        *a.next.0.add(p * rw + word) = out;
+        if out != v[word] {
+            note_change(a.changed.0, p);
+        }
+    }
+}
+
+kernel! {
+    /// Per-probe index for the joint rule, one thread per probe: the rows of its known neurons
+    /// (the core's `known_rows`) and their number, its erased clusters in order and their mask.
+    fn gbnn_probe_index(a: ProbeIndex) {
+        let g = geometry(a.shape);
+        let p = gid();
+        if p >= a.k as usize {
+            return;
+        }
+        let cc = g.clusters();
+        let symbols = from_raw_parts(a.probes.0.add(p * cc), cc);
+        *a.known.0.add(p) = known_rows(&g, symbols, from_raw_parts_mut(a.rows.0.add(p * cc), cc)) as u32;
+        let mask = g.erased_mask(symbols);
+        *a.erased_mask.0.add(p) = mask;
+        for (j, c) in set_bits(mask).enumerate() {
+            *a.erased_list.0.add(p * cc + j) = c as u8;
+        }
+    }
+}
+
+kernel! {
+    /// The joint first pass, one thread per (probe, erased slot `j < e_max`, word): the AND of
+    /// the known rows (`joint_first_word_rows`). Known clusters need no thread: both state
+    /// buffers already hold their symbol.
+    fn gbnn_joint_first(a: JointFirst) {
+        let g = geometry(a.shape);
+        let (cc, rw, wpc) = (g.clusters(), g.row_words(), g.words_per_cluster());
+        let (rest, wi) = split(gid(), wpc);
+        let (p, j) = split(rest, a.e_max as usize);
+        if p >= a.k as usize {
+            return;
+        }
+        let nk = *a.ix.known.0.add(p) as usize;
+        if j >= cc - nk {
+            return;
+        }
+        let cl = *a.ix.erased_list.0.add(p * cc + j) as usize;
+        let w = from_raw_parts(a.w.0, g.weight_words());
+        let out = joint_first_word_rows(&g, w, from_raw_parts(a.ix.rows.0.add(p * cc), nk), cl, wi);
+        let word = p * rw + cl * wpc + wi;
+        *a.next.0.add(word) = out;
+        if out != *a.cur.0.add(word) {
+            note_change(a.changed.0, p);
+        }
+    }
+}
+
+/// This thread's `(probe, erased cluster)` for a (active probe, erased slot) mapping, if the slot
+/// exists: slot `j` of active probe `list[a]` is its `j`-th erased cluster.
+#[inline(always)]
+unsafe fn erased_slot(g: &Geometry, e_max: u32, ix: &JointIndex, list: *const u32, n_active: u32) -> Option<(usize, usize)> {
+    let cc = g.clusters();
+    let (act, j) = split(gid(), e_max as usize);
+    if act >= n_active as usize {
+        return None;
+    }
+    let p = *list.add(act) as usize;
+    if j >= cc - *ix.known.0.add(p) as usize {
+        return None;
+    }
+    Some((p, *ix.erased_list.0.add(p * cc + j) as usize))
+}
+
+kernel! {
+    /// Occupancy (nonzero words) of every erased cluster of the active probes, one thread per
+    /// (active probe, erased slot): the input of `gbnn_step_joint`.
+    fn gbnn_occupancy(a: Occupancy) {
+        let g = geometry(a.shape);
+        let (cc, rw) = (g.clusters(), g.row_words());
+        let Some((p, cl)) = erased_slot(&g, a.e_max, &a.ix, a.list.0, a.n_active) else { return };
+        *a.occ.0.add(p * cc + cl) = occupancy(&g, from_raw_parts(a.cur.0.add(p * rw), rw), cl);
+    }
+}
+
+kernel! {
+    /// A later joint update, one thread per (active probe, erased slot): only erased clusters
+    /// change, so known clusters get no thread; support is checked through the occupancy of `v`.
+    /// Only the words nonzero now or at the previous update (`occ_prev`, which covers both since
+    /// the active set only shrinks) can differ between `v` and `next`, so only those are written
+    /// (Lemma 1: a zero word stays zero).
+    fn gbnn_step_joint(a: StepJoint) {
+        let g = geometry(a.shape);
+        let (cc, rw, wpc) = (g.clusters(), g.row_words(), g.words_per_cluster());
+        let Some((p, cl)) = erased_slot(&g, a.e_max, &a.ix, a.list.0, a.n_active) else { return };
+        let erased = *a.ix.erased_mask.0.add(p);
+        let occ_p = from_raw_parts(a.occ.0.add(p * cc), cc);
+        let w = from_raw_parts(a.w.0, g.weight_words());
+        let v = from_raw_parts(a.cur.0.add(p * rw), rw);
+        let mut differs = false;
+        for wi in set_bits(occ_p[cl] | *a.occ_prev.0.add(p * cc + cl)) {
+            let word = cl * wpc + wi;
+            let out = joint_iter_word_occ(&g, w, v, erased, cl, wi, occ_p);
+            *a.next.0.add(p * rw + word) = out;
+            differs |= out != v[word];
+        }
+        if differs {
+            note_change(a.changed.0, p);
+        }
+    }
+}
+
+kernel! {
+    /// One sum-of-sum update, one thread per (active probe, cluster): the cluster maximum needs
+    /// the whole cluster.
+    fn gbnn_step_sos(a: StepSos) {
+        let g = geometry(a.shape);
+        let (rw, wpc) = (g.row_words(), g.words_per_cluster());
+        let (act, cl) = split(gid(), g.clusters());
+        if act >= a.n_active as usize {
+            return;
+        }
+        let p = *a.list.0.add(act) as usize;
+        let w = from_raw_parts(a.w.0, g.weight_words());
+        let v = from_raw_parts(a.cur.0.add(p * rw), rw);
+        let out = from_raw_parts_mut(a.next.0.add(p * rw + cl * wpc), wpc);
+        sum_of_sum_cluster(&g, w, v, cl, a.gamma, out);
+        if out[..] != v[cl * wpc..(cl + 1) * wpc] {
+            note_change(a.changed.0, p);
+        }
+    }
+}
+
+kernel! {
+    /// After an update: counts it for every active probe, marks the unchanged ones converged and
+    /// compacts the changed ones into `list_out` (order irrelevant: probes are independent).
+    fn gbnn_compact(a: Compact) {
+        let act = gid();
+        if act >= a.n_active as usize {
+            return;
+        }
+        let p = *a.list_in.0.add(act) as usize;
+        *a.iters.0.add(p) += 1;
+        if *a.changed.0.add(p) != 0 {
+            *a.changed.0.add(p) = 0;
+            let slot = AtomicU32::from_ptr(a.count.0).fetch_add(1, Relaxed);
+            *a.list_out.0.add(slot as usize) = p as u32;
+        } else {
+            *a.converged.0.add(p) = 1;
+        }
+    }
+}
+
+kernel! {
+    /// The paper's GPU method, after cuBLAS computed `S = W·V` (column-major `n × K`, `γ` on W's
+    /// diagonal): one thread per (probe, cluster) applies the core's `select_max` to the `f32`
+    /// scores, writes the next `V` column part and the bit-packed state, and flags a change.
+    fn gbnn_dense_select(a: DenseSelect) {
+        let g = geometry(a.shape);
+        let (n, rw, wpc, l) = (g.neurons(), g.row_words(), g.words_per_cluster(), g.neurons_per_cluster());
+        let (p, cl) = split(gid(), g.clusters());
+        if p >= a.k as usize {
+            return;
+        }
+        if wpc > 32 {
+            abort();
+        }
+        let col = p * n + cl * l;
+        let out = from_raw_parts_mut(a.states.0.add(p * rw + cl * wpc), wpc);
+        let scores = from_raw_parts(a.s.0.add(col), l);
+        let mut words = [0u64; 32];
+        let words = &mut words[..wpc];
+        select_max(l, |j| scores[j], words);
+        let mut differs = false;
+        for (o, &x) in out.iter_mut().zip(words.iter()) {
+            differs |= *o != x;
+            *o = x;
+        }
+        for j in 0..l {
+            *a.v.0.add(col + j) = ((words[j / 64] >> (j % 64)) & 1) as f32;
+        }
+        if differs {
+            AtomicU32::from_ptr(a.changed.0).store(1, Relaxed);
+        }
+    }
+}

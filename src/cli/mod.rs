@@ -1,0 +1,91 @@
+//! The command-line layer: the command tree and its dispatch. Each command's options are the
+//! library configuration of the function it calls (`gbnn::experiment::ExperimentConfig`, …), so
+//! the library can be driven without this module; `main.rs` only adds error presentation.
+
+use clap::{Parser, Subcommand};
+
+use crate::gbnn::bench::BenchConfig;
+use crate::gbnn::experiment::ExperimentConfig;
+use crate::gbnn::fpga::FpgaConfig;
+use crate::gbnn::generate::GenerateConfig;
+use crate::gbnn::hwcost::HwcostConfig;
+use crate::gbnn::retrieve::RetrieveConfig;
+use crate::gbnn::store::StoreConfig;
+use crate::{flyhash, gbnn};
+
+/// Bit-exact bio-inspired neural models on CPUs, GPUs, microcontrollers and an FPGA model.
+#[derive(Parser, Debug)]
+#[command(name = "neurobits", version, about)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Every command.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Gripon–Berrou associative memory (GBNN).
+    #[command(subcommand)]
+    Gbnn(GbnnCommand),
+    /// Cycle model of the fully-parallel ≤400-neuron GBNN circuit: cycles, resources, latency.
+    Fpga(FpgaConfig),
+    /// One GBNN workload on every target: latency, throughput, memory, and matching digests.
+    Hwcost(HwcostConfig),
+    /// FlyHash: sparse binary projection, exact winner-take-all, Hamming search.
+    #[command(subcommand)]
+    Flyhash(FlyCommand),
+}
+
+/// `neurobits gbnn …`.
+
+#[derive(Subcommand, Debug)]
+pub enum GbnnCommand {
+    /// Store messages (CSV, C symbols per line) into a network file.
+    Store(StoreConfig),
+    /// Retrieve probes (CSV, `?` = erased) from a network file.
+    Retrieve(RetrieveConfig),
+    /// Write random messages, and probes of them, from the portable PRNG.
+    Generate(GenerateConfig),
+    /// Reproduce the paper's retrieval-rate experiments (Fig. 9, 10, 14).
+    Experiment(ExperimentConfig),
+    /// Time every rule and implementation side by side.
+    Bench(BenchConfig),
+}
+
+/// `neurobits flyhash …`.
+#[derive(Subcommand, Debug)]
+pub enum FlyCommand {
+    /// Hash input vectors (IDX, CSV or NPY) into FlyHash codes.
+    Hash(flyhash::commands::HashConfig),
+    /// Write the projection as CSV: one line per output, its s input indices ascending.
+    Projection(flyhash::commands::ProjectionConfig),
+    /// Top-r Hamming neighbours of query codes in a database of codes.
+    Search(flyhash::commands::SearchConfig),
+    /// FlyHash vs SimHash on Fashion-MNIST: precision of Hamming neighbours.
+    Eval(flyhash::commands::EvalConfig),
+    /// Time FlyHash on the CPU and GPU (exact and bisect64).
+    Bench(crate::flyhash::bench::FlyBenchConfig),
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Gbnn(cmd) => match cmd {
+            GbnnCommand::Store(a) => gbnn::store::run(&a),
+            GbnnCommand::Retrieve(a) => gbnn::retrieve::run(&a),
+            GbnnCommand::Generate(a) => gbnn::generate::run(&a),
+            GbnnCommand::Experiment(a) => gbnn::experiment::run(&a),
+            GbnnCommand::Bench(a) => gbnn::bench::run(&a),
+        },
+        Command::Fpga(a) => gbnn::fpga::run(&a),
+        Command::Hwcost(a) => gbnn::hwcost::run(&a),
+        Command::Flyhash(c) => match c {
+            FlyCommand::Hash(a) => flyhash::commands::hash(&a),
+            FlyCommand::Projection(a) => flyhash::commands::projection(&a),
+            FlyCommand::Search(a) => flyhash::commands::search(&a),
+            FlyCommand::Eval(a) => flyhash::commands::eval(&a),
+            FlyCommand::Bench(a) => flyhash::bench::run(&a),
+        },
+    }
+}

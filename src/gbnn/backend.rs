@@ -1,0 +1,86 @@
+//! The GBNN on a [`Device`]: a network made resident once ([`Resident`]: W uploaded to the GPU,
+//! or borrowed by the CPU pool) that answers any number of batches.
+
+use anyhow::Result;
+use neurobits_core::gbnn::batch::retrieve_batch;
+use neurobits_core::gbnn::{Network, Params, Rule, Stats};
+use neurobits_core::Word;
+use neurobits_gpu_host::gbnn::DeviceNetwork;
+
+use crate::device::{Cpu, Device};
+
+/// Final states and per-probe statistics of a batch retrieval.
+pub struct Batch {
+    /// `K` rows of [`neurobits_core::gbnn::Geometry::row_words`] words.
+    pub states: Vec<Word>,
+    /// Per-probe iterations and convergence.
+    pub stats: Vec<Stats>,
+    /// Time spent in kernels alone, where the backend can tell it apart from transfers.
+    pub kernel_seconds: Option<f64>,
+}
+
+impl Cpu {
+    /// Retrieves `probes` (`K·C` symbols) from `net` on this pool (the core's rayon driver).
+    pub fn retrieve(&self, net: &Network, probes: &[u16], rule: Rule, params: &Params) -> Result<Batch> {
+        let g = net.geometry();
+        let k = probes.len() / g.clusters();
+        let rw = g.row_words();
+        crate::io::memory::ensure_fits("the final states", k as u128 * rw as u128 * 8)?;
+        let mut states = vec![0; k * rw];
+        let mut stats = vec![Stats::default(); k];
+        self.install(|| retrieve_batch(g, net.weights(), probes, rule, params, &mut states, &mut stats))?;
+        Ok(Batch { states, stats, kernel_seconds: None })
+    }
+}
+
+/// A network resident on a device: W is uploaded once, when the handle is made.
+///
+/// ```
+/// use neurobits::device::{Device, DeviceChoice};
+/// use neurobits_core::gbnn::{Network, Params, Rule, ERASED};
+/// let mut net = Network::new(3, 3).unwrap();
+/// net.store(&[1, 2, 0]).unwrap();
+/// let dev = Device::open(DeviceChoice::Cpu)?;
+/// let resident = dev.gbnn(&net)?;
+/// let out = resident.retrieve(&[ERASED, 2, 0], Rule::Joint, &Params::default())?;
+/// assert_eq!(out.states, [0b010, 0b100, 0b001]);
+/// # Ok::<(), anyhow::Error>(())
+/// ```
+pub struct Resident<'d> {
+    device: &'d Device,
+    net: &'d Network,
+    gpu: Option<DeviceNetwork<'d>>,
+}
+
+impl Device {
+    /// Makes `net` resident: uploads W when this device has a GPU (under `auto`, a W that does
+    /// not fit stays on the CPU, with a note).
+    pub fn gbnn<'d>(&'d self, net: &'d Network) -> Result<Resident<'d>> {
+        let gpu = self.run(|g| Ok(Some(g.upload(net)?)), |_| Ok(None))?;
+        Ok(Resident { device: self, net, gpu })
+    }
+}
+
+impl Resident<'_> {
+    /// Where the batches run.
+    pub fn name(&self) -> String {
+        match &self.gpu {
+            Some(_) => self.device.name(),
+            None => self.device.cpu().name(),
+        }
+    }
+
+    /// Retrieves `probes` (`K·C` symbols, checked by the caller) from the resident network.
+    pub fn retrieve(&self, probes: &[u16], rule: Rule, params: &Params) -> Result<Batch> {
+        match &self.gpu {
+            Some(d) => self.device.run(
+                |_| {
+                    let out = d.retrieve(probes, rule, params)?;
+                    Ok(Batch { states: out.states, stats: out.stats, kernel_seconds: Some(out.kernel_ms / 1e3) })
+                },
+                |cpu| cpu.retrieve(self.net, probes, rule, params),
+            ),
+            None => self.device.cpu().retrieve(self.net, probes, rule, params),
+        }
+    }
+}
