@@ -30,7 +30,14 @@ fn main() {
         .env("RUSTC_BOOTSTRAP", "1")
         .env("CARGO_ENCODED_RUSTFLAGS", format!("-Ctarget-cpu={arch}"));
     for (k, _) in env::vars() {
-        let leaks = ["RUSTFLAGS", "CARGO_BUILD_RUSTFLAGS", "CARGO_TARGET_DIR", "CARGO_BUILD_TARGET", "RUSTC_WORKSPACE_WRAPPER", "RUSTC_WRAPPER"];
+        let leaks = [
+            "RUSTFLAGS",
+            "CARGO_BUILD_RUSTFLAGS",
+            "CARGO_TARGET_DIR",
+            "CARGO_BUILD_TARGET",
+            "RUSTC_WORKSPACE_WRAPPER",
+            "RUSTC_WRAPPER",
+        ];
         if leaks.contains(&k.as_str()) || k.starts_with("CARGO_PROFILE_") || k.starts_with("CARGO_CFG_") {
             cmd.env_remove(&k);
         }

@@ -96,7 +96,11 @@ impl Device {
 
     /// Runs a piece of work under the policy: `on_gpu` when there is a GPU; under `auto`, a
     /// [`GpuError`] from it sends the work to `on_cpu` with a note.
-    pub fn run<'s, T>(&'s self, on_gpu: impl FnOnce(&'s Gpu) -> Result<T>, on_cpu: impl FnOnce(&'s Cpu) -> Result<T>) -> Result<T> {
+    pub fn run<'s, T>(
+        &'s self,
+        on_gpu: impl FnOnce(&'s Gpu) -> Result<T>,
+        on_cpu: impl FnOnce(&'s Cpu) -> Result<T>,
+    ) -> Result<T> {
         if let Some(g) = &self.gpu {
             match on_gpu(g) {
                 Err(e) if self.fallback && e.downcast_ref::<GpuError>().is_some() => {

@@ -1,8 +1,23 @@
-//! neurobits: the command-line tool and host-side library around [`neurobits_core`].
+//! neurobits: the host-side library around [`neurobits_core`], and the `neurobits` command line.
 //!
-//! Layers: `neurobits-core` holds every model rule once, as word-level step functions; this crate
-//! adds file formats ([`io`]), compute backends chosen by one argument ([`device`]), the
-//! dense-float baseline of the paper's CPU code ([`dense`]), plots and the `gbnn` commands.
+//! Layers: `neurobits-core` holds every model's rules once, as word-level step functions; this
+//! crate adds one module per model ([`gbnn`], [`flyhash`]: drivers, benches, experiments), the
+//! device policy and CPU pool ([`device`]: choosing a device is one argument), file formats
+//! ([`io`]), plots ([`plot`]) and progress bars ([`progress`]). The command tree is [`cli`]; every
+//! command is a library function taking its configuration struct, so the library is usable
+//! without it (see `examples/`).
+//!
+//! ```
+//! use neurobits::device::{Device, DeviceChoice};
+//! use neurobits_core::gbnn::{Network, Params, Rule, ERASED};
+//! let mut net = Network::new(3, 3).unwrap();
+//! net.store(&[1, 2, 0]).unwrap();
+//! let device = Device::open(DeviceChoice::Cpu)?;
+//! let out = device.gbnn(&net)?.retrieve(&[ERASED, 2, 0], Rule::Joint, &Params::default())?;
+//! assert_eq!(out.states, [0b010, 0b100, 0b001]);
+//! # Ok::<(), anyhow::Error>(())
+//! ```
+#![warn(missing_docs)]
 
 pub mod cli;
 pub mod device;

@@ -8,14 +8,19 @@ use crate::io::atomic::write_string;
 
 /// One curve: a label and its points.
 pub struct Series {
+    /// Series name, as the legend shows it.
     pub label: String,
+    /// (x, y) points.
     pub points: Vec<(f64, f64)>,
 }
 
 /// Axis and title text of a chart.
 pub struct Labels<'a> {
+    /// Chart title.
     pub title: &'a str,
+    /// X-axis label.
     pub x: &'a str,
+    /// Y-axis label.
     pub y: &'a str,
 }
 
@@ -37,7 +42,13 @@ pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) 
         macro_rules! draw {
             ($chart:expr) => {{
                 let mut chart = $chart;
-                chart.configure_mesh().x_label_formatter(&|x| format!("{x:.0}")).x_desc(labels.x).y_desc(labels.y).draw().map_err(|e| anyhow!("plot: {e}"))?;
+                chart
+                    .configure_mesh()
+                    .x_label_formatter(&|x| format!("{x:.0}"))
+                    .x_desc(labels.x)
+                    .y_desc(labels.y)
+                    .draw()
+                    .map_err(|e| anyhow!("plot: {e}"))?;
                 for (i, s) in series.iter().enumerate() {
                     let col = colors[i % colors.len()];
                     chart
@@ -72,7 +83,9 @@ pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) 
 
 /// One group of bars: a label (e.g. a rule) and `(bar label, value)` pairs.
 pub struct Bars {
+    /// Series name, as the legend shows it.
     pub label: String,
+    /// (bar label, value) pairs.
     pub values: Vec<(String, f64)>,
 }
 
@@ -114,9 +127,12 @@ pub fn bar_chart_log(path: &Path, title: &str, groups: &[Bars]) -> Result<()> {
             .map_err(|e| anyhow!("plot: {e}"))?;
         let style = ("sans-serif", 16).into_font().color(&BLACK);
         chart
-            .draw_series(groups.iter().enumerate().map(|(i, g)| {
-                Text::new(g.label.clone(), (i as f64 * per + 0.5, lo * 0.35), style.clone())
-            }))
+            .draw_series(
+                groups
+                    .iter()
+                    .enumerate()
+                    .map(|(i, g)| Text::new(g.label.clone(), (i as f64 * per + 0.5, lo * 0.35), style.clone())),
+            )
             .map_err(|e| anyhow!("plot: {e}"))?;
         for (k, name) in names.iter().enumerate() {
             let col = colors[k % colors.len()];

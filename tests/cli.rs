@@ -73,9 +73,20 @@ fn generated_workload_round_trips_through_files_for_every_rule() {
         .assert()
         .success();
     let net = d.path().join("net.nb");
-    nb().args(["gbnn", "store", "--clusters", "8", "--neurons", "50", "--messages", s(&dir.join("messages.csv")), "--out", s(&net)])
-        .assert()
-        .success();
+    nb().args([
+        "gbnn",
+        "store",
+        "--clusters",
+        "8",
+        "--neurons",
+        "50",
+        "--messages",
+        s(&dir.join("messages.csv")),
+        "--out",
+        s(&net),
+    ])
+    .assert()
+    .success();
     let mut lib = Network::new(8, 50).unwrap();
     lib.store_random(9, 300);
     let loaded = neurobits::io::netfile::load(&net).unwrap();
@@ -83,10 +94,19 @@ fn generated_workload_round_trips_through_files_for_every_rule() {
     let probes = neurobits::io::symbols::read(&dir.join("probes.csv"), lib.geometry(), true).unwrap();
     for rule in Rule::ALL {
         let out = d.path().join(format!("{}.csv", rule.name()));
-        nb().args(["gbnn", "retrieve", "--net", s(&net), "--probes", s(&dir.join("probes.csv")), "--rule", rule.name()])
-            .args(["--gamma", "2", "--out", s(&out)])
-            .assert()
-            .success();
+        nb().args([
+            "gbnn",
+            "retrieve",
+            "--net",
+            s(&net),
+            "--probes",
+            s(&dir.join("probes.csv")),
+            "--rule",
+            rule.name(),
+        ])
+        .args(["--gamma", "2", "--out", s(&out)])
+        .assert()
+        .success();
         let g = *lib.geometry();
         let mut want = String::new();
         let (mut v, mut sc) = (vec![0; g.row_words()], vec![0; g.row_words()]);
@@ -113,20 +133,33 @@ fn bad_messages_are_rejected_with_the_line() {
     ];
     for (text, needle) in cases {
         let m = write(d.path(), "m.csv", text);
-        fails(&["gbnn", "store", "--clusters", "3", "--neurons", "3", "--messages", s(&m), "--out", s(&out)], needle, &out);
+        fails(
+            &["gbnn", "store", "--clusters", "3", "--neurons", "3", "--messages", s(&m), "--out", s(&out)],
+            needle,
+            &out,
+        );
     }
     let m = write(d.path(), "m.csv", "0,1,2\n");
     let base = |c: &'static str, l: &'static str| {
         ["gbnn", "store", "--clusters", c, "--neurons", l, "--messages", s(&m), "--out", s(&out)].map(String::from)
     };
-    let run = |args: [String; 10], needle: &str| fails(&args.iter().map(String::as_str).collect::<Vec<_>>(), needle, &out);
+    let run =
+        |args: [String; 10], needle: &str| fails(&args.iter().map(String::as_str).collect::<Vec<_>>(), needle, &out);
     run(base("0", "3"), "clusters must be at least 1");
     run(base("3", "0"), "neurons per cluster must be at least 1");
     run(base("64", "60000"), "GiB");
     run(base("65", "3"), "65 clusters is more than the supported 64");
     run(base("3", "70000"), "70000 neurons per cluster is more than the supported");
-    fails(&["gbnn", "store", "--clusters", "3", "--neurons", "3", "--messages", "/nonexistent.csv", "--out", s(&out)], "cannot read /nonexistent.csv", &out);
-    fails(&["gbnn", "store", "--clusters", "x", "--neurons", "3", "--messages", s(&m), "--out", s(&out)], "invalid value 'x'", &out);
+    fails(
+        &["gbnn", "store", "--clusters", "3", "--neurons", "3", "--messages", "/nonexistent.csv", "--out", s(&out)],
+        "cannot read /nonexistent.csv",
+        &out,
+    );
+    fails(
+        &["gbnn", "store", "--clusters", "x", "--neurons", "3", "--messages", s(&m), "--out", s(&out)],
+        "invalid value 'x'",
+        &out,
+    );
 }
 
 #[test]
@@ -135,9 +168,11 @@ fn bad_probes_and_network_files_are_rejected() {
     let net = store(d.path(), "0,0,0\n1,1,0\n");
     let out = d.path().join("r.csv");
     let retrieve = |net: &Path, probes: &Path| {
-        ["gbnn", "retrieve", "--net", s(net), "--probes", s(probes), "--rule", "joint", "--out", s(&out)].map(String::from)
+        ["gbnn", "retrieve", "--net", s(net), "--probes", s(probes), "--rule", "joint", "--out", s(&out)]
+            .map(String::from)
     };
-    let fails_v = |args: [String; 10], needle: &str| fails(&args.iter().map(String::as_str).collect::<Vec<_>>(), needle, &out);
+    let fails_v =
+        |args: [String; 10], needle: &str| fails(&args.iter().map(String::as_str).collect::<Vec<_>>(), needle, &out);
     for (text, needle) in [
         ("?,?,0\n?,0\n", "p.csv:2: expected 3 fields, found 2"),
         ("?,?,3\n", "p.csv:1: field 3: symbol 3 is out of range 0..2"),
@@ -169,7 +204,11 @@ fn bad_probes_and_network_files_are_rejected() {
     long.push(0);
     std::fs::write(&truncated, &long).unwrap();
     fails_v(retrieve(&truncated, &p), "corrupt network file");
-    fails(&["gbnn", "retrieve", "--net", s(&net), "--probes", s(&p), "--rule", "best", "--out", s(&out)], "invalid value 'best'", &out);
+    fails(
+        &["gbnn", "retrieve", "--net", s(&net), "--probes", s(&p), "--rule", "best", "--out", s(&out)],
+        "invalid value 'best'",
+        &out,
+    );
 }
 
 #[test]
@@ -190,7 +229,20 @@ fn experiment_writes_table_csv_json_and_plots() {
     let d = tempfile::tempdir().unwrap();
     let dir = d.path().join("exp");
     let o = nb()
-        .args(["gbnn", "experiment", "--scenario", "1", "--erased", "4..5", "--probes", "300", "--gammas", "1", "--out", s(&dir)])
+        .args([
+            "gbnn",
+            "experiment",
+            "--scenario",
+            "1",
+            "--erased",
+            "4..5",
+            "--probes",
+            "300",
+            "--gammas",
+            "1",
+            "--out",
+            s(&dir),
+        ])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -198,24 +250,34 @@ fn experiment_writes_table_csv_json_and_plots() {
     assert!(table.contains("joint") && table.contains("sum-of-sum g=1"), "{table}");
     let csv = std::fs::read_to_string(dir.join("results.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + 2 * 5, "{csv}");
-    let rows: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    let rows: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
     // joint and sum-of-max agree on probes of stored messages, point by point.
     for e in [4, 5] {
-        let rate = |rule: &str| rows.as_array().unwrap().iter().find(|r| r["rule"] == rule && r["erased"] == e).unwrap()["strict"].as_f64().unwrap();
+        let rate = |rule: &str| {
+            rows.as_array().unwrap().iter().find(|r| r["rule"] == rule && r["erased"] == e).unwrap()["strict"]
+                .as_f64()
+                .unwrap()
+        };
         assert_eq!(rate("joint"), rate("sum-of-max"));
         assert!(rate("joint") > 0.8);
     }
     for f in ["retrieval.svg", "gamma.svg", "time.svg"] {
         assert!(std::fs::read_to_string(dir.join(f)).unwrap().starts_with("<svg"), "{f}");
     }
-    fails(&["gbnn", "experiment", "--scenario", "1", "--erased", "5..9", "--out", s(&d.path().join("x"))], "need a <= b <= 8", &d.path().join("x"));
+    fails(
+        &["gbnn", "experiment", "--scenario", "1", "--erased", "5..9", "--out", s(&d.path().join("x"))],
+        "need a <= b <= 8",
+        &d.path().join("x"),
+    );
 }
 
 #[test]
 fn fpga_reports_cycles_and_rejects_oversized_circuits() {
     let d = tempfile::tempdir().unwrap();
     let json = d.path().join("f.json");
-    let o = nb().args(["fpga", "--clusters", "8", "--neurons", "50", "--messages", "200", "--probes", "100", "--erased", "4"])
+    let o = nb()
+        .args(["fpga", "--clusters", "8", "--neurons", "50", "--messages", "200", "--probes", "100", "--erased", "4"])
         .args(["--json", s(&json)])
         .output()
         .unwrap();
@@ -228,8 +290,16 @@ fn fpga_reports_cycles_and_rejects_oversized_circuits() {
     }
     assert_eq!(j["resources"]["weight_ffs"], 28 * 2500);
     let none = d.path().join("none.json");
-    fails(&["fpga", "--clusters", "21", "--neurons", "20", "--json", s(&none)], "420 neurons exceeds the 400-neuron", &none);
-    fails(&["fpga", "--clusters", "5", "--neurons", "20", "--json", s(&none)], "no circuit is compiled for 5x20", &none);
+    fails(
+        &["fpga", "--clusters", "21", "--neurons", "20", "--json", s(&none)],
+        "420 neurons exceeds the 400-neuron",
+        &none,
+    );
+    fails(
+        &["fpga", "--clusters", "5", "--neurons", "20", "--json", s(&none)],
+        "no circuit is compiled for 5x20",
+        &none,
+    );
     fails(&["fpga", "--clock-mhz", "NaN", "--json", s(&none)], "--clock-mhz must be a positive number", &none);
     fails(&["fpga", "--probes", "500", "--messages", "300", "--json", s(&none)], "500 distinct probes", &none);
 }

@@ -37,7 +37,9 @@ fn hash_with_a_projection_file_reproduces_the_drawn_projection() {
     let input = d.path().join("x.csv");
     std::fs::write(&input, tied_csv(50, 30, 1)).unwrap();
     let proj = d.path().join("p.csv");
-    nb().args(["flyhash", "projection", "--d", "30", "--m", "200", "--s", "5", "--seed", "9", "--out", s(&proj)]).assert().success();
+    nb().args(["flyhash", "projection", "--d", "30", "--m", "200", "--s", "5", "--seed", "9", "--out", s(&proj)])
+        .assert()
+        .success();
     let text = std::fs::read_to_string(&proj).unwrap();
     assert_eq!(text.lines().count(), 200);
     for line in text.lines() {
@@ -46,12 +48,42 @@ fn hash_with_a_projection_file_reproduces_the_drawn_projection() {
         assert!(v.windows(2).all(|w| w[0] < w[1]) && v[4] < 30);
     }
     let (a, b) = (d.path().join("a.txt"), d.path().join("b.txt"));
-    nb().args(["flyhash", "hash", "--input", s(&input), "--m", "200", "--s", "5", "--k", "10", "--seed", "9", "--format", "indices", "--out", s(&a)])
-        .assert()
-        .success();
-    nb().args(["flyhash", "hash", "--input", s(&input), "--projection", s(&proj), "--k", "10", "--format", "indices", "--out", s(&b)])
-        .assert()
-        .success();
+    nb().args([
+        "flyhash",
+        "hash",
+        "--input",
+        s(&input),
+        "--m",
+        "200",
+        "--s",
+        "5",
+        "--k",
+        "10",
+        "--seed",
+        "9",
+        "--format",
+        "indices",
+        "--out",
+        s(&a),
+    ])
+    .assert()
+    .success();
+    nb().args([
+        "flyhash",
+        "hash",
+        "--input",
+        s(&input),
+        "--projection",
+        s(&proj),
+        "--k",
+        "10",
+        "--format",
+        "indices",
+        "--out",
+        s(&b),
+    ])
+    .assert()
+    .success();
     let (ta, tb) = (std::fs::read_to_string(&a).unwrap(), std::fs::read_to_string(&b).unwrap());
     assert_eq!(ta, tb);
     assert_eq!(ta.lines().count(), 50);
@@ -98,37 +130,89 @@ fn bad_flyhash_input_is_rejected() {
         p
     };
     let nan = w("nan.csv", "1,2,3\n4,NaN,6\n");
-    fails(&["flyhash", "hash", "--input", s(&nan), "--m", "10", "--s", "2", "--k", "3", "--out", s(&out)], "nan.csv:2: field 2: NaN is not a finite number", &out);
+    fails(
+        &["flyhash", "hash", "--input", s(&nan), "--m", "10", "--s", "2", "--k", "3", "--out", s(&out)],
+        "nan.csv:2: field 2: NaN is not a finite number",
+        &out,
+    );
     let inf = w("inf.csv", "1,inf,3\n");
-    fails(&["flyhash", "hash", "--input", s(&inf), "--m", "10", "--s", "2", "--k", "3", "--out", s(&out)], "not a finite number", &out);
+    fails(
+        &["flyhash", "hash", "--input", s(&inf), "--m", "10", "--s", "2", "--k", "3", "--out", s(&out)],
+        "not a finite number",
+        &out,
+    );
     let ragged = w("ragged.csv", "1,2,3\n4,5\n");
-    fails(&["flyhash", "hash", "--input", s(&ragged), "--m", "10", "--s", "2", "--k", "3", "--out", s(&out)], "ragged.csv:2: expected 3 fields, found 2", &out);
+    fails(
+        &["flyhash", "hash", "--input", s(&ragged), "--m", "10", "--s", "2", "--k", "3", "--out", s(&out)],
+        "ragged.csv:2: expected 3 fields, found 2",
+        &out,
+    );
     let ok = w("ok.csv", "1,2,3\n4,5,6\n");
-    fails(&["flyhash", "hash", "--input", s(&ok), "--m", "10", "--s", "4", "--k", "3", "--out", s(&out)], "1 <= s <= d", &out);
-    fails(&["flyhash", "hash", "--input", s(&ok), "--m", "10", "--s", "2", "--k", "11", "--out", s(&out)], "1 <= k <= m", &out);
+    fails(
+        &["flyhash", "hash", "--input", s(&ok), "--m", "10", "--s", "4", "--k", "3", "--out", s(&out)],
+        "1 <= s <= d",
+        &out,
+    );
+    fails(
+        &["flyhash", "hash", "--input", s(&ok), "--m", "10", "--s", "2", "--k", "11", "--out", s(&out)],
+        "1 <= k <= m",
+        &out,
+    );
     let proj = w("proj.csv", "0,1\n1,3\n");
-    fails(&["flyhash", "hash", "--input", s(&ok), "--projection", s(&proj), "--k", "1", "--out", s(&out)], "index 3 is outside the input dimension 3", &out);
+    fails(
+        &["flyhash", "hash", "--input", s(&ok), "--projection", s(&proj), "--k", "1", "--out", s(&out)],
+        "index 3 is outside the input dimension 3",
+        &out,
+    );
     let unsorted = w("unsorted.csv", "1,0\n");
-    fails(&["flyhash", "hash", "--input", s(&ok), "--projection", s(&unsorted), "--k", "1", "--out", s(&out)], "distinct and ascending", &out);
+    fails(
+        &["flyhash", "hash", "--input", s(&ok), "--projection", s(&unsorted), "--k", "1", "--out", s(&out)],
+        "distinct and ascending",
+        &out,
+    );
     let idx = w("bad.idx", "\x00\x00\x08\x01\x00\x00\x00\x09abc");
-    fails(&["flyhash", "hash", "--input", s(&idx), "--m", "10", "--s", "1", "--k", "3", "--out", s(&out)], "IDX data is 3 bytes, dimensions say 9", &out);
+    fails(
+        &["flyhash", "hash", "--input", s(&idx), "--m", "10", "--s", "1", "--k", "3", "--out", s(&out)],
+        "IDX data is 3 bytes, dimensions say 9",
+        &out,
+    );
     let npy = w("bad.npy", "\x7fELF");
-    fails(&["flyhash", "hash", "--input", s(&npy), "--m", "10", "--s", "1", "--k", "3", "--out", s(&out)], "not an NPY file", &out);
+    fails(
+        &["flyhash", "hash", "--input", s(&npy), "--m", "10", "--s", "1", "--k", "3", "--out", s(&out)],
+        "not an NPY file",
+        &out,
+    );
     let empty = w("empty.csv", "");
-    fails(&["flyhash", "hash", "--input", s(&empty), "--m", "10", "--s", "1", "--k", "3", "--out", s(&out)], "no data", &out);
+    fails(
+        &["flyhash", "hash", "--input", s(&empty), "--m", "10", "--s", "1", "--k", "3", "--out", s(&out)],
+        "no data",
+        &out,
+    );
     let huge = ["flyhash", "hash", "--input", s(&ok), "--m", "4000000000", "--s", "3", "--k", "3", "--out", s(&out)];
     fails(&huge, "GiB", &out);
     // Search: truncated code files and mismatched code lengths.
     let codes = d.path().join("c.bin");
-    nb().args(["flyhash", "hash", "--input", s(&ok), "--m", "10", "--s", "2", "--k", "3", "--out", s(&codes)]).assert().success();
+    nb().args(["flyhash", "hash", "--input", s(&ok), "--m", "10", "--s", "2", "--k", "3", "--out", s(&codes)])
+        .assert()
+        .success();
     let codes2 = d.path().join("c2.bin");
-    nb().args(["flyhash", "hash", "--input", s(&ok), "--m", "20", "--s", "2", "--k", "3", "--out", s(&codes2)]).assert().success();
+    nb().args(["flyhash", "hash", "--input", s(&ok), "--m", "20", "--s", "2", "--k", "3", "--out", s(&codes2)])
+        .assert()
+        .success();
     let bytes = std::fs::read(&codes).unwrap();
     let cut = w("cut.bin", "");
     std::fs::write(&cut, &bytes[..bytes.len() - 3]).unwrap();
     let sout = d.path().join("s.csv");
-    fails(&["flyhash", "search", "--db", s(&cut), "--queries", s(&codes), "--out", s(&sout)], "truncated or corrupt code file", &sout);
-    fails(&["flyhash", "search", "--db", s(&codes), "--queries", s(&codes2), "--out", s(&sout)], "10 bits but queries have 20", &sout);
+    fails(
+        &["flyhash", "search", "--db", s(&cut), "--queries", s(&codes), "--out", s(&sout)],
+        "truncated or corrupt code file",
+        &sout,
+    );
+    fails(
+        &["flyhash", "search", "--db", s(&codes), "--queries", s(&codes2), "--out", s(&sout)],
+        "10 bits but queries have 20",
+        &sout,
+    );
 }
 
 #[test]
@@ -140,7 +224,9 @@ fn search_matches_a_brute_force_with_index_ties() {
     let q = &codes[..10 * w];
     let got = search::top_r(&codes, q, w, 25);
     for (qi, row) in got.iter().enumerate() {
-        let mut all: Vec<(u32, u32)> = (0..300).map(|j| (neurobits_core::flyhash::hamming(&codes[j * w..(j + 1) * w], &q[qi * w..(qi + 1) * w]), j as u32)).collect();
+        let mut all: Vec<(u32, u32)> = (0..300)
+            .map(|j| (neurobits_core::flyhash::hamming(&codes[j * w..(j + 1) * w], &q[qi * w..(qi + 1) * w]), j as u32))
+            .collect();
         all.sort();
         let want: Vec<(u32, u32)> = all[..25].iter().map(|&(d, j)| (j, d)).collect();
         assert_eq!(row, &want);
@@ -151,7 +237,10 @@ fn search_matches_a_brute_force_with_index_ties() {
 fn fashion_mnist_is_readable() {
     let dir = Path::new(data::FASHION_MNIST);
     if !dir.join("t10k-images-idx3-ubyte.gz").exists() {
-        assert!(std::env::var("NEUROBITS_REQUIRE_DATA").is_err(), "Fashion-MNIST missing (make setup installs dataset-fashion-mnist)");
+        assert!(
+            std::env::var("NEUROBITS_REQUIRE_DATA").is_err(),
+            "Fashion-MNIST missing (make setup installs dataset-fashion-mnist)"
+        );
         eprintln!("Fashion-MNIST not installed: skipped");
         return;
     }

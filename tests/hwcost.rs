@@ -16,12 +16,29 @@ fn run(args: &[&str]) -> Vec<Value> {
     for f in ["hwcost.md", "hwcost.csv", "hwcost.svg"] {
         assert!(d.path().join(f).is_file(), "{f}");
     }
-    serde_json::from_str::<Value>(&std::fs::read_to_string(d.path().join("hwcost.json")).unwrap()).unwrap().as_array().unwrap().clone()
+    serde_json::from_str::<Value>(&std::fs::read_to_string(d.path().join("hwcost.json")).unwrap())
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
 #[test]
 fn digests_agree_across_cpu_fpga_model_and_firmware() {
-    let rows = run(&["--clusters", "8", "--neurons", "50", "--messages", "300", "--probes", "60", "--erased", "4", "--latency-probes", "10"]);
+    let rows = run(&[
+        "--clusters",
+        "8",
+        "--neurons",
+        "50",
+        "--messages",
+        "300",
+        "--probes",
+        "60",
+        "--erased",
+        "4",
+        "--latency-probes",
+        "10",
+    ]);
     for rule in ["sum-of-sum", "sum-of-max", "bail-out-early", "joint"] {
         let digests: Vec<(&str, &str)> = rows
             .iter()
@@ -40,7 +57,22 @@ fn digests_agree_across_cpu_fpga_model_and_firmware() {
 
 #[test]
 fn small_targets_say_when_the_network_does_not_fit() {
-    let rows = run(&["--clusters", "16", "--neurons", "64", "--messages", "2000", "--probes", "20", "--erased", "7", "--rules", "joint", "--latency-probes", "5"]);
+    let rows = run(&[
+        "--clusters",
+        "16",
+        "--neurons",
+        "64",
+        "--messages",
+        "2000",
+        "--probes",
+        "20",
+        "--erased",
+        "7",
+        "--rules",
+        "joint",
+        "--latency-probes",
+        "5",
+    ]);
     let cell = |prefix: &str| rows.iter().find(|r| r["target"].as_str().unwrap().starts_with(prefix)).unwrap().clone();
     assert_eq!(cell("fpga model")["kind"], "does not fit");
     assert!(cell("fpga model")["note"].as_str().unwrap().contains("1024 neurons > the 400-neuron"));

@@ -30,7 +30,8 @@ fn firmware_digest_equals_host_digest() {
     let Some(log) = firmware_log() else { return };
     let cfg = |k: &str| log.config.get(k).unwrap_or_else(|| panic!("config {k} missing")).clone();
     let n = |k: &str| cfg(k).parse::<u64>().unwrap_or_else(|_| panic!("config {k} not a number"));
-    let (c, l, stored, probes, erased) = (n("C") as usize, n("L") as usize, n("stored"), n("probes"), n("erased") as usize);
+    let (c, l, stored, probes, erased) =
+        (n("C") as usize, n("L") as usize, n("stored"), n("probes"), n("erased") as usize);
     let params = Params { gamma: n("gamma") as u32, max_iter: n("max_iter") as u32 };
 
     let mut net = Network::new(c, l).unwrap();

@@ -41,11 +41,9 @@ impl fmt::Display for Error {
             Error::TooManyClusters(c) => {
                 write!(f, "{c} clusters is more than the supported {}", crate::gbnn::MAX_CLUSTERS)
             }
-            Error::TooManyNeurons(l) => write!(
-                f,
-                "{l} neurons per cluster is more than the supported {}",
-                crate::gbnn::MAX_NEURONS
-            ),
+            Error::TooManyNeurons(l) => {
+                write!(f, "{l} neurons per cluster is more than the supported {}", crate::gbnn::MAX_NEURONS)
+            }
             Error::TooLarge => write!(f, "the weight matrix of this size cannot be addressed"),
             Error::Capacity(need, cap) => {
                 write!(f, "needs {need} words but the buffer holds {cap}")

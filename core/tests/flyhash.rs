@@ -23,7 +23,10 @@ fn reference(v: &[f32], k: usize) -> Vec<u64> {
 
 /// Values with many ties: small integers, some negative, some ±0.
 fn tied(seed: u64, m: usize) -> Vec<f32> {
-    (0..m).map(|i| below(draw(seed, i as u64), 7) as f32 - 3.0).map(|x| if x == 0.0 && seed.is_multiple_of(2) { -0.0 } else { x }).collect()
+    (0..m)
+        .map(|i| below(draw(seed, i as u64), 7) as f32 - 3.0)
+        .map(|x| if x == 0.0 && seed.is_multiple_of(2) { -0.0 } else { x })
+        .collect()
 }
 
 proptest! {

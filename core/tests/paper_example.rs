@@ -26,8 +26,15 @@ fn weight_matrix_is_the_printed_one_without_its_diagonal() {
     let g = net.geometry();
     // The paper's W with γ = 1 on the diagonal.
     let printed = [
-        "100101100", "010010100", "001010100", "100100100", "011010100", "100001100", "111111100",
-        "000000010", "000000001",
+        "100101100",
+        "010010100",
+        "001010100",
+        "100100100",
+        "011010100",
+        "100001100",
+        "111111100",
+        "000000010",
+        "000000001",
     ];
     for (i, row) in printed.iter().enumerate() {
         let r = flat(g.row(net.weights(), i));

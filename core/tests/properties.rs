@@ -237,7 +237,9 @@ fn workload_is_pinned() {
     message(&g, 0, 0, &mut m);
     let again = {
         let key = neurobits_core::prng::stream_key(0, 1);
-        core::array::from_fn::<u16, 4, _>(|c| neurobits_core::prng::below(neurobits_core::prng::draw(key, c as u64), 100) as u16)
+        core::array::from_fn::<u16, 4, _>(|c| {
+            neurobits_core::prng::below(neurobits_core::prng::draw(key, c as u64), 100) as u16
+        })
     };
     assert_eq!(m, again);
 }

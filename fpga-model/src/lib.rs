@@ -52,4 +52,4 @@ pub use circuit::{Circuit, Phase};
 pub use report::{resources, Report, Resources};
 #[doc(hidden)]
 pub use size::{__Word, __core};
-pub use size::{Size, S16x25, S3x3, S4x100, S8x50, MAX_NEURONS};
+pub use size::{S16x25, S3x3, S4x100, S8x50, Size, MAX_NEURONS};

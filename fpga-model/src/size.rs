@@ -50,7 +50,12 @@ macro_rules! circuit_size {
             type Scores = [u32; $c * $l];
             type Symbols = [u16; $c];
             fn zero() -> (Self::Weights, Self::State, Self::Scores, Self::Symbols) {
-                ([0; $crate::__core::weight_words($c, $l)], [0; $crate::__core::row_words($c, $l)], [0; $c * $l], [0; $c])
+                (
+                    [0; $crate::__core::weight_words($c, $l)],
+                    [0; $crate::__core::row_words($c, $l)],
+                    [0; $c * $l],
+                    [0; $c],
+                )
             }
         }
     };

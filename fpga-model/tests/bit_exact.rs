@@ -2,7 +2,7 @@
 
 use neurobits_core::gbnn::workload::{message, ProbePlan};
 use neurobits_core::gbnn::{retrieve, Params, Rule, ERASED};
-use neurobits_fpga::{Circuit, Report, Size, S16x25, S4x100, S8x50};
+use neurobits_fpga::{Circuit, Report, S16x25, S4x100, S8x50, Size};
 
 fn check<S: Size>(stored: u64) {
     let mut circuit = Circuit::<S>::new();

@@ -20,7 +20,8 @@ fn sum_of_sum_oscillation_cycle_by_cycle() {
         trace.push((c.phase(), flat(c.state()), c.scores().to_vec()));
     }
     let (v0, v1, v2) = ([0, 0, 0, 0, 0, 0, 1, 0, 0], [1, 1, 1, 1, 1, 1, 1, 0, 0], [1, 0, 0, 0, 1, 0, 1, 0, 0]);
-    let (s0, s1, s2) = (vec![1, 1, 1, 1, 1, 1, 1, 0, 0], vec![4, 3, 3, 3, 4, 3, 7, 0, 0], vec![2, 2, 2, 2, 2, 2, 3, 0, 0]);
+    let (s0, s1, s2) =
+        (vec![1, 1, 1, 1, 1, 1, 1, 0, 0], vec![4, 3, 3, 3, 4, 3, 7, 0, 0], vec![2, 2, 2, 2, 2, 2, 3, 0, 0]);
     // clock 1 loads v^0; then each update is a Score clock and a Select clock.
     assert_eq!(trace[0].0, Phase::Score);
     assert_eq!(trace[0].1, v0);

@@ -78,7 +78,9 @@ impl Gpu {
         let mut guard = self.staging.lock().map_err(|_| GpuError::Cuda("staging buffer poisoned".into()))?;
         if guard.is_none() {
             // SAFETY: every element is written by a copy before it is read.
-            *guard = Some(unsafe { self.ctx.alloc_pinned_with_flags::<u64>(2 * HALF, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE) }?);
+            *guard = Some(unsafe {
+                self.ctx.alloc_pinned_with_flags::<u64>(2 * HALF, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE)
+            }?);
         }
         let (a, b) = guard.as_mut().expect("just set").as_mut_slice()?.split_at_mut(HALF);
         let chunks = src.len().div_ceil(HALF);

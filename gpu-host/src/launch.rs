@@ -60,7 +60,12 @@ fn config(threads: u64) -> Result<LaunchConfig, GpuError> {
 /// # Safety
 /// Every device pointer in `args` points into a live allocation of the GPU's stream holding what
 /// the kernel's mapping of `threads` reads or writes (see the argument struct's documentation).
-pub(crate) unsafe fn launch<A: KernelArgs>(gpu: &Gpu, timer: &mut KernelTimer, threads: u64, args: A) -> Result<(), GpuError> {
+pub(crate) unsafe fn launch<A: KernelArgs>(
+    gpu: &Gpu,
+    timer: &mut KernelTimer,
+    threads: u64,
+    args: A,
+) -> Result<(), GpuError> {
     if threads == 0 {
         return Ok(());
     }

@@ -34,7 +34,11 @@ fn probes(g: &Geometry, cfg: &Config) -> Vec<u16> {
         let stored = ProbePlan::new(*g, 1, cfg.m, 2 + e as u64, n, e).unwrap();
         let fresh = ProbePlan::new(*g, 99, cfg.m, 50 + e as u64, n, e).unwrap();
         for i in 0..n {
-            if i % 3 == 2 { fresh.probe(i, &mut p) } else { stored.probe(i, &mut p) };
+            if i % 3 == 2 {
+                fresh.probe(i, &mut p)
+            } else {
+                stored.probe(i, &mut p)
+            };
             out.extend_from_slice(&p);
         }
     }
@@ -73,7 +77,12 @@ fn gpu_states_equal_cpu_states_bit_for_bit() {
                 let first_diff = states.iter().zip(&out.states).position(|(a, b)| a != b);
                 assert!(first_diff.is_none(), "{} {rule:?}: state word {first_diff:?} differs", cfg.name);
                 assert_eq!(out.stats, stats, "{} {rule:?}: iteration counts differ", cfg.name);
-                println!("{:<30} {:<15} gamma={gamma} {k:>6} probes: bit-exact (GPU kernels {:.3} ms)", cfg.name, rule.name(), out.kernel_ms);
+                println!(
+                    "{:<30} {:<15} gamma={gamma} {k:>6} probes: bit-exact (GPU kernels {:.3} ms)",
+                    cfg.name,
+                    rule.name(),
+                    out.kernel_ms
+                );
             }
         }
         total += k;

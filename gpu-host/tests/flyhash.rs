@@ -30,7 +30,9 @@ fn cpu_codes(p: &FlyParams, proj: &[u32], x: &[f32], b: usize, bisect: bool) -> 
 fn flyhash_codes_equal_cpu_bit_for_bit() {
     let gpu = Gpu::open(0).expect("a CUDA GPU");
     let mut total = 0;
-    for (d, m, s, k, b, levels) in [(64, 1000, 6, 50, 3000, 3u64), (784, 2000, 39, 100, 2000, 256), (100, 130, 5, 7, 4000, 2)] {
+    for (d, m, s, k, b, levels) in
+        [(64, 1000, 6, 50, 3000, 3u64), (784, 2000, 39, 100, 2000, 256), (100, 130, 5, 7, 4000, 2)]
+    {
         let p = FlyParams::new(d, m, s, k, 11).unwrap();
         // Integer-valued inputs with few levels: many tied activations.
         let x: Vec<f32> = (0..b * d as usize).map(|i| below(draw(5, i as u64), levels) as f32).collect();
@@ -46,7 +48,8 @@ fn flyhash_codes_equal_cpu_bit_for_bit() {
             let got = f.hash(&inputs, wta).unwrap();
             let want = cpu_codes(&p, &proj, &x, b, bisect);
             assert!(got.codes == want, "d={d} m={m} {wta:?}: GPU codes differ from the CPU's");
-            let ones: Vec<u32> = got.codes.chunks(p.code_words()).map(|c| c.iter().map(|w| w.count_ones()).sum()).collect();
+            let ones: Vec<u32> =
+                got.codes.chunks(p.code_words()).map(|c| c.iter().map(|w| w.count_ones()).sum()).collect();
             let wrong = ones.iter().filter(|&&o| o != k).count();
             if bisect {
                 println!("d={d} m={m} k={k}: bisect64 gives a wrong winner count on {wrong} of {b} codes");
@@ -60,7 +63,8 @@ fn flyhash_codes_equal_cpu_bit_for_bit() {
         let q = &codes[..200 * w];
         let got = gpu.hamming_top_r(&codes, q, w, 50).unwrap();
         for (qi, row) in got.iter().enumerate() {
-            let mut all: Vec<(u32, u32)> = (0..b).map(|j| (hamming(&codes[j * w..(j + 1) * w], &q[qi * w..(qi + 1) * w]), j as u32)).collect();
+            let mut all: Vec<(u32, u32)> =
+                (0..b).map(|j| (hamming(&codes[j * w..(j + 1) * w], &q[qi * w..(qi + 1) * w]), j as u32)).collect();
             all.sort();
             let want: Vec<(u32, u32)> = all[..50].iter().map(|&(dd, j)| (j, dd)).collect();
             assert_eq!(row, &want, "Hamming top-50 of query {qi}");

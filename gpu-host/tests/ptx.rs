@@ -21,14 +21,21 @@ fn param_of<A: KernelArgs>() -> (usize, usize) {
     let at = PTX.find(&head).unwrap_or_else(|| panic!("{name} missing")) + head.len();
     let decl = &PTX[at..at + PTX[at..].find(')').expect("closing parenthesis")];
     assert_eq!(decl.matches(".param").count(), 1, "{name} takes more than its argument struct: {decl}");
-    let align: usize = decl.split(".align ").nth(1).and_then(|s| s.split(' ').next()).and_then(|s| s.parse().ok()).expect("align");
-    let bytes: usize = decl.split('[').nth(1).and_then(|s| s.split(']').next()).and_then(|s| s.parse().ok()).expect("size");
+    let align: usize =
+        decl.split(".align ").nth(1).and_then(|s| s.split(' ').next()).and_then(|s| s.parse().ok()).expect("align");
+    let bytes: usize =
+        decl.split('[').nth(1).and_then(|s| s.split(']').next()).and_then(|s| s.parse().ok()).expect("size");
     (align, bytes)
 }
 
 fn check<A: KernelArgs>(seen: &mut Vec<Kernel>) {
     let (align, bytes) = param_of::<A>();
-    assert_eq!(bytes, std::mem::size_of::<A>(), "{}: PTX parameter size differs from the host struct", A::KERNEL.name());
+    assert_eq!(
+        bytes,
+        std::mem::size_of::<A>(),
+        "{}: PTX parameter size differs from the host struct",
+        A::KERNEL.name()
+    );
     assert_eq!(align, std::mem::align_of::<A>(), "{}: PTX parameter alignment differs", A::KERNEL.name());
     seen.push(A::KERNEL);
 }
@@ -77,7 +84,10 @@ fn ptx_targets_the_configured_architecture() {
 #[test]
 fn ptx_assembles_with_ptxas() {
     let Some(ptxas) = std::env::var("PTXAS").ok().filter(|p| !p.is_empty()) else {
-        assert!(std::env::var_os("NEUROBITS_SKIP_PTXAS").is_some(), "PTXAS is not set: run `make test` (or set NEUROBITS_SKIP_PTXAS=1)");
+        assert!(
+            std::env::var_os("NEUROBITS_SKIP_PTXAS").is_some(),
+            "PTXAS is not set: run `make test` (or set NEUROBITS_SKIP_PTXAS=1)"
+        );
         eprintln!("NEUROBITS_SKIP_PTXAS set: ptxas check skipped");
         return;
     };

@@ -87,7 +87,9 @@ fn workload() -> Workload {
     let mut buf = [0u8; 160];
     let mut block = [buf.as_mut_ptr() as usize, buf.len()];
     // SAFETY: GET_CMDLINE writes at most `buf.len()` bytes into `buf` and the length into block[1].
-    let ok = unsafe { cortex_m_semihosting::syscall1(cortex_m_semihosting::nr::GET_CMDLINE, block.as_mut_ptr() as usize) } == 0;
+    let ok =
+        unsafe { cortex_m_semihosting::syscall1(cortex_m_semihosting::nr::GET_CMDLINE, block.as_mut_ptr() as usize) }
+            == 0;
     let len = unsafe { core::ptr::read_volatile(&block[1]) }.min(buf.len());
     if !ok {
         return w;
@@ -111,7 +113,11 @@ fn parse(digits: &[u8]) -> Option<u64> {
         return None;
     }
     digits.iter().try_fold(0u64, |acc, &d| {
-        if d.is_ascii_digit() { acc.checked_mul(10)?.checked_add((d - b'0') as u64) } else { None }
+        if d.is_ascii_digit() {
+            acc.checked_mul(10)?.checked_add((d - b'0') as u64)
+        } else {
+            None
+        }
     })
 }
 
@@ -177,7 +183,12 @@ fn main() -> ! {
         }
         let _ = reports.push(r);
     }
-    defmt::println!("calibration turns={=u32} instructions={=u32} ticks={=u64}", CALIBRATION_TURNS, 2 * CALIBRATION_TURNS, cal_ticks);
+    defmt::println!(
+        "calibration turns={=u32} instructions={=u32} ticks={=u64}",
+        CALIBRATION_TURNS,
+        2 * CALIBRATION_TURNS,
+        cal_ticks
+    );
     for r in &reports {
         let instructions = r.ticks * 2 * CALIBRATION_TURNS as u64 / cal_ticks.max(1) / wl.probes.max(1);
         defmt::println!(

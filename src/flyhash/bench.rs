@@ -15,12 +15,14 @@ use crate::device::{bench_devices, BenchDevice};
 use crate::io::atomic::write_string;
 
 #[derive(clap::Args, Debug)]
+/// `flyhash bench`: FlyHash timed on the CPU and GPU.
 pub struct FlyBenchConfig {
     /// `fmnist`: d=784, m=25 088, s=39, k=1 254 on the 60 000 Fashion-MNIST training images;
     /// `batch`: d=1024, m=131 072, s=51, k=6 554 on uniform inputs, b = 2^1..2^15.
     #[arg(long, value_enum, default_value_t = Config::Fmnist)]
     pub config: Config,
     #[arg(long, value_enum, default_value_t = BenchDevice::Cpu)]
+    /// Where to time: cpu, gpu, all (side by side) or auto.
     pub device: BenchDevice,
     /// Fashion-MNIST directory.
     #[arg(long, default_value = data::FASHION_MNIST)]
@@ -32,26 +34,38 @@ pub struct FlyBenchConfig {
     #[arg(long, default_value_t = 8192)]
     pub cpu_max_batch: usize,
     #[arg(long, default_value_t = 1)]
+    /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
     #[arg(long)]
+    /// Also write the results as JSON to this file.
     pub out: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// A FlyHash benchmark configuration.
 pub enum Config {
+    /// Fashion-MNIST: d=784, m=25 088, s=39, k=1 254, b=60 000.
     Fmnist,
+    /// Batch: d=1024, m=131 072, s=51, k=6 554, random inputs.
     Batch,
 }
 
 #[derive(Serialize, Debug, Clone)]
+/// One timed implementation.
 pub struct Entry {
+    /// What ran (device and variant).
     pub implementation: String,
+    /// Inputs hashed.
     pub b: usize,
+    /// Wall time in seconds.
     pub seconds: f64,
+    /// Seconds inside GPU kernels, where known.
     pub kernel_seconds: Option<f64>,
+    /// Inputs hashed per second.
     pub inputs_per_second: f64,
     /// Fraction of codes whose number of ones differs from k.
     pub wrong_k_rate: f64,
+    /// Whether the outputs equal the CPU's bit for bit (where compared).
     pub identical_to_cpu: Option<bool>,
 }
 
@@ -62,7 +76,11 @@ fn wrong_k(codes: &[Word], words: usize, k: u32) -> f64 {
 
 fn uniform(b: usize, d: usize, seed: u64) -> Matrix {
     let key = stream_key(seed, 18);
-    Matrix { rows: b, cols: d, data: (0..b * d).map(|i| (draw(key, i as u64) >> 40) as f32 / (1u64 << 24) as f32).collect() }
+    Matrix {
+        rows: b,
+        cols: d,
+        data: (0..b * d).map(|i| (draw(key, i as u64) >> 40) as f32 / (1u64 << 24) as f32).collect(),
+    }
 }
 
 fn print(e: &Entry) {
@@ -135,14 +153,24 @@ fn run_one(p: &FlyParams, x: &Matrix, cpu_on: bool, gpu: Option<&Gpu>, entries: 
     Ok(())
 }
 
+/// Runs `flyhash bench`.
 pub fn run(a: &FlyBenchConfig) -> Result<()> {
     let (cpu_on, gpu) = bench_devices(a.device)?;
     let mut entries = Vec::new();
     match a.config {
         Config::Fmnist => {
             let x = data::read(&a.data.join("train-images-idx3-ubyte.gz"))?;
-            let p = FlyParams::new(x.cols as u32, 32 * x.cols as u32, (x.cols as f32 * 0.05) as u32, (32 * x.cols as u32) / 20, a.seed)?;
-            println!("flyhash.jl Fashion-MNIST configuration: d={}, m={}, s={}, k={}, b={} (raw pixels 0..255)", p.d, p.m, p.s, p.k, x.rows);
+            let p = FlyParams::new(
+                x.cols as u32,
+                32 * x.cols as u32,
+                (x.cols as f32 * 0.05) as u32,
+                (32 * x.cols as u32) / 20,
+                a.seed,
+            )?;
+            println!(
+                "flyhash.jl Fashion-MNIST configuration: d={}, m={}, s={}, k={}, b={} (raw pixels 0..255)",
+                p.d, p.m, p.s, p.k, x.rows
+            );
             run_one(&p, &x, cpu_on, gpu.as_ref(), &mut entries)?;
             let c = entries.iter().find(|e| e.implementation.starts_with("cpu")).map(|e| e.seconds);
             let g = entries.iter().find(|e| e.implementation.starts_with("gpu exact")).map(|e| e.seconds);

@@ -12,33 +12,43 @@ use crate::device::{Device, DeviceChoice};
 use crate::io::atomic::{write_atomic, write_string};
 use crate::io::memory::ensure_fits;
 
-
 #[derive(clap::Args, Debug)]
+/// `flyhash hash`: input vectors into FlyHash codes.
 pub struct HashConfig {
     #[arg(long)]
+    /// Input vectors: IDX (optionally gzipped), CSV or NPY.
     pub input: PathBuf,
     /// Projection CSV written by `projection` (else drawn from --m, --s, --seed).
     #[arg(long)]
     pub projection: Option<PathBuf>,
     #[arg(long)]
+    /// Code length m (required without --projection).
     pub m: Option<u32>,
     #[arg(long)]
+    /// Ones per projection row s (required without --projection).
     pub s: Option<u32>,
     #[arg(long)]
+    /// Winners per code k.
     pub k: u32,
     #[arg(long, default_value_t = 1)]
+    /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
     #[arg(long, value_enum, default_value_t = Wta::Exact)]
+    /// Winner-take-all variant.
     pub wta: Wta,
     #[arg(long, value_enum, default_value_t = DeviceChoice::Cpu)]
+    /// Where to compute: cpu, gpu, or auto (the GPU when it can, else the CPU).
     pub device: DeviceChoice,
     #[arg(long, value_enum, default_value_t = CodeFormat::Bin)]
+    /// Output format of the codes.
     pub format: CodeFormat,
     #[arg(long)]
+    /// Output path.
     pub out: PathBuf,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// Output format of FlyHash codes.
 pub enum CodeFormat {
     /// `NBFLYHSH`, version, m, count, then the bit-packed codes as little-endian u64 words.
     Bin,
@@ -47,20 +57,27 @@ pub enum CodeFormat {
 }
 
 #[derive(clap::Args, Debug)]
+/// `flyhash projection`: the projection as CSV.
 pub struct ProjectionConfig {
     #[arg(long)]
+    /// Input dimension d.
     pub d: u32,
     #[arg(long)]
+    /// Code length m (projection rows).
     pub m: u32,
     #[arg(long)]
+    /// Ones per projection row s.
     pub s: u32,
     #[arg(long, default_value_t = 1)]
+    /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
     #[arg(long)]
+    /// Output path.
     pub out: PathBuf,
 }
 
 #[derive(clap::Args, Debug)]
+/// `flyhash search`: top-r Hamming neighbours of query codes.
 pub struct SearchConfig {
     /// Database codes (`hash --format bin`).
     #[arg(long)]
@@ -69,8 +86,10 @@ pub struct SearchConfig {
     #[arg(long)]
     pub queries: PathBuf,
     #[arg(long, default_value_t = 100)]
+    /// Neighbours per query.
     pub r: usize,
     #[arg(long, value_enum, default_value_t = DeviceChoice::Cpu)]
+    /// Where to compute: cpu, gpu, or auto (the GPU when it can, else the CPU).
     pub device: DeviceChoice,
     /// CSV: one line per query, `index:distance` of its r nearest, nearest first, ties by index.
     #[arg(long)]
@@ -78,19 +97,25 @@ pub struct SearchConfig {
 }
 
 #[derive(clap::Args, Debug)]
+/// `flyhash eval`: FlyHash vs SimHash precision on Fashion-MNIST.
 pub struct EvalConfig {
     /// Directory of the Fashion-MNIST IDX files.
     #[arg(long, default_value = data::FASHION_MNIST)]
     pub data: PathBuf,
     #[arg(long, default_value_t = 1000)]
+    /// Query vectors (from the start of the set; the rest is the database).
     pub queries: usize,
     #[arg(long, value_delimiter = ',', default_values_t = [16u32, 32, 64])]
+    /// Winners k (FlyHash) and bits (SimHash) to compare.
     pub ks: Vec<u32>,
     #[arg(long, default_value_t = 100)]
+    /// Neighbours per query whose precision is measured.
     pub neighbours: usize,
     #[arg(long, default_value_t = 1)]
+    /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
     #[arg(long)]
+    /// Output path.
     pub out: PathBuf,
 }
 
@@ -164,7 +189,8 @@ fn indices_csv(m: u32, codes: &[Word]) -> String {
     let words = (m as usize).div_ceil(64);
     let mut s = String::new();
     for c in codes.chunks(words) {
-        let idx: Vec<String> = (0..m as usize).filter(|&i| c[i / 64] >> (i % 64) & 1 == 1).map(|i| i.to_string()).collect();
+        let idx: Vec<String> =
+            (0..m as usize).filter(|&i| c[i / 64] >> (i % 64) & 1 == 1).map(|i| i.to_string()).collect();
         s += &idx.join(",");
         s.push('\n');
     }
@@ -173,88 +199,94 @@ fn indices_csv(m: u32, codes: &[Word]) -> String {
 
 /// Hashes `x` on the chosen device.
 pub fn hash_matrix(p: &FlyParams, proj: &[u32], x: &Matrix, wta: Wta, device: &Device) -> Result<Vec<Word>> {
-    ensure_fits("the codes", x.rows as u128 * p.code_words() as u128 * 8 + p.m as u128 * 4 * rayon::current_num_threads() as u128)?;
+    ensure_fits(
+        "the codes",
+        x.rows as u128 * p.code_words() as u128 * 8 + p.m as u128 * 4 * rayon::current_num_threads() as u128,
+    )?;
     device.run(|g| super::gpu::hash(g, p, proj, x, wta), |cpu| Ok(cpu.install(|| cpu::hash(p, proj, x, wta))))
 }
 
 /// `flyhash projection`.
 pub fn projection(a: &ProjectionConfig) -> Result<()> {
     {
-            let p = FlyParams::new(a.d, a.m, a.s, 1, a.seed)?;
-            ensure_fits("the projection", a.m as u128 * a.s as u128 * 12)?;
-            let proj = cpu::projection(&p);
-            let mut s = String::new();
-            for row in proj.chunks(a.s as usize) {
-                s += &row.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");
-                s.push('\n');
-            }
-            write_string(&a.out, &s)
+        let p = FlyParams::new(a.d, a.m, a.s, 1, a.seed)?;
+        ensure_fits("the projection", a.m as u128 * a.s as u128 * 12)?;
+        let proj = cpu::projection(&p);
+        let mut s = String::new();
+        for row in proj.chunks(a.s as usize) {
+            s += &row.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",");
+            s.push('\n');
         }
+        write_string(&a.out, &s)
     }
+}
 
 /// `flyhash hash`.
 pub fn hash(a: &HashConfig) -> Result<()> {
     {
-            let x = data::read(&a.input)?;
-            if x.rows == 0 || x.cols == 0 {
-                bail!("{}: no input vectors", a.input.display());
-            }
-            let (p, proj) = match &a.projection {
-                Some(path) => {
-                    let (m, s, proj) = read_projection(path, x.cols)?;
-                    if a.m.is_some_and(|am| am != m) || a.s.is_some_and(|as_| as_ != s) {
-                        bail!("--m/--s disagree with the projection file ({m} rows of {s})");
-                    }
-                    (FlyParams::new(x.cols as u32, m, s, a.k, a.seed)?, proj)
+        let x = data::read(&a.input)?;
+        if x.rows == 0 || x.cols == 0 {
+            bail!("{}: no input vectors", a.input.display());
+        }
+        let (p, proj) = match &a.projection {
+            Some(path) => {
+                let (m, s, proj) = read_projection(path, x.cols)?;
+                if a.m.is_some_and(|am| am != m) || a.s.is_some_and(|as_| as_ != s) {
+                    bail!("--m/--s disagree with the projection file ({m} rows of {s})");
                 }
-                None => {
-                    let (m, s) = (a.m.ok_or_else(|| anyhow!("--m is required without --projection"))?, a.s.ok_or_else(|| anyhow!("--s is required without --projection"))?);
-                    let p = FlyParams::new(x.cols as u32, m, s, a.k, a.seed)?;
-                    ensure_fits("the projection", m as u128 * s as u128 * 4)?;
-                    (p, cpu::projection(&p))
-                }
-            };
-            let codes = hash_matrix(&p, &proj, &x, a.wta, &Device::open(a.device)?)?;
-            match a.format {
-                CodeFormat::Bin => write_codes(&a.out, p.m, &codes),
-                CodeFormat::Indices => write_string(&a.out, &indices_csv(p.m, &codes)),
+                (FlyParams::new(x.cols as u32, m, s, a.k, a.seed)?, proj)
             }
+            None => {
+                let (m, s) = (
+                    a.m.ok_or_else(|| anyhow!("--m is required without --projection"))?,
+                    a.s.ok_or_else(|| anyhow!("--s is required without --projection"))?,
+                );
+                let p = FlyParams::new(x.cols as u32, m, s, a.k, a.seed)?;
+                ensure_fits("the projection", m as u128 * s as u128 * 4)?;
+                (p, cpu::projection(&p))
+            }
+        };
+        let codes = hash_matrix(&p, &proj, &x, a.wta, &Device::open(a.device)?)?;
+        match a.format {
+            CodeFormat::Bin => write_codes(&a.out, p.m, &codes),
+            CodeFormat::Indices => write_string(&a.out, &indices_csv(p.m, &codes)),
         }
     }
+}
 
 /// `flyhash search`.
 pub fn search(a: &SearchConfig) -> Result<()> {
     {
-            let (m, db) = read_codes(&a.db)?;
-            let (mq, q) = read_codes(&a.queries)?;
-            if m != mq {
-                bail!("database codes have {m} bits but queries have {mq}");
-            }
-            if a.r == 0 {
-                bail!("--r must be at least 1");
-            }
-            let words = (m as usize).div_ceil(64);
-            let res = Device::open(a.device)?.run(
-                |g| Ok(g.hamming_top_r(&db, &q, words, a.r)?),
-                |cpu| Ok(cpu.install(|| super::search::top_r(&db, &q, words, a.r))),
-            )?;
-            let mut s = String::new();
-            for row in res {
-                s += &row.iter().map(|(i, d)| format!("{i}:{d}")).collect::<Vec<_>>().join(",");
-                s.push('\n');
-            }
-            write_string(&a.out, &s)
+        let (m, db) = read_codes(&a.db)?;
+        let (mq, q) = read_codes(&a.queries)?;
+        if m != mq {
+            bail!("database codes have {m} bits but queries have {mq}");
         }
+        if a.r == 0 {
+            bail!("--r must be at least 1");
+        }
+        let words = (m as usize).div_ceil(64);
+        let res = Device::open(a.device)?.run(
+            |g| Ok(g.hamming_top_r(&db, &q, words, a.r)?),
+            |cpu| Ok(cpu.install(|| super::search::top_r(&db, &q, words, a.r))),
+        )?;
+        let mut s = String::new();
+        for row in res {
+            s += &row.iter().map(|(i, d)| format!("{i}:{d}")).collect::<Vec<_>>().join(",");
+            s.push('\n');
+        }
+        write_string(&a.out, &s)
     }
+}
 
 /// `flyhash eval`.
 pub fn eval(a: &EvalConfig) -> Result<()> {
     {
-            let rows = super::eval::run(&a.data, a.queries, &a.ks, a.neighbours, a.seed, &a.out)?;
-            println!("{:>4} | {:>22} | {:>18}", "k", "FlyHash (m=20k) prec.", "SimHash (k bits)");
-            for r in rows {
-                println!("{:>4} | {:>22.4} | {:>18.4}", r.k, r.flyhash_precision, r.simhash_precision);
-            }
-            Ok(())
+        let rows = super::eval::run(&a.data, a.queries, &a.ks, a.neighbours, a.seed, &a.out)?;
+        println!("{:>4} | {:>22} | {:>18}", "k", "FlyHash (m=20k) prec.", "SimHash (k bits)");
+        for r in rows {
+            println!("{:>4} | {:>22.4} | {:>18.4}", r.k, r.flyhash_precision, r.simhash_precision);
         }
+        Ok(())
     }
+}

@@ -7,8 +7,11 @@ use std::path::Path;
 /// `rows × cols` values, row-major.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Matrix {
+    /// Rows (vectors).
     pub rows: usize,
+    /// Columns (dimension).
     pub cols: usize,
+    /// Row-major values.
     pub data: Vec<f32>,
 }
 
@@ -21,7 +24,12 @@ impl Matrix {
     /// Rejects NaN and ±inf, naming the first offending row and column.
     pub fn check_finite(&self, name: &str) -> Result<()> {
         if let Some(i) = self.data.iter().position(|x| !x.is_finite()) {
-            bail!("{name}: row {}, column {}: {} is not a finite number", i / self.cols + 1, i % self.cols + 1, self.data[i]);
+            bail!(
+                "{name}: row {}, column {}: {} is not a finite number",
+                i / self.cols + 1,
+                i % self.cols + 1,
+                self.data[i]
+            );
         }
         Ok(())
     }
@@ -62,8 +70,12 @@ pub fn idx(b: &[u8], name: &str) -> Result<Matrix> {
     if nd == 0 || b.len() < 4 + 4 * nd {
         bail!("{name}: truncated IDX header");
     }
-    let dims: Vec<usize> = (0..nd).map(|i| u32::from_be_bytes(b[4 + 4 * i..8 + 4 * i].try_into().unwrap()) as usize).collect();
-    let count = dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).ok_or_else(|| anyhow!("{name}: absurd IDX dimensions"))?;
+    let dims: Vec<usize> =
+        (0..nd).map(|i| u32::from_be_bytes(b[4 + 4 * i..8 + 4 * i].try_into().unwrap()) as usize).collect();
+    let count = dims
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .ok_or_else(|| anyhow!("{name}: absurd IDX dimensions"))?;
     let size = match ty {
         0x08 | 0x09 => 1,
         0x0B => 2,
@@ -97,7 +109,10 @@ pub fn csv(text: &str, name: &str) -> Result<Matrix> {
         }
         let before = data.len();
         for (j, f) in line.split(',').enumerate() {
-            let v: f32 = f.trim().parse().map_err(|_| anyhow!("{name}:{}: field {}: '{}' is not a number", i + 1, j + 1, f.trim()))?;
+            let v: f32 = f
+                .trim()
+                .parse()
+                .map_err(|_| anyhow!("{name}:{}: field {}: '{}' is not a number", i + 1, j + 1, f.trim()))?;
             if !v.is_finite() {
                 bail!("{name}:{}: field {}: {v} is not a finite number", i + 1, j + 1);
             }
@@ -125,8 +140,9 @@ pub fn npy(b: &[u8], name: &str) -> Result<Matrix> {
         2 | 3 if b.len() >= 12 => (u32::from_le_bytes(b[8..12].try_into().unwrap()) as usize, 12),
         v => bail!("{name}: unsupported NPY version {v}"),
     };
-    let header = std::str::from_utf8(b.get(start..start + hlen).ok_or_else(|| anyhow!("{name}: truncated NPY header"))?)
-        .map_err(|_| anyhow!("{name}: corrupt NPY header"))?;
+    let header =
+        std::str::from_utf8(b.get(start..start + hlen).ok_or_else(|| anyhow!("{name}: truncated NPY header"))?)
+            .map_err(|_| anyhow!("{name}: corrupt NPY header"))?;
     let field = |k: &str| -> Result<&str> {
         let at = header.find(&format!("'{k}'")).ok_or_else(|| anyhow!("{name}: NPY header lacks '{k}'"))?;
         Ok(header[at + k.len() + 2..].trim_start_matches([':', ' ']))

@@ -52,12 +52,19 @@ fn precision(truth: &[Vec<u32>], found: &[Vec<(u32, u32)>]) -> f64 {
 }
 
 #[derive(Serialize, Debug, Clone)]
+/// One point of the FlyHash vs SimHash comparison.
 pub struct EvalRow {
+    /// Winners per code k.
     pub k: u32,
+    /// FlyHash code length.
     pub flyhash_m: u32,
+    /// FlyHash ones per projection row.
     pub flyhash_s: u32,
+    /// FlyHash precision at this k.
     pub flyhash_precision: f64,
+    /// SimHash code length in bits (= k).
     pub simhash_bits: u32,
+    /// SimHash precision at this k.
     pub simhash_precision: f64,
 }
 
@@ -91,21 +98,43 @@ pub fn run(data: &Path, queries: usize, ks: &[u32], neighbours: usize, seed: u64
         let (db, q) = (simhash::hash(&sp, k as usize, &train), simhash::hash(&sp, k as usize, &test));
         let sim = precision(&truth, &search::top_r(&db, &q, (k as usize).div_ceil(64), neighbours));
         pb.inc(1);
-        rows.push(EvalRow { k, flyhash_m: p.m, flyhash_s: s, flyhash_precision: fly, simhash_bits: k, simhash_precision: sim });
+        rows.push(EvalRow {
+            k,
+            flyhash_m: p.m,
+            flyhash_s: s,
+            flyhash_precision: fly,
+            simhash_bits: k,
+            simhash_precision: sim,
+        });
     }
     pb.finish_and_clear();
     std::fs::create_dir_all(out)?;
     let mut csv = String::from("k,flyhash_m,flyhash_s,flyhash_precision,simhash_bits,simhash_precision\n");
     for r in &rows {
-        csv += &format!("{},{},{},{:.4},{},{:.4}\n", r.k, r.flyhash_m, r.flyhash_s, r.flyhash_precision, r.simhash_bits, r.simhash_precision);
+        csv += &format!(
+            "{},{},{},{:.4},{},{:.4}\n",
+            r.k, r.flyhash_m, r.flyhash_s, r.flyhash_precision, r.simhash_bits, r.simhash_precision
+        );
     }
     write_string(&out.join("eval.csv"), &csv)?;
     write_string(&out.join("eval.json"), &(serde_json::to_string_pretty(&rows)? + "\n"))?;
     let series = vec![
-        Series { label: "FlyHash (m = 20k, k winners)".into(), points: rows.iter().map(|r| (r.k as f64, r.flyhash_precision)).collect() },
-        Series { label: "SimHash (k bits)".into(), points: rows.iter().map(|r| (r.k as f64, r.simhash_precision)).collect() },
+        Series {
+            label: "FlyHash (m = 20k, k winners)".into(),
+            points: rows.iter().map(|r| (r.k as f64, r.flyhash_precision)).collect(),
+        },
+        Series {
+            label: "SimHash (k bits)".into(),
+            points: rows.iter().map(|r| (r.k as f64, r.simhash_precision)).collect(),
+        },
     ];
-    let title = format!("Fashion-MNIST: precision of top-{neighbours} Hamming vs Euclidean neighbours ({queries} queries)");
-    line_chart(&out.join("eval.svg"), &Labels { title: &title, x: "k (winners / SimHash bits)", y: "mean precision" }, &series, false)?;
+    let title =
+        format!("Fashion-MNIST: precision of top-{neighbours} Hamming vs Euclidean neighbours ({queries} queries)");
+    line_chart(
+        &out.join("eval.svg"),
+        &Labels { title: &title, x: "k (winners / SimHash bits)", y: "mean precision" },
+        &series,
+        false,
+    )?;
     Ok(rows)
 }

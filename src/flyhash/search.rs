@@ -1,11 +1,17 @@
-//! Top-r Hamming neighbours, ties to the lower database index, through the core's radix select.
+//! Top-r Hamming neighbours on the CPU: the core's `hamming` and `top_r` over a rayon pool.
 
-use neurobits_core::flyhash::{hamming, kth_largest, select};
+use neurobits_core::flyhash::{hamming, sort_hits, top_r as core_top_r};
 use neurobits_core::Word;
 use rayon::prelude::*;
 
 /// For each query code, the `r` nearest database codes as `(index, distance)`, nearest first,
 /// ties by index. `words` is the code length in words.
+///
+/// ```
+/// let db = [0b0000u64, 0b0111, 0b0001];
+/// let hits = neurobits::flyhash::search::top_r(&db, &[0b0011], 1, 2);
+/// assert_eq!(hits, [vec![(1, 1), (2, 1)]]);
+/// ```
 pub fn top_r(db: &[Word], queries: &[Word], words: usize, r: usize) -> Vec<Vec<(u32, u32)>> {
     let n = db.len() / words;
     let r = r.min(n);
@@ -17,11 +23,9 @@ pub fn top_r(db: &[Word], queries: &[Word], words: usize, r: usize) -> Vec<Vec<(
                 for (i, d) in dist.iter_mut().enumerate() {
                     *d = hamming(&db[i * words..(i + 1) * words], q);
                 }
-                let key = |i: usize| u32::MAX - dist[i];
-                let (t, above) = kth_largest(n, r, key, &mut [0; 256]);
                 let mut out = Vec::with_capacity(r);
-                select(n, r, key, t, above, |i| out.push((i as u32, dist[i])));
-                out.sort_by_key(|&(i, d)| (d, i));
+                core_top_r(n, r, |i| dist[i], &mut [0; 256], |i| out.push((i as u32, dist[i])));
+                sort_hits(&mut out);
                 out
             },
         )

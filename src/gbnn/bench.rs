@@ -1,33 +1,43 @@
 //! Side-by-side timing of every rule and implementation in one run.
 
 use anyhow::Result;
-use neurobits_core::{Word, gbnn::{Network, Params, Rule}};
+use neurobits_core::{
+    gbnn::{Network, Params, Rule},
+    Word,
+};
 use neurobits_gpu_host::gbnn::DenseGpu;
 use neurobits_gpu_host::Gpu;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::time::Instant;
 
-use super::rates;
 use super::dense::DenseSumOfSum;
-use crate::device::Cpu;
-use crate::io::atomic::write_string;
+use super::rates;
 use super::scenario::{scenario, Scenario};
-use std::path::PathBuf;
 use super::RuleArg;
+use crate::device::Cpu;
 use crate::device::{bench_devices, BenchDevice};
+use crate::io::atomic::write_string;
+use std::path::PathBuf;
 
 #[derive(Serialize, Clone, Debug)]
+/// One timed implementation.
 pub struct Entry {
+    /// What ran (device and variant).
     pub implementation: String,
+    /// Rule name.
     pub rule: &'static str,
+    /// Probes (distinct stored messages).
     pub probes: u64,
     /// End to end: probe upload and state download included (W resident).
     pub seconds: f64,
     /// GPU kernels alone.
     pub kernel_seconds: Option<f64>,
+    /// Probes per second.
     pub probes_per_second: f64,
+    /// Fraction of probes retrieved exactly.
     pub strict_rate: f64,
+    /// Mean updates per probe.
     pub mean_iterations: f64,
     /// Whether the final states equal the CPU's bit for bit (GPU rows run beside the CPU).
     pub bit_exact_vs_cpu: Option<bool>,
@@ -36,13 +46,21 @@ pub struct Entry {
 /// Everything a bench run measured, for the JSON output.
 #[derive(Serialize, Default)]
 pub struct Report {
+    /// Scenario number.
     pub scenario: u8,
+    /// Erased clusters per probe.
     pub erased: usize,
+    /// GPU name, when one was used.
     pub device: Option<String>,
+    /// Timed implementations.
     pub entries: Vec<Entry>,
+    /// Device-to-device copy bandwidth (GB/s, read + write).
     pub copy_bandwidth_gb_s: Option<f64>,
+    /// Least bytes the joint kernels must move.
     pub joint_min_bytes: Option<u64>,
+    /// GB/s the joint kernels achieve on their least traffic.
     pub joint_achieved_gb_s: Option<f64>,
+    /// Joint kernels' speed as a fraction of the copy-bandwidth bound.
     pub joint_fraction_of_bound: Option<f64>,
 }
 
@@ -71,6 +89,7 @@ impl Ctx<'_> {
     }
 }
 
+/// Runs `gbnn bench`: the side-by-side table.
 pub fn run(a: &BenchConfig) -> Result<()> {
     let s = scenario(a.scenario)?;
     let erased = a.erased.unwrap_or(s.erased);
@@ -145,7 +164,8 @@ fn cpu_dense_baseline(ctx: &Ctx, baseline_probes: usize, report: &mut Report) ->
     let reference = Cpu::new(None)?.retrieve(ctx.net, &ctx.probes[..k * c], Rule::SumOfSum, &ctx.params)?;
     let same = reference.states == states;
     let sub = Ctx { count: k as u64, truth: &ctx.truth[..k * c], ..*ctx };
-    let mut e = sub.entry(format!("dense-f32 sgemm baseline ({k}-probe subset)"), Rule::SumOfSum, seconds, &states, f64::NAN);
+    let mut e =
+        sub.entry(format!("dense-f32 sgemm baseline ({k}-probe subset)"), Rule::SumOfSum, seconds, &states, f64::NAN);
     e.bit_exact_vs_cpu = Some(same);
     report.entries.push(e);
     print_entry(report.entries.last().expect("just pushed"));
@@ -156,15 +176,30 @@ fn cpu_dense_baseline(ctx: &Ctx, baseline_probes: usize, report: &mut Report) ->
     anyhow::ensure!(same, "the dense-float baseline disagrees with the bit-packed sum-of-sum");
     let base = report.entries.last().expect("baseline").probes_per_second;
     for e in report.entries.iter().filter(|e| e.rule == "joint") {
-        println!("speed-up of joint on {} over the dense baseline (per probe): {:.0}x", e.implementation, e.probes_per_second / base);
+        println!(
+            "speed-up of joint on {} over the dense baseline (per probe): {:.0}x",
+            e.implementation,
+            e.probes_per_second / base
+        );
     }
     Ok(())
 }
 
-fn gpu_rows(ctx: &Ctx, gpu: &Gpu, rules: &[Rule], cpu: &HashMap<&'static str, Vec<Word>>, report: &mut Report) -> Result<()> {
+fn gpu_rows(
+    ctx: &Ctx,
+    gpu: &Gpu,
+    rules: &[Rule],
+    cpu: &HashMap<&'static str, Vec<Word>>,
+    report: &mut Report,
+) -> Result<()> {
     let g = *ctx.net.geometry();
     let (free, total) = gpu.memory()?;
-    println!("GPU: {} ({:.1} GiB free of {:.1} GiB)", gpu.name(), free as f64 / 1073741824.0, total as f64 / 1073741824.0);
+    println!(
+        "GPU: {} ({:.1} GiB free of {:.1} GiB)",
+        gpu.name(),
+        free as f64 / 1073741824.0,
+        total as f64 / 1073741824.0
+    );
     report.device = Some(gpu.name());
     let t = Instant::now();
     let dnet = gpu.upload(ctx.net)?;
@@ -188,7 +223,8 @@ fn gpu_rows(ctx: &Ctx, gpu: &Gpu, rules: &[Rule], cpu: &HashMap<&'static str, Ve
             sos_states = Some(out.states);
         }
     }
-    let cpu_joint = report.entries.iter().find(|e| e.rule == "joint" && e.implementation.starts_with("cpu")).map(|e| e.seconds);
+    let cpu_joint =
+        report.entries.iter().find(|e| e.rule == "joint" && e.implementation.starts_with("cpu")).map(|e| e.seconds);
     let gpu_joint = report.entries.iter().find(|e| e.rule == "joint" && e.kernel_seconds.is_some()).cloned();
     if let (Some(c), Some(gj)) = (cpu_joint, &gpu_joint) {
         println!(
@@ -200,13 +236,22 @@ fn gpu_rows(ctx: &Ctx, gpu: &Gpu, rules: &[Rule], cpu: &HashMap<&'static str, Ve
     if ctx.s.id == 2 {
         let dense = DenseGpu::new(gpu, ctx.net, ctx.s.gamma)?;
         let (states, kernel_ms, total_ms) = dense.retrieve(ctx.probes, ctx.params.max_iter)?;
-        let mut e = ctx.entry(format!("paper's GPU method (cuBLAS sgemm, {})", gpu.name()), Rule::SumOfSum, total_ms / 1e3, &states, f64::NAN);
+        let mut e = ctx.entry(
+            format!("paper's GPU method (cuBLAS sgemm, {})", gpu.name()),
+            Rule::SumOfSum,
+            total_ms / 1e3,
+            &states,
+            f64::NAN,
+        );
         e.kernel_seconds = Some(kernel_ms / 1e3);
         e.bit_exact_vs_cpu = cpu.get("sum-of-sum").or(sos_states.as_ref()).map(|c| *c == states);
         report.entries.push(e);
         print_entry(report.entries.last().expect("just pushed"));
         if let Some(gj) = &gpu_joint {
-            println!("joint GPU kernels vs the paper's cuBLAS sum-of-sum kernels: {:.0}x", kernel_ms / 1e3 / gj.kernel_seconds.unwrap_or(f64::NAN));
+            println!(
+                "joint GPU kernels vs the paper's cuBLAS sum-of-sum kernels: {:.0}x",
+                kernel_ms / 1e3 / gj.kernel_seconds.unwrap_or(f64::NAN)
+            );
         }
     }
     if let Some(gj) = &gpu_joint {
@@ -250,6 +295,7 @@ fn print_entry(e: &Entry) {
 }
 
 #[derive(clap::Args, Debug)]
+/// `gbnn bench`: every rule and implementation timed side by side.
 pub struct BenchConfig {
     /// Scenario (1, 2 or 3: C=32, L=2048, 1 000 000 stored and probed, 16 erased).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=3))]
@@ -267,11 +313,13 @@ pub struct BenchConfig {
     #[arg(long, default_value_t = 128)]
     pub baseline_probes: usize,
     #[arg(long, value_enum, default_value_t = BenchDevice::Cpu)]
+    /// Where to time: cpu, gpu, all (side by side) or auto.
     pub device: BenchDevice,
     /// Also time every rule on one CPU core.
     #[arg(long)]
     pub single_core: bool,
     #[arg(long, default_value_t = 1)]
+    /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
     /// Also write the table as JSON.
     #[arg(long)]

@@ -7,7 +7,10 @@
 
 use anyhow::Result;
 use neurobits_core::gbnn::rules::select_max;
-use neurobits_core::{Word, gbnn::{Geometry, Network, ERASED}};
+use neurobits_core::{
+    gbnn::{Geometry, Network, ERASED},
+    Word,
+};
 
 use crate::io::memory::ensure_fits;
 
@@ -18,6 +21,7 @@ pub struct DenseSumOfSum {
 }
 
 impl DenseSumOfSum {
+    /// Expands `net` into a dense `f32` matrix with `γ` on the diagonal.
     pub fn new(net: &Network, gamma: u32) -> Result<Self> {
         let g = *net.geometry();
         let n = g.neurons();
@@ -46,8 +50,20 @@ impl DenseSumOfSum {
             // SAFETY: the slices hold exactly n·n, n·k and n·k elements with the given strides.
             unsafe {
                 matrixmultiply::sgemm(
-                    n, n, k, 1.0, self.w.as_ptr(), n as isize, 1, v.as_ptr(), k as isize, 1, 0.0,
-                    s.as_mut_ptr(), k as isize, 1,
+                    n,
+                    n,
+                    k,
+                    1.0,
+                    self.w.as_ptr(),
+                    n as isize,
+                    1,
+                    v.as_ptr(),
+                    k as isize,
+                    1,
+                    0.0,
+                    s.as_mut_ptr(),
+                    k as isize,
+                    1,
                 );
             }
             let mut words = vec![0; g.words_per_cluster()];

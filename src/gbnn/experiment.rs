@@ -6,26 +6,35 @@ use neurobits_core::gbnn::{Params, Rule};
 use serde::Serialize;
 use std::time::Instant;
 
+use super::scenario::scenario;
+use super::RuleArg;
 use super::{rates, Rates};
 use crate::device::Device;
+use crate::device::DeviceChoice;
 use crate::io::atomic::write_string;
 use crate::plot::{line_chart, Labels, Series};
 use crate::progress::bar;
-use super::scenario::scenario;
 use std::path::PathBuf;
-use super::RuleArg;
-use crate::device::DeviceChoice;
 
 #[derive(Serialize, Clone, Debug)]
+/// One result row.
 pub struct Row {
+    /// Scenario number.
     pub scenario: u8,
+    /// Rule name.
     pub rule: &'static str,
+    /// Sum-of-sum reinforcement factor γ.
     pub gamma: u32,
+    /// Erased clusters per probe.
     pub erased: usize,
+    /// Probes (distinct stored messages).
     pub probes: u64,
     #[serde(flatten)]
+    /// Retrieval rates.
     pub rates: Rates,
+    /// Mean updates per probe.
     pub mean_iterations: f64,
+    /// Wall time in seconds.
     pub seconds: f64,
 }
 
@@ -40,6 +49,7 @@ pub fn parse_range(s: &str, clusters: usize) -> Result<(usize, usize)> {
     Ok((a, b))
 }
 
+/// Runs `gbnn experiment`: table, CSV, JSON and plots.
 pub fn run(a: &ExperimentConfig) -> Result<()> {
     let s = scenario(a.scenario)?;
     let (e0, e1) = match &a.erased {
@@ -61,7 +71,12 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
     let backend = device.gbnn(&net)?;
     eprintln!(
         "scenario {}: C={}, L={}, {} stored, {} probes, erased {e0}..{e1}, on {}",
-        s.id, s.clusters, s.neurons, s.stored, probes, backend.name()
+        s.id,
+        s.clusters,
+        s.neurons,
+        s.stored,
+        probes,
+        backend.name()
     );
     let g = *net.geometry();
     let pb = bar(((e1 - e0 + 1) * configs.len()) as u64, "retrieving");
@@ -98,8 +113,16 @@ fn write_outputs(a: &ExperimentConfig, gamma: u32, rows: &[Row]) -> Result<()> {
     for r in rows {
         csv += &format!(
             "{},{},{},{},{},{:.6},{:.6},{:.6},{:.3},{:.6}\n",
-            r.scenario, r.rule, r.gamma, r.erased, r.probes, r.rates.strict, r.rates.contains, r.rates.expected,
-            r.mean_iterations, r.seconds
+            r.scenario,
+            r.rule,
+            r.gamma,
+            r.erased,
+            r.probes,
+            r.rates.strict,
+            r.rates.contains,
+            r.rates.expected,
+            r.mean_iterations,
+            r.seconds
         );
     }
     write_string(&a.out.join("results.csv"), &csv)?;
@@ -121,7 +144,8 @@ fn write_outputs(a: &ExperimentConfig, gamma: u32, rows: &[Row]) -> Result<()> {
     let title = format!("Scenario {sc}: retrieval rate (strict), gamma = {gamma}");
     let labels = Labels { title: &title, x: "erased clusters", y: "retrieval rate" };
     line_chart(&a.out.join("retrieval.svg"), &labels, &curves(&main, &|r| r.rates.strict), false)?;
-    let sweep = curves(&|r: &Row| (r.rule == "sum-of-sum").then(|| format!("gamma = {}", r.gamma)), &|r| r.rates.strict);
+    let sweep =
+        curves(&|r: &Row| (r.rule == "sum-of-sum").then(|| format!("gamma = {}", r.gamma)), &|r| r.rates.strict);
     if !sweep.is_empty() {
         let title = format!("Scenario {sc}: sum-of-sum retrieval rate vs gamma");
         let labels = Labels { title: &title, x: "erased clusters", y: "retrieval rate" };
@@ -141,7 +165,13 @@ pub fn table(rows: &[Row], gamma: u32) -> String {
             cols.push((r.rule, r.gamma));
         }
     }
-    let name = |(rule, g): (&str, u32)| if g == gamma || rule != "sum-of-sum" { rule.to_string() } else { format!("{rule} g={g}") };
+    let name = |(rule, g): (&str, u32)| {
+        if g == gamma || rule != "sum-of-sum" {
+            rule.to_string()
+        } else {
+            format!("{rule} g={g}")
+        }
+    };
     let mut out = format!("{:>7}", "erased");
     for &c in &cols {
         out += &format!(" | {:>16}", name(c));
@@ -161,6 +191,7 @@ pub fn table(rows: &[Row], gamma: u32) -> String {
 }
 
 #[derive(clap::Args, Debug)]
+/// `gbnn experiment`: the paper's retrieval-rate experiments.
 pub struct ExperimentConfig {
     /// 1: C=8, L=128, 5000 stored, 3000 probes. 2: C=16, L=512, 50 000 stored, 30 000 probes.
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=2))]
@@ -178,8 +209,10 @@ pub struct ExperimentConfig {
     #[arg(long)]
     pub probes: Option<u64>,
     #[arg(long, default_value_t = 1)]
+    /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
     #[arg(long, value_enum, default_value_t = DeviceChoice::Cpu)]
+    /// Where to compute: cpu, gpu, or auto (the GPU when it can, else the CPU).
     pub device: DeviceChoice,
     /// Directory for results.csv, results.json and the SVG plots.
     #[arg(long)]

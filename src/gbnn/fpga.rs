@@ -4,26 +4,34 @@ use anyhow::{anyhow, bail, Result};
 use neurobits_core::digest::{fnv1a_words, FNV_OFFSET};
 use neurobits_core::gbnn::workload::{message, ProbePlan};
 use neurobits_core::gbnn::{retrieve, Params, Rule};
-use neurobits_fpga::{resources, Circuit, Report, Resources, Size, S16x25, S3x3, S4x100, S8x50, MAX_NEURONS};
+use neurobits_fpga::{resources, Circuit, Report, Resources, S16x25, S3x3, S4x100, S8x50, Size, MAX_NEURONS};
 use serde::Serialize;
 use serde_json::json;
 
+use super::RuleArg;
 use crate::io::atomic::write_string;
 use std::path::PathBuf;
-use super::RuleArg;
 
 /// One rule's run on the circuit.
 #[derive(Serialize, Clone, Debug)]
 pub struct FpgaRow {
+    /// Rule name.
     pub rule: &'static str,
+    /// Probes (distinct stored messages).
     pub probes: u64,
+    /// Mean clock cycles per probe (load to unload).
     pub mean_cycles: f64,
+    /// Most clock cycles of any probe.
     pub max_cycles: u64,
+    /// Clock cycles over all probes.
     pub total_cycles: u64,
+    /// Mean updates per probe.
     pub mean_iterations: f64,
+    /// Mean latency per probe in µs at the assumed clock.
     pub mean_latency_us: f64,
     /// FNV-1a of all final states, as the CPU, GPU and firmware compute it.
     pub digest: String,
+    /// Whether the outputs equal the CPU driver's bit for bit.
     pub identical_to_cpu: bool,
 }
 
@@ -37,7 +45,8 @@ pub fn run_circuit<S: Size>(a: &FpgaConfig, rules: &[Rule]) -> Result<(Vec<FpgaR
         c.store(&m).map_err(|e| anyhow!("{e}"))?;
     }
     let store_cycles = c.cycles();
-    let plan = ProbePlan::new(g, a.seed, a.messages, a.seed.wrapping_add(1), a.probes, a.erased).map_err(|e| anyhow!("{e}"))?;
+    let plan = ProbePlan::new(g, a.seed, a.messages, a.seed.wrapping_add(1), a.probes, a.erased)
+        .map_err(|e| anyhow!("{e}"))?;
     let params = Params { gamma: a.gamma, max_iter: 20 };
     let (mut v, mut s) = (vec![0; g.row_words()], vec![0; g.row_words()]);
     let mut rows = Vec::new();
@@ -78,6 +87,7 @@ pub fn run_sized(a: &FpgaConfig, rules: &[Rule]) -> Result<(Vec<FpgaRow>, u64)> 
     }
 }
 
+/// Runs `fpga`: prints the report, writes JSON, and fails if the circuit differs from the CPU.
 pub fn run(a: &FpgaConfig) -> Result<()> {
     let (cl, l) = (a.clusters, a.neurons);
     if cl == 0 || l == 0 {
@@ -89,7 +99,8 @@ pub fn run(a: &FpgaConfig) -> Result<()> {
     if !(a.clock_mhz.is_finite() && a.clock_mhz > 0.0) {
         bail!("--clock-mhz must be a positive number");
     }
-    let rules: Vec<Rule> = if a.rule.is_empty() { Rule::ALL.to_vec() } else { a.rule.iter().map(|&r| r.into()).collect() };
+    let rules: Vec<Rule> =
+        if a.rule.is_empty() { Rule::ALL.to_vec() } else { a.rule.iter().map(|&r| r.into()).collect() };
     let (rows, store_cycles) = run_sized(a, &rules)?;
     let r = resources(cl, l, a.gamma);
     print!("{}", table(a, &rows, store_cycles, &r));
@@ -121,11 +132,20 @@ pub fn table(a: &FpgaConfig, rows: &[FpgaRow], store_cycles: u64, r: &Resources)
         "circuit {}x{} ({} neurons), {} messages stored in {} cycles, {} probes with {} erased, clock {} MHz (assumed)\n",
         a.clusters, a.neurons, a.clusters * a.neurons, a.messages, store_cycles, a.probes, a.erased, a.clock_mhz
     );
-    s += &format!("{:<15} {:>11} {:>10} {:>12} {:>10} {:>13}  {:<16} {}\n", "rule", "mean cycles", "max cycles", "total cycles", "mean iter", "latency (us)", "digest", "= CPU");
+    s += &format!(
+        "{:<15} {:>11} {:>10} {:>12} {:>10} {:>13}  {:<16} {}\n",
+        "rule", "mean cycles", "max cycles", "total cycles", "mean iter", "latency (us)", "digest", "= CPU"
+    );
     for x in rows {
         s += &format!(
             "{:<15} {:>11.2} {:>10} {:>12} {:>10.2} {:>13.3}  {:<16} {}\n",
-            x.rule, x.mean_cycles, x.max_cycles, x.total_cycles, x.mean_iterations, x.mean_latency_us, x.digest,
+            x.rule,
+            x.mean_cycles,
+            x.max_cycles,
+            x.total_cycles,
+            x.mean_iterations,
+            x.mean_latency_us,
+            x.digest,
             if x.identical_to_cpu { "yes" } else { "NO" }
         );
     }
@@ -145,6 +165,7 @@ pub fn table(a: &FpgaConfig, rows: &[FpgaRow], store_cycles: u64, r: &Resources)
 }
 
 #[derive(clap::Args, Debug)]
+/// `fpga`: the cycle model of the fully-parallel circuit on a random workload.
 pub struct FpgaConfig {
     /// Clusters C (C·L ≤ 400; sizes with a compiled circuit: 8x50, 4x100, 16x25, 3x3).
     #[arg(long, default_value_t = 8)]
@@ -171,6 +192,7 @@ pub struct FpgaConfig {
     #[arg(long, default_value_t = 100.0)]
     pub clock_mhz: f64,
     #[arg(long, default_value_t = 1)]
+    /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
     /// Also write the report as JSON.
     #[arg(long)]

@@ -4,6 +4,7 @@ use neurobits_core::gbnn::workload::{message, ProbePlan};
 use crate::io::{atomic::write_string, symbols};
 use std::path::PathBuf;
 
+/// Runs `gbnn generate`.
 pub fn run(a: &GenerateConfig) -> Result<()> {
     let g = super::geometry(a.clusters, a.neurons)?;
     let plan = ProbePlan::new(g, a.seed, a.messages, a.seed.wrapping_add(1), a.probes, a.erased)
@@ -30,10 +31,13 @@ pub fn run(a: &GenerateConfig) -> Result<()> {
 }
 
 #[derive(clap::Args, Debug)]
+/// `gbnn generate`: random messages and probes from the portable PRNG.
 pub struct GenerateConfig {
     #[arg(long)]
+    /// Clusters C.
     pub clusters: usize,
     #[arg(long)]
+    /// Neurons per cluster L.
     pub neurons: usize,
     /// Number of random messages.
     #[arg(long)]
@@ -42,8 +46,10 @@ pub struct GenerateConfig {
     #[arg(long, default_value_t = 0)]
     pub probes: u64,
     #[arg(long, default_value_t = 0)]
+    /// Erased clusters per probe.
     pub erased: usize,
     #[arg(long, default_value_t = 1)]
+    /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
     /// Directory for messages.csv, probes.csv and truth.csv.
     #[arg(long)]

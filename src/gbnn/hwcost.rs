@@ -3,18 +3,21 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use neurobits_core::digest::{fnv1a_words, FNV_OFFSET};
-use neurobits_core::{Word, gbnn::{retrieve, Network, Params, Rule}};
+use neurobits_core::{
+    gbnn::{retrieve, Network, Params, Rule},
+    Word,
+};
 use neurobits_gpu_host::Gpu;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use super::fpga::FpgaConfig;
+use super::scenario::Scenario;
+use super::RuleArg;
 use crate::device::Cpu;
 use crate::io::atomic::write_string;
 use crate::plot::{bar_chart_log, Bars};
-use super::scenario::Scenario;
-use super::RuleArg;
-use super::fpga::FpgaConfig;
 
 /// RAM of the firmware's microcontroller (TI LM3S6965, as QEMU's lm3s6965evb).
 const MCU_RAM: u64 = 64 * 1024;
@@ -22,15 +25,23 @@ const MCU_RAM: u64 = 64 * 1024;
 /// One (target, rule) cell of the report.
 #[derive(Serialize, Clone, Debug)]
 pub struct Row {
+    /// Target name (CPU, GPU, FPGA model, firmware).
     pub target: String,
+    /// Rule name.
     pub rule: &'static str,
     /// `measured`, `estimate` or `does not fit` / `not available`.
     pub kind: String,
+    /// Latency of one probe in µs.
     pub latency_us: Option<f64>,
+    /// Probes per second.
     pub throughput_per_s: Option<f64>,
+    /// Bytes of W on the target.
     pub w_bytes: Option<u64>,
+    /// Bytes of state per probe on the target.
     pub state_bytes: Option<u64>,
+    /// FNV-1a digest of the final states.
     pub digest: Option<String>,
+    /// How the figure was obtained, or why it is missing.
     pub note: String,
 }
 
@@ -55,10 +66,21 @@ fn missing(target: &str, rules: &[Rule], kind: &str, note: &str) -> Vec<Row> {
         .collect()
 }
 
+/// Runs `hwcost`: every target, tables, JSON, CSV and the chart.
 pub fn run(a: &HwcostConfig) -> Result<()> {
-    let s = Scenario { id: 0, clusters: a.clusters, neurons: a.neurons, stored: a.messages, probes: a.probes, erased: a.erased, gamma: a.gamma };
-    let rules: Vec<Rule> = if a.rules.is_empty() { Rule::ALL.to_vec() } else { a.rules.iter().map(|&r| r.into()).collect() };
-    if !(a.fpga_clock_mhz > 0.0 && a.fpga_clock_mhz.is_finite() && a.mcu_clock_mhz > 0.0 && a.mcu_clock_mhz.is_finite()) {
+    let s = Scenario {
+        id: 0,
+        clusters: a.clusters,
+        neurons: a.neurons,
+        stored: a.messages,
+        probes: a.probes,
+        erased: a.erased,
+        gamma: a.gamma,
+    };
+    let rules: Vec<Rule> =
+        if a.rules.is_empty() { Rule::ALL.to_vec() } else { a.rules.iter().map(|&r| r.into()).collect() };
+    if !(a.fpga_clock_mhz > 0.0 && a.fpga_clock_mhz.is_finite() && a.mcu_clock_mhz > 0.0 && a.mcu_clock_mhz.is_finite())
+    {
         bail!("clocks must be positive numbers of MHz");
     }
     let net = s.network(a.seed)?;
@@ -88,7 +110,10 @@ pub fn run(a: &HwcostConfig) -> Result<()> {
             let batch = b.retrieve(&net, &probes, rule, &params)?;
             let secs = t.elapsed().as_secs_f64();
             rows.push(Row {
-                target: format!("{name} ({} threads)", if name == "cpu 1 core" { 1 } else { rayon::current_num_threads() }),
+                target: format!(
+                    "{name} ({} threads)",
+                    if name == "cpu 1 core" { 1 } else { rayon::current_num_threads() }
+                ),
                 rule: rule.name(),
                 kind: "measured".into(),
                 latency_us: Some(latency * 1e6),
@@ -127,13 +152,24 @@ pub fn run(a: &HwcostConfig) -> Result<()> {
     for r in &rules {
         let ds: Vec<&String> = rows.iter().filter(|x| x.rule == r.name()).filter_map(|x| x.digest.as_ref()).collect();
         if ds.windows(2).any(|w| w[0] != w[1]) {
-            bail!("digest mismatch for {}: the targets decoded different states (see {})", r.name(), a.out.join("hwcost.md").display());
+            bail!(
+                "digest mismatch for {}: the targets decoded different states (see {})",
+                r.name(),
+                a.out.join("hwcost.md").display()
+            );
         }
     }
     Ok(())
 }
 
-fn gpu_rows(a: &HwcostConfig, net: &Network, probes: &[u16], rules: &[Rule], params: &Params, lat_k: usize) -> Result<Vec<Row>> {
+fn gpu_rows(
+    a: &HwcostConfig,
+    net: &Network,
+    probes: &[u16],
+    rules: &[Rule],
+    params: &Params,
+    lat_k: usize,
+) -> Result<Vec<Row>> {
     let gpu = match Gpu::open(0) {
         Ok(g) => g,
         Err(e) => return Ok(missing("gpu", rules, "not available", &e.to_string())),
@@ -184,7 +220,12 @@ fn fpga_rows(a: &HwcostConfig, rules: &[Rule]) -> Result<Vec<Row>> {
     let target = format!("fpga model @{} MHz", a.fpga_clock_mhz);
     let n = a.clusters.saturating_mul(a.neurons);
     if n > neurobits_fpga::MAX_NEURONS {
-        return Ok(missing(&target, rules, "does not fit", &format!("{n} neurons > the 400-neuron fully-parallel circuit")));
+        return Ok(missing(
+            &target,
+            rules,
+            "does not fit",
+            &format!("{n} neurons > the 400-neuron fully-parallel circuit"),
+        ));
     }
     let fa = FpgaConfig {
         clusters: a.clusters,
@@ -214,7 +255,10 @@ fn fpga_rows(a: &HwcostConfig, rules: &[Rule]) -> Result<Vec<Row>> {
             w_bytes: Some(r.weight_ffs.div_ceil(8)),
             state_bytes: Some((r.state_ffs + r.score_ffs).div_ceil(8)),
             digest: Some(x.digest),
-            note: format!("measured cycles ({:.2} mean, {} max) at an assumed {} MHz clock; W as flip-flops (symmetric half)", x.mean_cycles, x.max_cycles, a.fpga_clock_mhz),
+            note: format!(
+                "measured cycles ({:.2} mean, {} max) at an assumed {} MHz clock; W as flip-flops (symmetric half)",
+                x.mean_cycles, x.max_cycles, a.fpga_clock_mhz
+            ),
         })
         .collect())
 }
@@ -222,7 +266,8 @@ fn fpga_rows(a: &HwcostConfig, rules: &[Rule]) -> Result<Vec<Row>> {
 fn mcu_rows(a: &HwcostConfig, rules: &[Rule], w_bytes: u64) -> Result<Vec<Row>> {
     let target = format!("cortex-m3 (QEMU) @{} MHz", a.mcu_clock_mhz);
     if w_bytes > MCU_RAM {
-        let note = format!("W needs {:.1} KiB > the {} KiB RAM of the LM3S6965", w_bytes as f64 / 1024.0, MCU_RAM / 1024);
+        let note =
+            format!("W needs {:.1} KiB > the {} KiB RAM of the LM3S6965", w_bytes as f64 / 1024.0, MCU_RAM / 1024);
         return Ok(missing(&target, rules, "does not fit", &note));
     }
     if (a.clusters, a.neurons) != (8, 50) {
@@ -238,7 +283,11 @@ fn mcu_rows(a: &HwcostConfig, rules: &[Rule], w_bytes: u64) -> Result<Vec<Row>> 
     let log = super::mcu::run(&elf, a.messages, a.probes, a.erased, a.seed)?;
     let mut rows = Vec::new();
     for &rule in rules {
-        let fw = log.rules.iter().find(|r| r.rule == rule.name()).ok_or_else(|| anyhow!("firmware log has no {} line", rule.name()))?;
+        let fw = log
+            .rules
+            .iter()
+            .find(|r| r.rule == rule.name())
+            .ok_or_else(|| anyhow!("firmware log has no {} line", rule.name()))?;
         let secs = fw.instructions_per_retrieval as f64 / (a.mcu_clock_mhz * 1e6);
         rows.push(Row {
             target: target.clone(),
@@ -309,10 +358,13 @@ fn csv(rows: &[Row]) -> String {
 }
 
 #[derive(clap::Args, Debug)]
+/// `hwcost`: one GBNN workload on every target.
 pub struct HwcostConfig {
     #[arg(long, default_value_t = 8)]
+    /// Clusters C.
     pub clusters: usize,
     #[arg(long, default_value_t = 50)]
+    /// Neurons per cluster L.
     pub neurons: usize,
     /// Random messages stored.
     #[arg(long, default_value_t = 400)]
@@ -321,13 +373,16 @@ pub struct HwcostConfig {
     #[arg(long, default_value_t = 100)]
     pub probes: u64,
     #[arg(long, default_value_t = 5)]
+    /// Erased clusters per probe.
     pub erased: usize,
     /// Rules (default: all).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub rules: Vec<RuleArg>,
     #[arg(long, default_value_t = 2)]
+    /// Sum-of-sum reinforcement factor γ.
     pub gamma: u32,
     #[arg(long, default_value_t = 1)]
+    /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
     /// Probes timed one at a time for the single-probe latencies.
     #[arg(long, default_value_t = 100)]

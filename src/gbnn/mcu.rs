@@ -12,19 +12,28 @@ pub const DEFAULT_ELF: &str = "mcu/target/thumbv7m-none-eabi/release/neurobits-m
 /// One rule's line of the firmware log.
 #[derive(Clone, Debug)]
 pub struct FirmwareRule {
+    /// Rule name.
     pub rule: String,
+    /// FNV-1a digest of the outputs.
     pub digest: u64,
+    /// Updates.
     pub iterations: u32,
+    /// Instructions per retrieval (QEMU instruction count).
     pub instructions_per_retrieval: u64,
 }
 
 /// What the firmware reported.
 #[derive(Clone, Debug)]
 pub struct FirmwareLog {
+    /// Configuration, as key/value strings.
     pub config: HashMap<String, String>,
+    /// Per-rule results.
     pub rules: Vec<FirmwareRule>,
+    /// FNV-1a digest of the outputs.
     pub digest: u64,
+    /// Peak stack use in bytes.
     pub stack_peak: u64,
+    /// Bytes of W on the target.
     pub weights_bytes: u64,
 }
 
@@ -33,12 +42,17 @@ fn fields(line: &str) -> HashMap<String, String> {
 }
 
 fn num<T: std::str::FromStr>(f: &HashMap<String, String>, k: &str) -> Result<T> {
-    f.get(k).ok_or_else(|| anyhow!("firmware log: field {k} missing"))?.parse().map_err(|_| anyhow!("firmware log: field {k} is not a number"))
+    f.get(k)
+        .ok_or_else(|| anyhow!("firmware log: field {k} missing"))?
+        .parse()
+        .map_err(|_| anyhow!("firmware log: field {k} is not a number"))
 }
 
 /// Parses the text `defmt-print` decoded.
 pub fn parse(log: &str) -> Result<FirmwareLog> {
-    let line = |prefix: &str| log.lines().find(|l| l.starts_with(prefix)).ok_or_else(|| anyhow!("firmware log: no '{prefix}' line"));
+    let line = |prefix: &str| {
+        log.lines().find(|l| l.starts_with(prefix)).ok_or_else(|| anyhow!("firmware log: no '{prefix}' line"))
+    };
     let config = fields(line("config ")?);
     let mut rules = Vec::new();
     for l in log.lines().filter(|l| l.starts_with("rule ")) {
@@ -52,7 +66,13 @@ pub fn parse(log: &str) -> Result<FirmwareLog> {
     }
     let mem = fields(line("memory ")?);
     let digest = line("digest ")?["digest ".len()..].trim().parse().map_err(|_| anyhow!("firmware log: bad digest"))?;
-    Ok(FirmwareLog { config, rules, digest, stack_peak: num(&mem, "stack_peak")?, weights_bytes: num(&mem, "weights")? })
+    Ok(FirmwareLog {
+        config,
+        rules,
+        digest,
+        stack_peak: num(&mem, "stack_peak")?,
+        weights_bytes: num(&mem, "weights")?,
+    })
 }
 
 fn tool(name: &str) -> Option<PathBuf> {
@@ -92,7 +112,13 @@ pub fn run(elf: &Path, stored: u64, probes: u64, erased: usize, seed: u64) -> Re
         .stderr(Stdio::null())
         .output()
         .context("cannot run qemu-system-arm")?;
-    let mut child = Command::new(print).arg("-e").arg(elf).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().context("cannot run defmt-print")?;
+    let mut child = Command::new(print)
+        .arg("-e")
+        .arg(elf)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("cannot run defmt-print")?;
     child.stdin.take().expect("piped").write_all(&out.stdout)?;
     let decoded = child.wait_with_output()?;
     let text = String::from_utf8_lossy(&decoded.stdout).to_string();

@@ -5,13 +5,16 @@
 pub mod backend;
 pub mod bench;
 pub mod dense;
+pub mod experiment;
 pub mod fpga;
+/// `gbnn generate`.
+pub mod generate;
 pub mod hwcost;
 pub mod mcu;
-pub mod scenario;
-pub mod experiment;
-pub mod generate;
+/// `gbnn retrieve`.
 pub mod retrieve;
+pub mod scenario;
+/// `gbnn store`.
 pub mod store;
 
 use anyhow::{anyhow, Result};
@@ -20,10 +23,7 @@ use neurobits_core::gbnn::Geometry;
 /// Geometry from command-line sizes, with the memory check for W.
 pub fn geometry(clusters: usize, neurons: usize) -> Result<Geometry> {
     let g = Geometry::new(clusters, neurons).map_err(|e| anyhow!("{e}"))?;
-    crate::io::memory::ensure_fits(
-        &format!("W of {clusters}x{neurons} neurons"),
-        g.weight_words() as u128 * 8,
-    )?;
+    crate::io::memory::ensure_fits(&format!("W of {clusters}x{neurons} neurons"), g.weight_words() as u128 * 8)?;
     Ok(g)
 }
 
@@ -31,8 +31,11 @@ pub fn geometry(clusters: usize, neurons: usize) -> Result<Geometry> {
 /// and the expected success of a uniform pick among ambiguous neurons.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
 pub struct Rates {
+    /// Fraction of probes with exactly the true neuron on in every cluster.
     pub strict: f64,
+    /// Fraction of probes whose true neurons are all on.
     pub contains: f64,
+    /// Expected success of a uniform pick among the active neurons.
     pub expected: f64,
 }
 
@@ -51,10 +54,15 @@ pub fn rates(g: &Geometry, states: &[neurobits_core::Word], truth: &[u16]) -> Ra
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// A retrieval rule on the command line.
 pub enum RuleArg {
+    /// Sum-of-sum (Eq. 3–5).
     SumOfSum,
+    /// Sum-of-max (Eq. 6–7).
     SumOfMax,
+    /// Bail-out-early (Section IV-D).
     BailOutEarly,
+    /// Joint (Algorithm 2).
     Joint,
 }
 

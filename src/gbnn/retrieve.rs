@@ -1,12 +1,13 @@
 use anyhow::Result;
 use neurobits_core::gbnn::{Params, Rule};
 
+use super::RuleArg;
 use crate::device::Device;
+use crate::device::DeviceChoice;
 use crate::io::{atomic::write_string, netfile, output, symbols};
 use std::path::PathBuf;
-use super::RuleArg;
-use crate::device::DeviceChoice;
 
+/// Runs `gbnn retrieve`.
 pub fn run(a: &RetrieveConfig) -> Result<()> {
     let net = netfile::load(&a.net)?;
     let g = *net.geometry();
@@ -28,12 +29,17 @@ pub fn run(a: &RetrieveConfig) -> Result<()> {
         rule.name(),
         backend.name(),
         a.out.display(),
-        if unconverged > 0 { format!(" ({unconverged} did not converge within {} updates)", a.max_iter) } else { String::new() }
+        if unconverged > 0 {
+            format!(" ({unconverged} did not converge within {} updates)", a.max_iter)
+        } else {
+            String::new()
+        }
     );
     Ok(())
 }
 
 #[derive(clap::Args, Debug)]
+/// `gbnn retrieve`: probes from a CSV file against a network file.
 pub struct RetrieveConfig {
     /// Network file written by `store`.
     #[arg(long)]
@@ -42,6 +48,7 @@ pub struct RetrieveConfig {
     #[arg(long)]
     pub probes: PathBuf,
     #[arg(long, value_enum)]
+    /// Retrieval rule.
     pub rule: RuleArg,
     /// Sum-of-sum reinforcement factor γ.
     #[arg(long, default_value_t = 1)]
@@ -50,8 +57,10 @@ pub struct RetrieveConfig {
     #[arg(long, default_value_t = 20)]
     pub max_iter: u32,
     #[arg(long, value_enum, default_value_t = Format::Csv)]
+    /// Output format.
     pub format: Format,
     #[arg(long, value_enum, default_value_t = DeviceChoice::Cpu)]
+    /// Where to compute: cpu, gpu, or auto (the GPU when it can, else the CPU).
     pub device: DeviceChoice,
     /// Output file.
     #[arg(long)]
@@ -59,7 +68,10 @@ pub struct RetrieveConfig {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// Output format of `gbnn retrieve`.
 pub enum Format {
+    /// CSV: one line per probe, the active neurons of each cluster.
     Csv,
+    /// JSON with states and statistics.
     Json,
 }

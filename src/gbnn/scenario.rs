@@ -13,12 +13,19 @@ use crate::progress::bar;
 /// A workload: network shape, stored messages, probes, erased clusters, sum-of-sum γ.
 #[derive(Clone, Copy, Debug)]
 pub struct Scenario {
+    /// Scenario number.
     pub id: u8,
+    /// Clusters C.
     pub clusters: usize,
+    /// Neurons per cluster L.
     pub neurons: usize,
+    /// Messages stored.
     pub stored: u64,
+    /// Probes (distinct stored messages).
     pub probes: u64,
+    /// Erased clusters per probe.
     pub erased: usize,
+    /// Sum-of-sum reinforcement factor γ.
     pub gamma: u32,
 }
 
@@ -67,8 +74,8 @@ impl Scenario {
     /// `count` probes of distinct stored messages with `erased` clusters erased, and the truth.
     pub fn probes(&self, seed: u64, count: u64, erased: usize) -> Result<(Vec<u16>, Vec<u16>)> {
         let g = self.geometry()?;
-        let plan = ProbePlan::new(g, seed, self.stored, seed.wrapping_add(1), count, erased)
-            .map_err(|e| anyhow!("{e}"))?;
+        let plan =
+            ProbePlan::new(g, seed, self.stored, seed.wrapping_add(1), count, erased).map_err(|e| anyhow!("{e}"))?;
         let c = g.clusters();
         let mut probes = vec![0u16; count as usize * c];
         let mut truth = vec![0u16; count as usize * c];

@@ -4,6 +4,7 @@ use neurobits_core::gbnn::Network;
 use crate::io::{netfile, symbols};
 use std::path::PathBuf;
 
+/// Runs `gbnn store`.
 pub fn run(a: &StoreConfig) -> Result<()> {
     let g = super::geometry(a.clusters, a.neurons)?;
     let msgs = symbols::read(&a.messages, &g, false)?;
@@ -17,6 +18,7 @@ pub fn run(a: &StoreConfig) -> Result<()> {
 }
 
 #[derive(clap::Args, Debug)]
+/// `gbnn store`: messages from a CSV file into a network file.
 pub struct StoreConfig {
     /// Number of clusters C.
     #[arg(long)]

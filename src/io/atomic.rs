@@ -11,8 +11,8 @@ pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot create a file in {}", dir.display()))?;
+    let tmp =
+        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot create a file in {}", dir.display()))?;
     {
         let mut w = BufWriter::new(tmp.as_file());
         fill(&mut w)?;

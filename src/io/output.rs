@@ -1,6 +1,9 @@
 //! Retrieval output: one line per probe, each cluster's active symbols joined by `|`.
 
-use neurobits_core::{Word, gbnn::{Geometry, Stats}};
+use neurobits_core::{
+    gbnn::{Geometry, Stats},
+    Word,
+};
 use serde_json::json;
 
 /// Active symbols of each cluster of state `v`.
@@ -42,6 +45,7 @@ pub fn json(geom: &Geometry, rule: &str, states: &[Word], stats: &[Stats]) -> St
         .zip(stats)
         .map(|(v, s)| json!({"active": active_symbols(geom, v), "iterations": s.iterations, "converged": s.converged}))
         .collect();
-    let doc = json!({"rule": rule, "clusters": geom.clusters(), "neurons": geom.neurons_per_cluster(), "probes": probes});
+    let doc =
+        json!({"rule": rule, "clusters": geom.clusters(), "neurons": geom.neurons_per_cluster(), "probes": probes});
     serde_json::to_string_pretty(&doc).expect("JSON of plain values") + "\n"
 }

@@ -149,7 +149,14 @@ pub fn select(m: usize, k: usize, key: impl Fn(usize) -> u32, t: u32, above: usi
 /// [`select`] over the indices `start..end` only, given how many ties at `t` may still win
 /// (`ties`: the winning ties minus those in earlier indices). Returns the ties left over.
 #[inline]
-pub fn select_range(start: usize, end: usize, key: impl Fn(usize) -> u32, t: u32, ties: usize, mut win: impl FnMut(usize)) -> usize {
+pub fn select_range(
+    start: usize,
+    end: usize,
+    key: impl Fn(usize) -> u32,
+    t: u32,
+    ties: usize,
+    mut win: impl FnMut(usize),
+) -> usize {
     let mut ties = ties;
     each_key(end - start, &|j| key(start + j), |j, x| {
         if x > t || (x == t && ties > 0) {

@@ -48,15 +48,13 @@ pub fn retrieve_batch(
     for p in probes.chunks(c) {
         geom.check_symbols(p, true)?;
     }
-    states
-        .par_chunks_mut(rw * CHUNK)
-        .zip(stats.par_chunks_mut(CHUNK))
-        .zip(probes.par_chunks(c * CHUNK))
-        .for_each(|((st, sts), pr)| {
+    states.par_chunks_mut(rw * CHUNK).zip(stats.par_chunks_mut(CHUNK)).zip(probes.par_chunks(c * CHUNK)).for_each(
+        |((st, sts), pr)| {
             let mut scratch = vec![0; rw];
             for ((v, s), p) in st.chunks_mut(rw).zip(sts.iter_mut()).zip(pr.chunks(c)) {
                 *s = retrieve(geom, w, p, rule, params, v, &mut scratch);
             }
-        });
+        },
+    );
     Ok(())
 }

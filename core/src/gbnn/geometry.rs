@@ -77,11 +77,7 @@ impl Geometry {
         if weight_words(clusters, neurons) == 0 {
             return Err(Error::TooLarge);
         }
-        Ok(Geometry {
-            clusters: clusters as u32,
-            neurons: neurons as u32,
-            wpc: neurons.div_ceil(WORD_BITS) as u32,
-        })
+        Ok(Geometry { clusters: clusters as u32, neurons: neurons as u32, wpc: neurons.div_ceil(WORD_BITS) as u32 })
     }
 
     /// `C`.

@@ -137,7 +137,15 @@ pub fn init_state(geom: &Geometry, symbols: &[u16], rule: Rule, v: &mut [Word]) 
 /// assert!(step(&g, &w, &[2, ERASED], Rule::SumOfMax.update(0), &Params::default(), &v, &mut next));
 /// assert_eq!(next, [0, 0]);
 /// ```
-pub fn step(geom: &Geometry, w: &[Word], symbols: &[u16], u: Update, params: &Params, v: &[Word], next: &mut [Word]) -> bool {
+pub fn step(
+    geom: &Geometry,
+    w: &[Word],
+    symbols: &[u16],
+    u: Update,
+    params: &Params,
+    v: &[Word],
+    next: &mut [Word],
+) -> bool {
     let wpc = geom.words_per_cluster();
     let erased = geom.erased_mask(symbols);
     for c in 0..geom.clusters() {

@@ -1,5 +1,5 @@
 //! Each rule's schedule, written once: which update runs at step `t`, on which clusters, and when
-//! a retrieval stops. The CPU loop ([`super::retrieve`]), the GPU host loop and the FPGA model's
+//! a retrieval stops. The CPU loop ([`super::retrieve()`]), the GPU host loop and the FPGA model's
 //! controller all drive a [`Schedule`], so they cannot disagree on iteration counts.
 
 use super::rules::{
@@ -102,7 +102,16 @@ impl Update {
     /// ```
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    pub fn word(self, geom: &Geometry, w: &[Word], v: &[Word], symbols: &[u16], erased: u64, c: usize, wi: usize) -> Word {
+    pub fn word(
+        self,
+        geom: &Geometry,
+        w: &[Word],
+        v: &[Word],
+        symbols: &[u16],
+        erased: u64,
+        c: usize,
+        wi: usize,
+    ) -> Word {
         match self {
             Update::SumOfMax => sum_of_max_word(geom, w, v, c, wi),
             Update::BailOutEarly => bail_out_early_word(geom, w, v, c, wi, geom.all_clusters()),

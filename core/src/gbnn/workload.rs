@@ -7,8 +7,8 @@
 //! * Its erased clusters are chosen by Floyd's algorithm from draws `p·C + j` of
 //!   `stream_key(probe_seed, 3)`: exactly `e` distinct clusters.
 
-use crate::prng::{below, draw, stream_key, Permutation};
 use super::{Geometry, ERASED};
+use crate::prng::{below, draw, stream_key, Permutation};
 use crate::Error;
 
 const MESSAGES: u64 = 1;

@@ -159,7 +159,8 @@ impl FlyGpu<'_> {
                 let counts = wr(g, &mut scratch.counts);
                 let a = k::TieCount { m, b, chunk, act, states: states.read(), counts };
                 unsafe { launch(g, &mut t, chunks, a)? };
-                let a = k::Select { m, b, chunk, act, states: states.read(), counts: counts.read(), codes: wr(g, codes) };
+                let a =
+                    k::Select { m, b, chunk, act, states: states.read(), counts: counts.read(), codes: wr(g, codes) };
                 unsafe { launch(g, &mut t, chunks, a)? };
             }
             FlyWta::Bisect64 { eps } => {
@@ -176,7 +177,13 @@ impl FlyGpu<'_> {
 impl Gpu {
     /// Top-r Hamming neighbours of each query in `db` (codes of `words` words), nearest first,
     /// ties by index: `(index, distance)`.
-    pub fn hamming_top_r(&self, db: &[Word], q: &[Word], words: usize, r: usize) -> Result<Vec<Vec<(u32, u32)>>, GpuError> {
+    pub fn hamming_top_r(
+        &self,
+        db: &[Word],
+        q: &[Word],
+        words: usize,
+        r: usize,
+    ) -> Result<Vec<Vec<(u32, u32)>>, GpuError> {
         let (n, nq) = (db.len() / words, q.len() / words);
         let r = r.min(n);
         self.ensure_fits((db.len() + q.len()) as u64 * 8 + (n * nq) as u64 * 4 + (nq * r) as u64 * 4)?;
@@ -186,7 +193,14 @@ impl Gpu {
         let mut out = st.alloc_zeros::<u32>(nq * r)?;
         let mut t = KernelTimer::default();
         let (n32, nq32) = (n as u32, nq as u32);
-        let a = k::Hamming { words: words as u32, n: n32, nq: nq32, db: rd(self, &d_db), q: rd(self, &d_q), dist: wr(self, &mut dist) };
+        let a = k::Hamming {
+            words: words as u32,
+            n: n32,
+            nq: nq32,
+            db: rd(self, &d_db),
+            q: rd(self, &d_q),
+            dist: wr(self, &mut dist),
+        };
         // SAFETY: n and nq codes of `words` words; nq·n distances; nq·r winners.
         unsafe { launch(self, &mut t, n as u64 * nq as u64, a)? };
         let a = k::TopR { n: n32, nq: nq32, r: r as u32, dist: rd(self, &dist), out: wr(self, &mut out) };

@@ -5,7 +5,10 @@
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use cudarc::driver::CudaSlice;
-use neurobits_core::{Word, gbnn::{Network, ERASED}};
+use neurobits_core::{
+    gbnn::{Network, ERASED},
+    Word,
+};
 use std::time::Instant;
 
 use neurobits_core::gbnn::kernels::{DenseSelect, Shape};

@@ -97,7 +97,8 @@ impl DeviceNetwork<'_> {
         // every per-probe field before any kernel reads them.
         let (mut buf0, mut buf1) = unsafe { (st.alloc::<u64>(words as usize)?, st.alloc::<u64>(words as usize)?) };
         let (mut list_a, mut list_b) = unsafe { (st.alloc::<u32>(k)?, st.alloc::<u32>(k)?) };
-        let (mut changed, mut iters, mut converged) = unsafe { (st.alloc::<u32>(k)?, st.alloc::<u32>(k)?, st.alloc::<u32>(k)?) };
+        let (mut changed, mut iters, mut converged) =
+            unsafe { (st.alloc::<u32>(k)?, st.alloc::<u32>(k)?, st.alloc::<u32>(k)?) };
         let mut count = st.alloc_zeros::<u32>(1)?;
         // Occupancy of the erased clusters, for the joint iterations (L <= 4096); the plain
         // word-per-thread update serves larger clusters.
@@ -150,12 +151,13 @@ impl DeviceNetwork<'_> {
         let mut n = k32;
         while let Some(u) = sched.next_update() {
             let t = sched.t();
-            let (cur, next) = if t % 2 == 0 { (&buf0, &mut buf1) } else { (&buf1, &mut buf0) };
+            let (cur, next) = if t.is_multiple_of(2) { (&buf0, &mut buf1) } else { (&buf1, &mut buf0) };
             let (cur, next, list) = (rd(gpu, cur), wr(gpu, next), rd(gpu, &list_a));
             let (w, changed_p) = (rd(gpu, &self.w), wr(gpu, &mut changed));
             match u {
                 Update::SumOfSum => {
-                    let a = k::StepSos { shape, gamma: params.gamma, n_active: n, w, cur, next, list, changed: changed_p };
+                    let a =
+                        k::StepSos { shape, gamma: params.gamma, n_active: n, w, cur, next, list, changed: changed_p };
                     unsafe { launch(gpu, &mut timer, n as u64 * g.clusters() as u64, a)? }
                 }
                 // Update 0 runs on every probe, in order: the list is still the identity.
@@ -165,17 +167,39 @@ impl DeviceNetwork<'_> {
                 }
                 Update::JointIter if use_occ => {
                     let [o0, o1] = &mut occ;
-                    let (now, prev) = if t % 2 == 0 { (o0, o1) } else { (o1, o0) };
+                    let (now, prev) = if t.is_multiple_of(2) { (o0, o1) } else { (o1, o0) };
                     let threads = n as u64 * e_max as u64;
                     let a = k::Occupancy { shape, e_max, n_active: n, ix, cur, list, occ: wr(gpu, now) };
                     unsafe { launch(gpu, &mut timer, threads, a)? };
                     let (occ, occ_prev) = (rd(gpu, now), rd(gpu, prev));
-                    let a = k::StepJoint { shape, e_max, n_active: n, w, ix, occ, occ_prev, cur, next, list, changed: changed_p };
+                    let a = k::StepJoint {
+                        shape,
+                        e_max,
+                        n_active: n,
+                        w,
+                        ix,
+                        occ,
+                        occ_prev,
+                        cur,
+                        next,
+                        list,
+                        changed: changed_p,
+                    };
                     unsafe { launch(gpu, &mut timer, threads, a)? }
                 }
                 _ => {
                     let probes = rd(gpu, &d_probes);
-                    let a = k::StepWord { shape, update: u as u32, n_active: n, w, probes, cur, next, list, changed: changed_p };
+                    let a = k::StepWord {
+                        shape,
+                        update: u as u32,
+                        n_active: n,
+                        w,
+                        probes,
+                        cur,
+                        next,
+                        list,
+                        changed: changed_p,
+                    };
                     unsafe { launch(gpu, &mut timer, n as u64 * rw, a)? }
                 }
             }
@@ -196,7 +220,7 @@ impl DeviceNetwork<'_> {
         }
         let t = sched.t();
         // Step t-1 wrote buffer t % 2; a probe that converged earlier holds equal buffers.
-        let last = if t % 2 == 0 { &buf0 } else { &buf1 };
+        let last = if t.is_multiple_of(2) { &buf0 } else { &buf1 };
         let states = gpu.download(last)?;
         let (iters, converged) = (st.clone_dtoh(&iters)?, st.clone_dtoh(&converged)?);
         let kernel_ms = timer.total_ms()?;

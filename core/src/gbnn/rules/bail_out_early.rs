@@ -85,14 +85,29 @@ pub fn supported_occ(geom: &Geometry, row: &[Word], v: &[Word], own: usize, chec
 /// assert_eq!(bail_out_early_word_occ(&g, &w, &v, 0, 0, 0b111, &occ), bail_out_early_word(&g, &w, &v, 0, 0, 0b111));
 /// ```
 #[inline]
-pub fn bail_out_early_word_occ(geom: &Geometry, w: &[Word], v: &[Word], c: usize, wi: usize, check: u64, occ: &[u64]) -> Word {
+pub fn bail_out_early_word_occ(
+    geom: &Geometry,
+    w: &[Word],
+    v: &[Word],
+    c: usize,
+    wi: usize,
+    check: u64,
+    occ: &[u64],
+) -> Word {
     keep_supported(geom, w, v, c, wi, |row| supported_occ(geom, row, v, c, check, occ))
 }
 
 /// The active neurons of word `wi` of cluster `c` whose row passes `keep`; off neurons are never
 /// looked at (Lemma 1).
 #[inline(always)]
-fn keep_supported(geom: &Geometry, w: &[Word], v: &[Word], c: usize, wi: usize, keep: impl Fn(&[Word]) -> bool) -> Word {
+fn keep_supported(
+    geom: &Geometry,
+    w: &[Word],
+    v: &[Word],
+    c: usize,
+    wi: usize,
+    keep: impl Fn(&[Word]) -> bool,
+) -> Word {
     let mut out = 0;
     for b in set_bits(v[c * geom.words_per_cluster() + wi]) {
         if keep(geom.row(w, geom.neuron(c, wi * WORD_BITS + b))) {

@@ -109,7 +109,15 @@ pub fn joint_iter_word(geom: &Geometry, w: &[Word], v: &[Word], erased: u64, c: 
 /// assert_eq!(joint_iter_word_occ(&g, &w, &v, 0b011, 0, 0, &occ), joint_iter_word(&g, &w, &v, 0b011, 0, 0));
 /// ```
 #[inline]
-pub fn joint_iter_word_occ(geom: &Geometry, w: &[Word], v: &[Word], erased: u64, c: usize, wi: usize, occ: &[u64]) -> Word {
+pub fn joint_iter_word_occ(
+    geom: &Geometry,
+    w: &[Word],
+    v: &[Word],
+    erased: u64,
+    c: usize,
+    wi: usize,
+    occ: &[u64],
+) -> Word {
     if erased & (1 << c) == 0 {
         return v[c * geom.words_per_cluster() + wi];
     }
