@@ -29,7 +29,13 @@ demo: setup
 	$(BIN) gbnn experiment --scenario 1 --out out/scenario1
 
 test: setup mcu-build
-	PTXAS=$(PTXAS) NEUROBITS_REQUIRE_PTXAS=1 NEUROBITS_REQUIRE_MCU=1 NEUROBITS_REQUIRE_DATA=1 $(CARGO) test --workspace
+	$(CARGO) fmt --all --check
+	$(CARGO) fmt --manifest-path gpu-device/Cargo.toml --check
+	$(CARGO) fmt --manifest-path mcu/Cargo.toml --check
+	PTXAS=$(PTXAS) $(CARGO) test --workspace
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
+	$(CARGO) run --example gbnn_store_retrieve -- cpu
+	$(CARGO) run --example flyhash_hash_search -- cpu
 	$(CARGO) build -p neurobits-core --target thumbv7m-none-eabi
 	$(CARGO) build -p neurobits-core --target thumbv7em-none-eabihf --features defmt
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
@@ -44,7 +50,7 @@ mcu-test: mcu-build
 	mkdir -p out
 	set -o pipefail; timeout 300 $(QEMU_MCU) -kernel $(MCU_ELF) 2>/dev/null > out/mcu.defmt
 	$(DEFMT_PRINT) -e $(MCU_ELF) < out/mcu.defmt | tee out/mcu.log
-	NEUROBITS_MCU_LOG=out/mcu.log NEUROBITS_REQUIRE_MCU=1 $(CARGO) test --test mcu -- --nocapture
+	NEUROBITS_MCU_LOG=out/mcu.log $(CARGO) test --test mcu -- --nocapture
 	$(LLVM_SIZE) $(MCU_ELF)
 
 # Criterion benches, then the side-by-side table of the paper's Scenario 2.

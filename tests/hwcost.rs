@@ -8,7 +8,7 @@ fn run(args: &[&str]) -> Vec<Value> {
     let d = tempfile::tempdir().unwrap();
     let mut cmd = Command::cargo_bin("neurobits").unwrap();
     cmd.arg("hwcost").args(args).arg("--out").arg(d.path());
-    if std::env::var("NEUROBITS_REQUIRE_MCU").is_ok() {
+    if std::env::var_os("NEUROBITS_SKIP_MCU").is_none() {
         cmd.arg("--require-mcu");
     }
     let o = cmd.output().unwrap();
@@ -48,7 +48,7 @@ fn digests_agree_across_cpu_fpga_model_and_firmware() {
         let targets: Vec<&str> = digests.iter().map(|d| d.0).collect();
         assert!(targets.iter().any(|t| t.starts_with("cpu 1 core")), "{targets:?}");
         assert!(targets.iter().any(|t| t.starts_with("fpga model")), "{targets:?}");
-        if std::env::var("NEUROBITS_REQUIRE_MCU").is_ok() {
+        if std::env::var_os("NEUROBITS_SKIP_MCU").is_none() {
             assert!(targets.iter().any(|t| t.starts_with("cortex-m3")), "{targets:?}");
         }
         assert!(digests.windows(2).all(|w| w[0].1 == w[1].1), "{rule}: {digests:?}");

@@ -7,7 +7,8 @@ use neurobits_core::flyhash::kernels::{
     Activation, Bisect64, Hamming, Projection, RadixHist, RadixInit, RadixPick, Select, TieCount, TopR,
 };
 use neurobits_core::flyhash::{
-    activation_with, bisect64, hamming, pack_above, projection_row, select_range, sort_key, ties_left, top_r, RadixSelect,
+    activation_with, bisect64, hamming, pack_above, projection_row, select_range, sort_key, ties_left, top_r,
+    RadixSelect,
 };
 
 use crate::{gid, kernel, split};

@@ -5,7 +5,8 @@ use core::slice::{from_raw_parts, from_raw_parts_mut};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use neurobits_core::bits::set_bits;
 use neurobits_core::gbnn::kernels::{
-    Compact, DenseSelect, Init, JointFirst, JointIndex, Occupancy, ProbeIndex, Shape, StepJoint, StepSos, StepWord, Store,
+    Compact, DenseSelect, Init, JointFirst, JointIndex, Occupancy, ProbeIndex, Shape, StepJoint, StepSos, StepWord,
+    Store,
 };
 use neurobits_core::gbnn::rules::{
     joint_first_word_rows, joint_iter_word_occ, known_rows, occupancy, select_max, sum_of_sum_cluster,
@@ -146,7 +147,13 @@ kernel! {
 /// This thread's `(probe, erased cluster)` for a (active probe, erased slot) mapping, if the slot
 /// exists: slot `j` of active probe `list[a]` is its `j`-th erased cluster.
 #[inline(always)]
-unsafe fn erased_slot(g: &Geometry, e_max: u32, ix: &JointIndex, list: *const u32, n_active: u32) -> Option<(usize, usize)> {
+unsafe fn erased_slot(
+    g: &Geometry,
+    e_max: u32,
+    ix: &JointIndex,
+    list: *const u32,
+    n_active: u32,
+) -> Option<(usize, usize)> {
     let cc = g.clusters();
     let (act, j) = split(gid(), e_max as usize);
     if act >= n_active as usize {
