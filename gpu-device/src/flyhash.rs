@@ -11,11 +11,18 @@ use neurobits_core::flyhash::{
     RadixSelect,
 };
 
+use neurobits_core::flyhash::FlyParams;
+use neurobits_core::kernel::{DevMut, DevPtr};
+use neurobits_core::Word;
+
 use crate::{gid, kernel, split};
 
 kernel! {
     /// Projection row `r` (the core's `projection_row`) into `proj[r · s ..]`, one thread per row.
-    fn fly_projection(a: Projection) {
+    fn fly_projection(a: Projection {
+        params: FlyParams,
+        proj: DevMut<u32>,
+    }) {
         let r = gid();
         let p = a.params;
         if r >= p.m as usize {
@@ -29,7 +36,14 @@ kernel! {
     /// Activations (the core's `activation_with` over the transposed inputs), one thread per
     /// (output row, input). Threads run through all rows for a tile of 32 inputs before the next
     /// tile, so the tile's inputs (`32·d` floats) stay in L1 while every row gathers from them.
-    fn fly_activation(a: Activation) {
+    fn fly_activation(a: Activation {
+        m: u32,
+        s: u32,
+        b: u32,
+        proj: DevPtr<u32>,
+        xt: DevPtr<f32>,
+        act: DevMut<f32>,
+    }) {
         let (tile, rest) = split(gid(), a.m as usize * 32);
         let (r, lane) = split(rest, 32);
         let i = tile * 32 + lane;
@@ -44,7 +58,11 @@ kernel! {
 
 kernel! {
     /// Exact winner-take-all, step 1: a fresh radix select (`RadixSelect`) per input.
-    fn fly_radix_init(a: RadixInit) {
+    fn fly_radix_init(a: RadixInit {
+        b: u32,
+        k: u32,
+        states: DevMut<RadixSelect>,
+    }) {
         let i = gid();
         if i < a.b as usize {
             *a.states.0.add(i) = RadixSelect::new(a.k);
@@ -56,7 +74,14 @@ kernel! {
     /// Exact WTA, step 2 (four times): one thread per (chunk of `chunk` outputs, input) counts
     /// the keys its input's selection accepts into `hist[i · 256 ..]` (runs of one bin are added
     /// at once).
-    fn fly_radix_hist(a: RadixHist) {
+    fn fly_radix_hist(a: RadixHist {
+        m: u32,
+        b: u32,
+        chunk: u32,
+        act: DevPtr<f32>,
+        states: DevPtr<RadixSelect>,
+        hist: DevMut<u32>,
+    }) {
         let (c, i) = split(gid(), a.b as usize);
         let (m, b, chunk) = (a.m as usize, a.b as usize, a.chunk as usize);
         if c * chunk >= m {
@@ -83,7 +108,11 @@ kernel! {
 kernel! {
     /// Exact WTA, step 3 (after each histogram): one thread per input fixes the next byte
     /// (`RadixSelect::advance`) and clears its histogram.
-    fn fly_radix_pick(a: RadixPick) {
+    fn fly_radix_pick(a: RadixPick {
+        b: u32,
+        states: DevMut<RadixSelect>,
+        hist: DevMut<u32>,
+    }) {
         let i = gid();
         if i >= a.b as usize {
             return;
@@ -99,7 +128,14 @@ kernel! {
 kernel! {
     /// Exact WTA, step 4: keys equal to the threshold per (chunk, input), for the index-order
     /// tie rule.
-    fn fly_tie_count(a: TieCount) {
+    fn fly_tie_count(a: TieCount {
+        m: u32,
+        b: u32,
+        chunk: u32,
+        act: DevPtr<f32>,
+        states: DevPtr<RadixSelect>,
+        counts: DevMut<u32>,
+    }) {
         let (c, i) = split(gid(), a.b as usize);
         let (m, b, chunk) = (a.m as usize, a.b as usize, a.chunk as usize);
         if c * chunk >= m {
@@ -118,7 +154,15 @@ kernel! {
     /// Exact WTA, step 5: one thread per (chunk, input) writes its chunk's code words through the
     /// core's `select_range`, with the ties still winnable after the earlier chunks (`ties_left`).
     /// `chunk` is a multiple of 64, so every code word has one writer.
-    fn fly_select(a: Select) {
+    fn fly_select(a: Select {
+        m: u32,
+        b: u32,
+        chunk: u32,
+        act: DevPtr<f32>,
+        states: DevPtr<RadixSelect>,
+        counts: DevPtr<u32>,
+        codes: DevMut<Word>,
+    }) {
         let (c, i) = split(gid(), a.b as usize);
         let (m, b, chunk) = (a.m as usize, a.b as usize, a.chunk as usize);
         if c * chunk >= m {
@@ -139,7 +183,14 @@ kernel! {
 
 kernel! {
     /// The paper's 64-step bisection (the core's `bisect64` and `pack_above`), one thread per input.
-    fn fly_wta_bisect64(a: Bisect64) {
+    fn fly_wta_bisect64(a: Bisect64 {
+        m: u32,
+        k: u32,
+        b: u32,
+        eps: f32,
+        act: DevPtr<f32>,
+        codes: DevMut<Word>,
+    }) {
         let i = gid();
         if i >= a.b as usize {
             return;
@@ -155,7 +206,14 @@ kernel! {
 kernel! {
     /// Hamming distances (the core's `hamming`), one thread per (query, database code), database
     /// fastest: `dist[q · n + j]`.
-    fn fly_hamming(a: Hamming) {
+    fn fly_hamming(a: Hamming {
+        words: u32,
+        n: u32,
+        nq: u32,
+        db: DevPtr<Word>,
+        q: DevPtr<Word>,
+        dist: DevMut<u32>,
+    }) {
         let (qi, j) = split(gid(), a.n as usize);
         if qi >= a.nq as usize {
             return;
@@ -169,7 +227,13 @@ kernel! {
 kernel! {
     /// Top-r per query (the core's `top_r`), one thread per query: the r winners in index order
     /// into `out[q · r ..]`.
-    fn fly_top_r(a: TopR) {
+    fn fly_top_r(a: TopR {
+        n: u32,
+        nq: u32,
+        r: u32,
+        dist: DevPtr<u32>,
+        out: DevMut<u32>,
+    }) {
         let qi = gid();
         if qi >= a.nq as usize {
             return;

@@ -1,9 +1,10 @@
 //! GPU kernels of neurobits, compiled by rustc's own `nvptx64-nvidia-cuda` backend.
 //!
-//! One file per model ([`gbnn`], [`flyhash`]). Every entry point takes one `#[repr(C)]`
-//! argument struct from `neurobits_core::<model>::kernels`, maps threads onto a core step function
-//! and does nothing else: no rule is written here. The [`kernel!`] macro declares the entry point
-//! and checks at compile time that its name is the one its argument struct names.
+//! One file per model ([`gbnn`], [`flyhash`]). Every entry point takes the fields of one
+//! `#[repr(C)]` argument struct from `neurobits_core::<model>::kernels` as its parameters, maps
+//! threads onto a core step function and does nothing else: no rule is written here. The
+//! `kernel!` macro declares the entry point and checks at compile time that its name and its
+//! parameters (names, types, order) are the ones its argument struct defines.
 #![no_std]
 #![feature(abi_ptx, stdarch_nvptx)]
 
@@ -18,10 +19,12 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     unsafe { trap() }
 }
 
-/// Declares a kernel entry point `$name` taking the argument struct `$ty`; fails to compile unless
-/// `$ty`'s `KernelArgs::KERNEL` is named `$name`.
+/// Declares a kernel entry point `$name` whose parameters are the fields of the argument struct
+/// `$ty`, and rebuilds the struct as `$a`. Fails to compile unless `$ty`'s `KernelArgs::KERNEL`
+/// is named `$name`, and the listed parameters are exactly `$ty`'s fields (the struct literal),
+/// with its types (idem), in declaration order (the offsets).
 macro_rules! kernel {
-    ($(#[$doc:meta])* fn $name:ident($a:ident: $ty:ty) $body:block) => {
+    ($(#[$doc:meta])* fn $name:ident($a:ident: $ty:ident { $($field:ident: $fty:ty,)* }) $body:block) => {
         const _: () = assert!(
             neurobits_core::kernel::same_name(
                 <$ty as neurobits_core::kernel::KernelArgs>::KERNEL.name(),
@@ -29,13 +32,20 @@ macro_rules! kernel {
             ),
             "kernel name does not match its argument struct"
         );
+        const _: () = assert!(
+            neurobits_core::kernel::ascending(&[$(core::mem::offset_of!($ty, $field)),*]),
+            "kernel parameters are not in the argument struct's field order"
+        );
         $(#[$doc])*
         ///
         /// # Safety
         /// Launched by `gpu-host` with every buffer of the argument struct sized as the
         /// struct's documentation says.
         #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $name($a: $ty) $body
+        pub unsafe extern "ptx-kernel" fn $name($($field: $fty),*) {
+            let $a = $ty { $($field),* };
+            $body
+        }
     };
 }
 pub(crate) use kernel;

@@ -1,22 +1,15 @@
 //! The one launch path: a kernel is launched by its argument struct (`neurobits_core::kernel`),
-//! never by a name and an argument list, so host and device cannot disagree on arguments. Also
+//! never by a name and an argument list, so host and device cannot disagree on arguments: the
+//! struct's fields, in order, are the kernel's parameters (`KernelArgs::param_ptrs`). Also
 //! per-launch timing events and the device-pointer helpers that fill the structs.
 
 use cudarc::driver::sys::CUevent_flags;
-use cudarc::driver::{CudaEvent, CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaEvent, CudaSlice, DevicePtr, DevicePtrMut};
 use neurobits_core::kernel::{DevMut, DevPtr, Kernel, KernelArgs};
 
 use crate::{Gpu, GpuError};
 
 const BLOCK: u32 = 256;
-
-/// A kernel argument struct as cudarc passes it: its bytes, copied into the launch.
-#[repr(transparent)]
-struct Args<A>(A);
-
-// SAFETY: `KernelArgs` structs are `#[repr(C)]` plain data (integers, floats, device pointers),
-// the exact layout of the entry point's single `.param` (checked at compile time in gpu-device).
-unsafe impl<A: KernelArgs> DeviceRepr for Args<A> {}
 
 /// Sums the GPU time of the kernels launched through it (CUDA events around each launch).
 #[derive(Default)]
@@ -47,12 +40,13 @@ impl KernelTimer {
     }
 }
 
-fn config(threads: u64) -> Result<LaunchConfig, GpuError> {
+/// Blocks of [`BLOCK`] threads covering `threads`.
+fn grid(threads: u64) -> Result<u32, GpuError> {
     let blocks = threads.div_ceil(BLOCK as u64);
     if blocks > i32::MAX as u64 {
         return Err(GpuError::Input(format!("{threads} GPU threads exceed one launch")));
     }
-    Ok(LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 })
+    Ok(blocks as u32)
 }
 
 /// Launches `A::KERNEL` on `threads` threads (none: nothing is launched) with `args`, timed.
@@ -69,14 +63,25 @@ pub(crate) unsafe fn launch<A: KernelArgs>(
     if threads == 0 {
         return Ok(());
     }
-    let args = Args(args);
-    let mut b = gpu.stream.launch_builder(gpu.function(A::KERNEL));
-    b.arg(&args);
-    b.record_kernel_launch(CUevent_flags::CU_EVENT_DEFAULT);
-    // SAFETY: the argument is the entry's one parameter (KernelArgs); buffers per the caller.
-    if let Some((start, end)) = unsafe { b.launch(config(threads)?) }? {
-        timer.events.push((A::KERNEL, start, end));
-    }
+    let blocks = grid(threads)?;
+    let f = gpu.function(A::KERNEL);
+    let mut params = args.param_ptrs();
+    let start = gpu.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
+    // SAFETY: the parameter array holds the addresses of `args`' fields, which outlive this call
+    // (the driver copies them at launch), in the order and of the types the entry declares
+    // (checked when gpu-device compiles); the buffers are as the caller promises.
+    unsafe {
+        cudarc::driver::result::launch_kernel(
+            f.cu_function(),
+            (blocks, 1, 1),
+            (BLOCK, 1, 1),
+            0,
+            gpu.stream.cu_stream(),
+            params.ptrs(),
+        )
+    }?;
+    let end = gpu.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
+    timer.events.push((A::KERNEL, start, end));
     Ok(())
 }
 

@@ -3,178 +3,165 @@
 //! consecutive threads (consecutive inputs) touch consecutive words.
 
 use super::{FlyParams, RadixSelect};
-use crate::kernel::{kernel_args, DevMut, DevPtr};
+use crate::kernel::{kernel_struct, DevMut, DevPtr};
 use crate::Word;
 
-/// `fly_projection`: one thread per projection row.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct Projection {
-    /// The FlyHash parameters.
-    pub params: FlyParams,
-    /// `m · s` indices, written.
-    pub proj: DevMut<u32>,
+kernel_struct! {
+    /// `fly_projection`: one thread per projection row.
+    Projection => FlyProjection {
+        /// The FlyHash parameters.
+        params: FlyParams,
+        /// `m · s` indices, written.
+        proj: DevMut<u32>,
+    }
 }
 
-/// `fly_activation`: one thread per (output row, input), 32-input tiles.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct Activation {
-    /// Code length.
-    pub m: u32,
-    /// Ones per row.
-    pub s: u32,
-    /// Inputs.
-    pub b: u32,
-    /// Projection.
-    pub proj: DevPtr<u32>,
-    /// Transposed inputs.
-    pub xt: DevPtr<f32>,
-    /// Activations, written.
-    pub act: DevMut<f32>,
+kernel_struct! {
+    /// `fly_activation`: one thread per (output row, input), 32-input tiles.
+    Activation => FlyActivation {
+        /// Code length.
+        m: u32,
+        /// Ones per row.
+        s: u32,
+        /// Inputs.
+        b: u32,
+        /// Projection.
+        proj: DevPtr<u32>,
+        /// Transposed inputs.
+        xt: DevPtr<f32>,
+        /// Activations, written.
+        act: DevMut<f32>,
+    }
 }
 
-/// `fly_radix_init`: one thread per input.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct RadixInit {
-    /// Inputs.
-    pub b: u32,
-    /// Winners.
-    pub k: u32,
-    /// One selection per input, written.
-    pub states: DevMut<RadixSelect>,
+kernel_struct! {
+    /// `fly_radix_init`: one thread per input.
+    RadixInit => FlyRadixInit {
+        /// Inputs.
+        b: u32,
+        /// Winners.
+        k: u32,
+        /// One selection per input, written.
+        states: DevMut<RadixSelect>,
+    }
 }
 
-/// `fly_radix_hist`: one thread per (chunk, input).
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct RadixHist {
-    /// Code length.
-    pub m: u32,
-    /// Inputs.
-    pub b: u32,
-    /// Outputs per chunk.
-    pub chunk: u32,
-    /// Activations.
-    pub act: DevPtr<f32>,
-    /// Selections.
-    pub states: DevPtr<RadixSelect>,
-    /// `b · 256` counts, added to.
-    pub hist: DevMut<u32>,
+kernel_struct! {
+    /// `fly_radix_hist`: one thread per (chunk, input).
+    RadixHist => FlyRadixHist {
+        /// Code length.
+        m: u32,
+        /// Inputs.
+        b: u32,
+        /// Outputs per chunk.
+        chunk: u32,
+        /// Activations.
+        act: DevPtr<f32>,
+        /// Selections.
+        states: DevPtr<RadixSelect>,
+        /// `b · 256` counts, added to.
+        hist: DevMut<u32>,
+    }
 }
 
-/// `fly_radix_pick`: one thread per input.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct RadixPick {
-    /// Inputs.
-    pub b: u32,
-    /// Selections, advanced.
-    pub states: DevMut<RadixSelect>,
-    /// Histograms, read and cleared.
-    pub hist: DevMut<u32>,
+kernel_struct! {
+    /// `fly_radix_pick`: one thread per input.
+    RadixPick => FlyRadixPick {
+        /// Inputs.
+        b: u32,
+        /// Selections, advanced.
+        states: DevMut<RadixSelect>,
+        /// Histograms, read and cleared.
+        hist: DevMut<u32>,
+    }
 }
 
-/// `fly_tie_count`: one thread per (chunk, input).
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct TieCount {
-    /// Code length.
-    pub m: u32,
-    /// Inputs.
-    pub b: u32,
-    /// Outputs per chunk.
-    pub chunk: u32,
-    /// Activations.
-    pub act: DevPtr<f32>,
-    /// Selections.
-    pub states: DevPtr<RadixSelect>,
-    /// `chunks · b` counts, written.
-    pub counts: DevMut<u32>,
+kernel_struct! {
+    /// `fly_tie_count`: one thread per (chunk, input).
+    TieCount => FlyTieCount {
+        /// Code length.
+        m: u32,
+        /// Inputs.
+        b: u32,
+        /// Outputs per chunk.
+        chunk: u32,
+        /// Activations.
+        act: DevPtr<f32>,
+        /// Selections.
+        states: DevPtr<RadixSelect>,
+        /// `chunks · b` counts, written.
+        counts: DevMut<u32>,
+    }
 }
 
-/// `fly_select`: one thread per (chunk, input).
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct Select {
-    /// Code length.
-    pub m: u32,
-    /// Inputs.
-    pub b: u32,
-    /// Outputs per chunk (a multiple of 64).
-    pub chunk: u32,
-    /// Activations.
-    pub act: DevPtr<f32>,
-    /// Selections.
-    pub states: DevPtr<RadixSelect>,
-    /// Tie counts per chunk.
-    pub counts: DevPtr<u32>,
-    /// Codes, written.
-    pub codes: DevMut<Word>,
+kernel_struct! {
+    /// `fly_select`: one thread per (chunk, input).
+    Select => FlySelect {
+        /// Code length.
+        m: u32,
+        /// Inputs.
+        b: u32,
+        /// Outputs per chunk (a multiple of 64).
+        chunk: u32,
+        /// Activations.
+        act: DevPtr<f32>,
+        /// Selections.
+        states: DevPtr<RadixSelect>,
+        /// Tie counts per chunk.
+        counts: DevPtr<u32>,
+        /// Codes, written.
+        codes: DevMut<Word>,
+    }
 }
 
-/// `fly_wta_bisect64`: one thread per input.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct Bisect64 {
-    /// Code length.
-    pub m: u32,
-    /// Winners asked for.
-    pub k: u32,
-    /// Inputs.
-    pub b: u32,
-    /// The margin ε.
-    pub eps: f32,
-    /// Activations.
-    pub act: DevPtr<f32>,
-    /// Codes, written.
-    pub codes: DevMut<Word>,
+kernel_struct! {
+    /// `fly_wta_bisect64`: one thread per input.
+    Bisect64 => FlyWtaBisect64 {
+        /// Code length.
+        m: u32,
+        /// Winners asked for.
+        k: u32,
+        /// Inputs.
+        b: u32,
+        /// The margin ε.
+        eps: f32,
+        /// Activations.
+        act: DevPtr<f32>,
+        /// Codes, written.
+        codes: DevMut<Word>,
+    }
 }
 
-/// `fly_hamming`: one thread per (query, database code).
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct Hamming {
-    /// Words per code.
-    pub words: u32,
-    /// Database codes.
-    pub n: u32,
-    /// Queries.
-    pub nq: u32,
-    /// Database.
-    pub db: DevPtr<Word>,
-    /// Queries.
-    pub q: DevPtr<Word>,
-    /// `nq · n` distances, written.
-    pub dist: DevMut<u32>,
+kernel_struct! {
+    /// `fly_hamming`: one thread per (query, database code).
+    Hamming => FlyHamming {
+        /// Words per code.
+        words: u32,
+        /// Database codes.
+        n: u32,
+        /// Queries.
+        nq: u32,
+        /// Database.
+        db: DevPtr<Word>,
+        /// Queries.
+        q: DevPtr<Word>,
+        /// `nq · n` distances, written.
+        dist: DevMut<u32>,
+    }
 }
 
-/// `fly_top_r`: one thread per query.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct TopR {
-    /// Database codes.
-    pub n: u32,
-    /// Queries.
-    pub nq: u32,
-    /// Neighbours per query.
-    pub r: u32,
-    /// Distances.
-    pub dist: DevPtr<u32>,
-    /// `nq · r` indices, written.
-    pub out: DevMut<u32>,
-}
-
-kernel_args! {
-    Projection => FlyProjection,
-    Activation => FlyActivation,
-    RadixInit => FlyRadixInit,
-    RadixHist => FlyRadixHist,
-    RadixPick => FlyRadixPick,
-    TieCount => FlyTieCount,
-    Select => FlySelect,
-    Bisect64 => FlyWtaBisect64,
-    Hamming => FlyHamming,
-    TopR => FlyTopR,
+kernel_struct! {
+    /// `fly_top_r`: one thread per query.
+    TopR => FlyTopR {
+        /// Database codes.
+        n: u32,
+        /// Queries.
+        nq: u32,
+        /// Neighbours per query.
+        r: u32,
+        /// Distances.
+        dist: DevPtr<u32>,
+        /// `nq · r` indices, written.
+        out: DevMut<u32>,
+    }
 }

@@ -113,12 +113,32 @@ impl Update {
         wi: usize,
     ) -> Word {
         match self {
+            Update::JointFirst => joint_first_word(geom, w, symbols, c, wi),
+            _ => self.iteration_word(geom, w, v, erased, c, wi),
+        }
+    }
+
+    /// [`Update::word`] for the updates that read the current state only (sum-of-max,
+    /// bail-out-early, later joint updates); for the others, the current word. What a GPU
+    /// thread per (probe, word) runs: joint's first pass needs the probe's known rows and has a
+    /// kernel of its own.
+    ///
+    /// ```
+    /// use neurobits_core::gbnn::{Geometry, Update, store::store_message};
+    /// let g = Geometry::new(3, 3).unwrap();
+    /// let mut w = [0u64; 27];
+    /// store_message(&g, &mut w, &[1, 2, 0]);
+    /// let v = [0b111u64, 0b111, 0b001];
+    /// assert_eq!(Update::SumOfMax.iteration_word(&g, &w, &v, 0b011, 0, 0), 0b010);
+    /// ```
+    #[inline(always)]
+    pub fn iteration_word(self, geom: &Geometry, w: &[Word], v: &[Word], erased: u64, c: usize, wi: usize) -> Word {
+        match self {
             Update::SumOfMax => sum_of_max_word(geom, w, v, c, wi),
             Update::BailOutEarly => bail_out_early_word(geom, w, v, c, wi, geom.all_clusters()),
-            Update::JointFirst => joint_first_word(geom, w, symbols, c, wi),
             Update::JointIter => joint_iter_word(geom, w, v, erased, c, wi),
-            // Not per word: a cluster-level update has no word-level form.
-            Update::SumOfSum => v[c * geom.words_per_cluster() + wi],
+            // Not an iteration of the current state alone: nothing to compute per word here.
+            Update::JointFirst | Update::SumOfSum => v[c * geom.words_per_cluster() + wi],
         }
     }
 

@@ -139,12 +139,8 @@ impl DeviceNetwork<'_> {
             };
             unsafe { launch(gpu, &mut timer, k as u64, index)? };
         }
-        let ix = k::JointIndex {
-            rows: rd(gpu, &rows),
-            known: rd(gpu, &known),
-            erased_list: rd(gpu, &erased_list),
-            erased_mask: rd(gpu, &erased_mask),
-        };
+        let (rows, known) = (rd(gpu, &rows), rd(gpu, &known));
+        let (erased_list, erased_mask) = (rd(gpu, &erased_list), rd(gpu, &erased_mask));
         let e_max = probes.chunks(g.clusters()).map(|p| g.erased_mask(p).count_ones()).max().unwrap_or(0);
         // The core's schedule drives the batch: it ends when no probe changed or at the limit.
         let mut sched = Schedule::new(rule, g, params);
@@ -162,14 +158,37 @@ impl DeviceNetwork<'_> {
                 }
                 // Update 0 runs on every probe, in order: the list is still the identity.
                 Update::JointFirst => {
-                    let a = k::JointFirst { shape, e_max, k: k32, w, ix, cur, next, changed: changed_p };
+                    let a = k::JointFirst {
+                        shape,
+                        e_max,
+                        k: k32,
+                        w,
+                        rows,
+                        known,
+                        erased_list,
+                        erased_mask,
+                        cur,
+                        next,
+                        changed: changed_p,
+                    };
                     unsafe { launch(gpu, &mut timer, k as u64 * e_max as u64 * g.words_per_cluster() as u64, a)? }
                 }
                 Update::JointIter if use_occ => {
                     let [o0, o1] = &mut occ;
                     let (now, prev) = if t.is_multiple_of(2) { (o0, o1) } else { (o1, o0) };
                     let threads = n as u64 * e_max as u64;
-                    let a = k::Occupancy { shape, e_max, n_active: n, ix, cur, list, occ: wr(gpu, now) };
+                    let a = k::Occupancy {
+                        shape,
+                        e_max,
+                        n_active: n,
+                        rows,
+                        known,
+                        erased_list,
+                        erased_mask,
+                        cur,
+                        list,
+                        occ: wr(gpu, now),
+                    };
                     unsafe { launch(gpu, &mut timer, threads, a)? };
                     let (occ, occ_prev) = (rd(gpu, now), rd(gpu, prev));
                     let a = k::StepJoint {
@@ -177,7 +196,10 @@ impl DeviceNetwork<'_> {
                         e_max,
                         n_active: n,
                         w,
-                        ix,
+                        rows,
+                        known,
+                        erased_list,
+                        erased_mask,
                         occ,
                         occ_prev,
                         cur,
