@@ -156,11 +156,27 @@ impl Update {
         c: usize,
         out: &mut [Word],
     ) {
+        // One loop per arm (not `word` per word): the rule is chosen once per cluster.
         match self {
             Update::SumOfSum => sum_of_sum_cluster(geom, w, v, c, params.gamma, out),
-            _ => {
+            Update::SumOfMax => {
                 for (wi, o) in out.iter_mut().enumerate() {
-                    *o = self.word(geom, w, v, symbols, erased, c, wi);
+                    *o = sum_of_max_word(geom, w, v, c, wi);
+                }
+            }
+            Update::BailOutEarly => {
+                for (wi, o) in out.iter_mut().enumerate() {
+                    *o = bail_out_early_word(geom, w, v, c, wi, geom.all_clusters());
+                }
+            }
+            Update::JointFirst => {
+                for (wi, o) in out.iter_mut().enumerate() {
+                    *o = joint_first_word(geom, w, symbols, c, wi);
+                }
+            }
+            Update::JointIter => {
+                for (wi, o) in out.iter_mut().enumerate() {
+                    *o = joint_iter_word(geom, w, v, erased, c, wi);
                 }
             }
         }
