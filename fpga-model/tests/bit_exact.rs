@@ -69,3 +69,26 @@ fn bad_probes_are_refused() {
     assert!(c.retrieve(&[50, 0, 0, 0, 0, 0, 0, ERASED], Rule::Joint, Params::default()).is_err());
     assert!(c.store(&[0, 0, 0, 0, 0, 0, 0, ERASED]).is_err());
 }
+
+/// The circuit's controller runs the core's schedule, so edge cases of the update limit agree
+/// too: with `max_iter = 0` sum-of-sum runs no update on either (the circuit used to run one).
+#[test]
+fn update_limit_edge_cases_agree_with_the_core() {
+    use neurobits_fpga::S3x3;
+    let mut c = Circuit::<S3x3>::new();
+    for m in [[0, 0, 0], [1, 1, 0], [2, 1, 0], [0, 2, 0]] {
+        c.store(&m).unwrap();
+    }
+    let g = *c.geometry();
+    let (mut v, mut s) = ([0u64; 3], [0u64; 3]);
+    for max_iter in [0, 1, 2, 3] {
+        for rule in Rule::ALL {
+            let params = Params { gamma: 1, max_iter };
+            let probe = [ERASED, ERASED, 0];
+            let (hw, _) = c.retrieve(&probe, rule, params).unwrap();
+            let sw = retrieve(&g, c.weights(), &probe, rule, &params, &mut v, &mut s);
+            assert_eq!(hw, sw, "{} with max_iter {max_iter}", rule.name());
+            assert_eq!(c.output(), &v[..], "{} with max_iter {max_iter}", rule.name());
+        }
+    }
+}

@@ -28,6 +28,10 @@ fn geometry(s: Shape) -> Geometry {
     }
 }
 
+/// Flags probe `p` as changed by this update (any thread of the probe may).
+///
+/// # Safety
+/// `changed` holds at least `p + 1` flags.
 #[inline(always)]
 unsafe fn note_change(changed: *mut u32, p: usize) {
     AtomicU32::from_ptr(changed.add(p)).store(1, Relaxed);
@@ -204,6 +208,9 @@ kernel! {
 
 /// This thread's `(probe, erased cluster)` for a (active probe, erased slot) mapping, if the slot
 /// exists: slot `j` of active probe `list[a]` is its `j`-th erased cluster.
+///
+/// # Safety
+/// `list` holds `n_active` probe indices, and the index buffers of `ix` hold every listed probe.
 #[inline(always)]
 unsafe fn erased_slot(
     g: &Geometry,
