@@ -2,6 +2,7 @@
 //! `cargo run --release --example flyhash_hash_search -- [cpu|gpu|auto]`.
 
 use anyhow::Result;
+use clap::ValueEnum;
 use neurobits::device::{Device, DeviceChoice};
 use neurobits::flyhash::commands::hash_matrix;
 use neurobits::flyhash::cpu::{projection, Wta};
@@ -10,12 +11,9 @@ use neurobits::flyhash::search::top_r;
 use neurobits_core::flyhash::FlyParams;
 
 fn main() -> Result<()> {
-    let choice = match std::env::args().nth(1).as_deref() {
-        None | Some("cpu") => DeviceChoice::Cpu,
-        Some("gpu") => DeviceChoice::Gpu,
-        Some("auto") => DeviceChoice::Auto,
-        Some(other) => anyhow::bail!("unknown device '{other}': use cpu, gpu or auto"),
-    };
+    // `cpu` (default), `gpu` or `auto`, as `--device` takes them.
+    let arg = std::env::args().nth(1).unwrap_or_else(|| "cpu".into());
+    let choice = DeviceChoice::from_str(&arg, true).map_err(anyhow::Error::msg)?;
     // 200 vectors of 64 values in 4 well-separated groups (one hot block of 16 per group).
     let (rows, cols) = (200, 64);
     let data: Vec<f32> = (0..rows * cols)

@@ -5,17 +5,15 @@
 //! and then answers batches; the CPU and GPU give identical states.
 
 use anyhow::Result;
+use clap::ValueEnum;
 use neurobits::device::{Device, DeviceChoice};
 use neurobits_core::gbnn::workload::ProbePlan;
 use neurobits_core::gbnn::{Network, Params, Rule};
 
 fn main() -> Result<()> {
-    let choice = match std::env::args().nth(1).as_deref() {
-        None | Some("cpu") => DeviceChoice::Cpu,
-        Some("gpu") => DeviceChoice::Gpu,
-        Some("auto") => DeviceChoice::Auto,
-        Some(other) => anyhow::bail!("unknown device '{other}': use cpu, gpu or auto"),
-    };
+    // `cpu` (default), `gpu` or `auto`, as `--device` takes them.
+    let arg = std::env::args().nth(1).unwrap_or_else(|| "cpu".into());
+    let choice = DeviceChoice::from_str(&arg, true).map_err(anyhow::Error::msg)?;
     // 8 clusters of 128 neurons; 5000 random messages from the portable PRNG (seed 1).
     let mut net = Network::new(8, 128)?;
     net.store_random(1, 5000);
