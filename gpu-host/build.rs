@@ -21,7 +21,23 @@ fn main() {
     }
 
     let target_dir = out.join("ptx-target");
-    let mut cmd = Command::new(env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    // The kernels always build with the pinned toolchain (rust-toolchain.toml), whatever builds
+    // the host: a nightly outer build (cargo fuzz) has neither the nvptx linker nor its rust-src.
+    let pinned = std::fs::read_to_string(root.join("rust-toolchain.toml")).ok().and_then(|t| {
+        t.lines().find_map(|l| {
+            l.trim().strip_prefix("channel").map(|v| v.trim_start_matches([' ', '=']).trim_matches('"').to_string())
+        })
+    });
+    let rustup = Command::new("rustup").arg("--version").output().is_ok_and(|o| o.status.success());
+    let mut cmd = match pinned {
+        Some(channel) if rustup => {
+            let mut c = Command::new("rustup");
+            c.args(["run", &channel, "cargo"]);
+            c
+        }
+        _ => Command::new(env::var("CARGO").unwrap_or_else(|_| "cargo".into())),
+    };
+    println!("cargo:rerun-if-changed={}", root.join("rust-toolchain.toml").display());
     cmd.current_dir(&device)
         .args(["build", "--release", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core", "--manifest-path"])
         .arg(device.join("Cargo.toml"))
@@ -37,6 +53,10 @@ fn main() {
             "CARGO_BUILD_TARGET",
             "RUSTC_WORKSPACE_WRAPPER",
             "RUSTC_WRAPPER",
+            "RUSTUP_TOOLCHAIN",
+            "RUSTC",
+            "RUSTDOC",
+            "CARGO",
         ];
         if leaks.contains(&k.as_str()) || k.starts_with("CARGO_PROFILE_") || k.starts_with("CARGO_CFG_") {
             cmd.env_remove(&k);

@@ -1,15 +1,15 @@
 //! The `neurobits flyhash` commands as library functions: hashing, projection files, code files
 //! and search, each on the chosen [`Device`].
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use neurobits_core::flyhash::FlyParams;
 use neurobits_core::Word;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::cpu::{self, Wta};
 use super::data::{self, Matrix};
 use crate::device::{Device, DeviceChoice};
-use crate::io::atomic::{write_atomic, write_string};
+use crate::io::atomic::write_string;
 use crate::io::memory::ensure_fits;
 
 #[derive(clap::Args, Debug)]
@@ -119,72 +119,6 @@ pub struct EvalConfig {
     pub out: PathBuf,
 }
 
-const MAGIC: &[u8; 8] = b"NBFLYHSH";
-
-/// Writes codes in the `bin` format.
-pub fn write_codes(path: &Path, m: u32, codes: &[Word]) -> Result<()> {
-    let words = (m as usize).div_ceil(64);
-    write_atomic(path, |w| {
-        w.write_all(MAGIC)?;
-        w.write_all(&1u32.to_le_bytes())?;
-        w.write_all(&m.to_le_bytes())?;
-        w.write_all(&((codes.len() / words) as u64).to_le_bytes())?;
-        for c in codes {
-            w.write_all(&c.to_le_bytes())?;
-        }
-        Ok(())
-    })
-}
-
-/// Reads codes in the `bin` format: `(m, words)`.
-pub fn read_codes(path: &Path) -> Result<(u32, Vec<Word>)> {
-    let name = path.display();
-    let b = std::fs::read(path).with_context(|| format!("cannot read {name}"))?;
-    if b.len() < 24 || &b[..8] != MAGIC {
-        bail!("{name}: not a neurobits FlyHash code file");
-    }
-    let version = u32::from_le_bytes(b[8..12].try_into().unwrap());
-    if version != 1 {
-        bail!("{name}: unsupported code file version {version}");
-    }
-    let m = u32::from_le_bytes(b[12..16].try_into().unwrap());
-    let n = u64::from_le_bytes(b[16..24].try_into().unwrap());
-    let words = (m as u64).div_ceil(64);
-    let need = n.checked_mul(words).and_then(|x| x.checked_mul(8)).and_then(|x| x.checked_add(24));
-    if m == 0 || need != Some(b.len() as u64) {
-        bail!("{name}: truncated or corrupt code file ({} bytes for {n} codes of {m} bits)", b.len());
-    }
-    Ok((m, b[24..].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect()))
-}
-
-/// Parses a projection CSV: `m` rows of `s` ascending distinct indices below `d`.
-pub fn read_projection(path: &Path, d: usize) -> Result<(u32, u32, Vec<u32>)> {
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?;
-    let (mut out, mut s, mut m) = (Vec::new(), None, 0u32);
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let row: Vec<u32> = line
-            .split(',')
-            .map(|f| f.trim().parse::<u32>().map_err(|_| anyhow!("{name}:{}: '{}' is not an index", i + 1, f.trim())))
-            .collect::<Result<_>>()?;
-        if *s.get_or_insert(row.len()) != row.len() {
-            bail!("{name}:{}: expected {} indices, found {}", i + 1, s.unwrap_or(0), row.len());
-        }
-        if !row.windows(2).all(|w| w[0] < w[1]) {
-            bail!("{name}:{}: indices must be distinct and ascending", i + 1);
-        }
-        if let Some(&last) = row.last() {
-            if last as usize >= d {
-                bail!("{name}:{}: index {last} is outside the input dimension {d}", i + 1);
-            }
-        }
-        out.extend(row);
-        m += 1;
-    }
-    let s = s.ok_or_else(|| anyhow!("{name}: no rows (the file is empty)"))?;
-    Ok((m, s as u32, out))
-}
-
 fn indices_csv(m: u32, codes: &[Word]) -> String {
     let words = (m as usize).div_ceil(64);
     let mut s = String::new();
@@ -230,7 +164,7 @@ pub fn hash(a: &HashConfig) -> Result<()> {
         }
         let (p, proj) = match &a.projection {
             Some(path) => {
-                let (m, s, proj) = read_projection(path, x.cols)?;
+                let (m, s, proj) = crate::io::projection::load(path, x.cols)?;
                 if a.m.is_some_and(|am| am != m) || a.s.is_some_and(|as_| as_ != s) {
                     bail!("--m/--s disagree with the projection file ({m} rows of {s})");
                 }
@@ -248,7 +182,7 @@ pub fn hash(a: &HashConfig) -> Result<()> {
         };
         let codes = hash_matrix(&p, &proj, &x, a.wta, &Device::open(a.device)?)?;
         match a.format {
-            CodeFormat::Bin => write_codes(&a.out, p.m, &codes),
+            CodeFormat::Bin => crate::io::codes::save(&a.out, p.m, &codes),
             CodeFormat::Indices => write_string(&a.out, &indices_csv(p.m, &codes)),
         }
     }
@@ -257,8 +191,8 @@ pub fn hash(a: &HashConfig) -> Result<()> {
 /// `flyhash search`.
 pub fn search(a: &SearchConfig) -> Result<()> {
     {
-        let (m, db) = read_codes(&a.db)?;
-        let (mq, q) = read_codes(&a.queries)?;
+        let (m, db) = crate::io::codes::load(&a.db)?;
+        let (mq, q) = crate::io::codes::load(&a.queries)?;
         if m != mq {
             bail!("database codes have {m} bits but queries have {mq}");
         }

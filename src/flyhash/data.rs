@@ -1,5 +1,6 @@
 //! Input matrices (`b` rows of `d` finite `f32`) from IDX (optionally gzipped), CSV or NPY.
 
+use crate::io::memory::ensure_fits;
 use anyhow::{anyhow, bail, Context, Result};
 use std::io::Read;
 use std::path::Path;
@@ -38,10 +39,16 @@ impl Matrix {
 fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     let raw = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     if raw.starts_with(&[0x1f, 0x8b]) {
+        // Bounded by the memory budget: a small gzip file can claim any size.
+        let limit = crate::io::memory::available_bytes().unwrap_or(isize::MAX as u64);
         let mut out = Vec::new();
         flate2::read::GzDecoder::new(&raw[..])
+            .take(limit.saturating_add(1))
             .read_to_end(&mut out)
             .map_err(|e| anyhow!("{}: corrupt gzip data: {e}", path.display()))?;
+        if out.len() as u64 > limit {
+            bail!("{}: the decompressed data does not fit in memory", path.display());
+        }
         return Ok(out);
     }
     Ok(raw)
@@ -84,9 +91,11 @@ pub fn idx(b: &[u8], name: &str) -> Result<Matrix> {
         _ => bail!("{name}: unknown IDX element type 0x{ty:02x}"),
     };
     let body = &b[4 + 4 * nd..];
-    if body.len() != count * size {
-        bail!("{name}: IDX data is {} bytes, dimensions say {}", body.len(), count * size);
+    let need = count.checked_mul(size).ok_or_else(|| anyhow!("{name}: absurd IDX dimensions"))?;
+    if body.len() != need {
+        bail!("{name}: IDX data is {} bytes, dimensions say {need}", body.len());
     }
+    ensure_fits(&format!("{name}: the values as f32"), count as u128 * 4)?;
     let data: Vec<f32> = match ty {
         0x08 => body.iter().map(|&x| x as f32).collect(),
         0x09 => body.iter().map(|&x| x as i8 as f32).collect(),
@@ -145,15 +154,15 @@ pub fn npy(b: &[u8], name: &str) -> Result<Matrix> {
             .map_err(|_| anyhow!("{name}: corrupt NPY header"))?;
     let field = |k: &str| -> Result<&str> {
         let at = header.find(&format!("'{k}'")).ok_or_else(|| anyhow!("{name}: NPY header lacks '{k}'"))?;
-        Ok(header[at + k.len() + 2..].trim_start_matches([':', ' ']))
+        Ok(header.get(at + k.len() + 2..).unwrap_or("").trim_start_matches([':', ' ']))
     };
     let descr = field("descr")?;
     let descr = descr.trim_start_matches('\'').split('\'').next().unwrap_or("");
     if field("fortran_order")?.starts_with("True") {
         bail!("{name}: Fortran-ordered NPY is not supported");
     }
-    let shape_s = field("shape")?;
-    let shape_s = &shape_s[1..shape_s.find(')').ok_or_else(|| anyhow!("{name}: corrupt NPY shape"))?];
+    let shape_s = field("shape")?.strip_prefix('(').ok_or_else(|| anyhow!("{name}: corrupt NPY shape"))?;
+    let shape_s = &shape_s[..shape_s.find(')').ok_or_else(|| anyhow!("{name}: corrupt NPY shape"))?];
     let shape: Vec<usize> = shape_s
         .split(',')
         .map(str::trim)
@@ -165,7 +174,7 @@ pub fn npy(b: &[u8], name: &str) -> Result<Matrix> {
         [r, c] => (r, c),
         _ => bail!("{name}: NPY array must be 1-D or 2-D, found {} dimensions", shape.len()),
     };
-    let body = &b[start + hlen..];
+    let body = b.get(start + hlen..).unwrap_or(&[]);
     let count = rows.checked_mul(cols).ok_or_else(|| anyhow!("{name}: absurd NPY shape"))?;
     let size = match descr {
         "<f4" | "<i4" => 4,
@@ -173,9 +182,11 @@ pub fn npy(b: &[u8], name: &str) -> Result<Matrix> {
         "|u1" => 1,
         d => bail!("{name}: unsupported NPY dtype {d}"),
     };
-    if body.len() != count * size {
-        bail!("{name}: NPY data is {} bytes, shape {rows}x{cols} needs {}", body.len(), count * size);
+    let need = count.checked_mul(size).ok_or_else(|| anyhow!("{name}: absurd NPY shape"))?;
+    if body.len() != need {
+        bail!("{name}: NPY data is {} bytes, shape {rows}x{cols} needs {need}", body.len());
     }
+    ensure_fits(&format!("{name}: the values as f32"), count as u128 * 4)?;
     let data = match descr {
         "<f4" => body.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect(),
         "<f8" => body.chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap()) as f32).collect(),

@@ -25,6 +25,7 @@ const MAGIC: &[u8; 8] = b"NBGBNN\r\n";
 const VERSION: u32 = 1;
 const HEADER: usize = 40;
 
+/// The 40-byte header of `net`.
 fn header(net: &Network) -> Vec<u8> {
     let g = net.geometry();
     let mut h = Vec::with_capacity(HEADER);
@@ -40,41 +41,62 @@ fn header(net: &Network) -> Vec<u8> {
 
 /// Writes `net` atomically.
 pub fn save(path: &Path, net: &Network) -> Result<()> {
-    write_atomic(path, |w| {
-        let h = header(net);
-        let mut sum = fnv1a_bytes(FNV_OFFSET, &h);
-        w.write_all(&h)?;
-        let mut buf = Vec::with_capacity(1 << 16);
-        for chunk in net.weights().chunks(8192) {
-            buf.clear();
-            for x in chunk {
-                buf.extend_from_slice(&x.to_le_bytes());
-            }
-            sum = fnv1a_bytes(sum, &buf);
-            w.write_all(&buf)?;
-        }
-        w.write_all(&sum.to_le_bytes())?;
-        Ok(())
-    })
+    write_atomic(path, |w| encode(w, net))
 }
 
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+/// Writes `net` in the network file format to `w`.
+pub fn encode(w: &mut dyn std::io::Write, net: &Network) -> Result<()> {
+    let h = header(net);
+    let mut sum = fnv1a_bytes(FNV_OFFSET, &h);
+    w.write_all(&h)?;
+    let mut buf = Vec::with_capacity(1 << 16);
+    for chunk in net.weights().chunks(8192) {
+        buf.clear();
+        for x in chunk {
+            buf.extend_from_slice(&x.to_le_bytes());
+        }
+        sum = fnv1a_bytes(sum, &buf);
+        w.write_all(&buf)?;
+    }
+    w.write_all(&sum.to_le_bytes())?;
+    Ok(())
 }
-fn u64_at(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+
+fn u32_at(h: &[u8; HEADER], at: usize) -> u32 {
+    u32::from_le_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]])
+}
+fn u64_at(h: &[u8; HEADER], at: usize) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&h[at..at + 8]);
+    u64::from_le_bytes(b)
 }
 
 /// Reads and verifies a network file.
 pub fn load(path: &Path) -> Result<Network> {
-    let name = path.display();
-    let mut f = std::fs::File::open(path).with_context(|| format!("cannot open {name}"))?;
+    let name = path.display().to_string();
+    let f = std::fs::File::open(path).with_context(|| format!("cannot open {name}"))?;
     let size = f.metadata().with_context(|| format!("cannot read {name}"))?.len();
+    decode(std::io::BufReader::new(f), size, &name)
+}
+
+/// Decodes and verifies a network file of `size` bytes from `r` (`name`: for messages). Checks
+/// the header against the size before allocating, then reads W straight into the network's
+/// vector in 64 KiB chunks: W is held once.
+///
+/// ```
+/// let net = neurobits_core::gbnn::Network::new(2, 3).unwrap();
+/// let mut bytes = Vec::new();
+/// neurobits::io::netfile::encode(&mut bytes, &net).unwrap();
+/// let back = neurobits::io::netfile::decode(&bytes[..], bytes.len() as u64, "mem").unwrap();
+/// assert_eq!(back, net);
+/// assert!(neurobits::io::netfile::decode(&bytes[..10], 10, "mem").is_err());
+/// ```
+pub fn decode(mut r: impl Read, size: u64, name: &str) -> Result<Network> {
     let mut h = [0u8; HEADER];
     if size < HEADER as u64 {
         bail!("{name}: truncated network file ({size} bytes, shorter than the {HEADER}-byte header)");
     }
-    f.read_exact(&mut h).with_context(|| format!("cannot read {name}"))?;
+    r.read_exact(&mut h).with_context(|| format!("cannot read {name}"))?;
     if &h[..8] != MAGIC {
         bail!("{name}: not a neurobits network file (bad magic)");
     }
@@ -88,7 +110,8 @@ pub fn load(path: &Path) -> Result<Network> {
     if bits != 64 || words != geom.weight_words() as u64 {
         bail!("{name}: corrupt header: {words} words of {bits} bits do not match C={c}, L={l}");
     }
-    let expected = HEADER as u64 + 8 * words + 8;
+    // words ≤ 2^61 by the geometry check, but stay checked: this is untrusted input.
+    let expected = words.checked_mul(8).and_then(|b| b.checked_add(HEADER as u64 + 8)).unwrap_or(u64::MAX);
     if size < expected {
         bail!("{name}: truncated network file ({size} bytes, expected {expected})");
     }
@@ -96,13 +119,26 @@ pub fn load(path: &Path) -> Result<Network> {
         bail!("{name}: corrupt network file ({size} bytes, expected {expected})");
     }
     ensure_fits(&format!("{name}: W"), 8 * words as u128)?;
-    let mut body = vec![0u8; 8 * words as usize + 8];
-    f.read_exact(&mut body).with_context(|| format!("cannot read {name}"))?;
-    let (wbytes, tail) = body.split_at(8 * words as usize);
-    let sum = fnv1a_bytes(fnv1a_bytes(FNV_OFFSET, &h), wbytes);
-    if sum != u64::from_le_bytes(tail.try_into().unwrap()) {
+    let mut w: Vec<u64> = Vec::new();
+    w.try_reserve_exact(words as usize).map_err(|_| anyhow!("{name}: W does not fit in memory"))?;
+    let mut sum = fnv1a_bytes(FNV_OFFSET, &h);
+    let mut buf = vec![0u8; 1 << 16];
+    let mut left = 8 * words as usize;
+    while left > 0 {
+        let n = left.min(buf.len());
+        r.read_exact(&mut buf[..n]).with_context(|| format!("cannot read {name}"))?;
+        sum = fnv1a_bytes(sum, &buf[..n]);
+        w.extend(buf[..n].chunks_exact(8).map(|b| {
+            let mut x = [0u8; 8];
+            x.copy_from_slice(b);
+            u64::from_le_bytes(x)
+        }));
+        left -= n;
+    }
+    let mut tail = [0u8; 8];
+    r.read_exact(&mut tail).with_context(|| format!("cannot read {name}"))?;
+    if sum != u64::from_le_bytes(tail) {
         bail!("{name}: checksum mismatch: the network file is corrupt");
     }
-    let w = wbytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap())).collect();
     Network::from_parts(geom, u64_at(&h, 24), w).map_err(|e| anyhow!("{name}: {e}"))
 }
