@@ -19,6 +19,26 @@
 //! ```
 #![warn(missing_docs)]
 
+/// `print!` that returns an error (one line, exit code 2) instead of panicking when standard
+/// output cannot be written (a full device); a closed pipe ends the process quietly (SIGPIPE,
+/// restored by `main`), as for any Unix filter.
+#[macro_export]
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout(), $($t)*).map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))
+    }};
+}
+
+/// `println!` that returns an error instead of panicking (see [`out!`]).
+#[macro_export]
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($t)*).map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))
+    }};
+}
+
 pub mod cli;
 pub mod device;
 pub mod flyhash;

@@ -8,6 +8,13 @@ fn fail(msg: &str) -> ! {
 }
 
 fn main() {
+    // A closed pipe (`neurobits … | head -1`) ends the process quietly, as for any Unix filter,
+    // rather than as a panic: Rust ignores SIGPIPE by default; restore the default action.
+    // SAFETY: called first, before any other thread exists; SIG_DFL is a valid disposition.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    if let Err(e) = neurobits::io::atomic::install_signal_cleanup() {
+        fail(&format!("{e:#}"));
+    }
     let cli = match neurobits::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => e.exit(),

@@ -85,3 +85,243 @@ fn network_files_cut_anywhere_are_refused() {
     flipped[100] ^= 1;
     assert!(netfile::decode(&flipped[..], b.len() as u64, "x").is_err(), "checksum");
 }
+
+// ---- The command line: each class of defect ends in one line and exit code 2 (or the documented
+// behaviour), with no file outside the target changed and no temporary file left.
+
+use assert_cmd::Command;
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::path::Path;
+
+fn nb() -> Command {
+    Command::cargo_bin("neurobits").unwrap()
+}
+
+/// Exit 2 and exactly one `error:` line on stderr mentioning `needle`.
+fn fails(args: &[&str], needle: &str) {
+    let o = nb().args(args).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with("error: ") && err.contains(needle), "{args:?}: '{needle}' not in {err}");
+}
+
+/// No temporary file of ours in `dir`.
+fn no_leftovers(dir: &Path) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let n = e.unwrap().file_name().to_string_lossy().to_string();
+        assert!(!n.starts_with(".neurobits-") && !n.starts_with(".tmp"), "leftover {n} in {}", dir.display());
+    }
+}
+
+fn network(dir: &Path) -> String {
+    let msgs = dir.join("m.csv");
+    std::fs::write(&msgs, "0,0,0\n").unwrap();
+    let net = dir.join("net.nb");
+    nb().args(["gbnn", "store", "--clusters", "3", "--neurons", "3", "--messages"])
+        .arg(&msgs)
+        .arg("--out")
+        .arg(&net)
+        .assert()
+        .success();
+    net.to_str().unwrap().to_string()
+}
+
+#[test]
+fn huge_gamma_ranks_as_the_largest_meaningful_one() {
+    let d = tempfile::tempdir().unwrap();
+    let net = network(d.path());
+    std::fs::write(d.path().join("p.csv"), "0,0,?\n").unwrap();
+    let p = d.path().join("p.csv");
+    let run = |gamma: &str| {
+        let out = d.path().join(format!("r{gamma}.csv"));
+        nb().args(["gbnn", "retrieve", "--net", &net, "--rule", "sum-of-sum", "--gamma", gamma, "--probes"])
+            .arg(&p)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .success();
+        std::fs::read_to_string(out).unwrap()
+    };
+    let small = run("2");
+    assert_eq!(small, run("4294967294"), "a u32 score used to wrap and lose the known symbols");
+    assert_eq!(small, run("4294967295"));
+    // The FPGA report sizes its score registers for the γ it effectively uses.
+    let json = d.path().join("f.json");
+    nb().args([
+        "fpga",
+        "--clusters",
+        "3",
+        "--neurons",
+        "3",
+        "--messages",
+        "4",
+        "--probes",
+        "4",
+        "--erased",
+        "1",
+        "--gamma",
+        "4294967294",
+        "--json",
+    ])
+    .arg(&json)
+    .assert()
+    .success();
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    assert!(v["resources"]["score_bits"].as_u64().unwrap() <= 4, "{}", v["resources"]);
+}
+
+#[test]
+fn sizes_that_cannot_fit_are_refused_before_any_work() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("gen");
+    let o = out.to_str().unwrap();
+    fails(
+        &["gbnn", "generate", "--clusters", "8", "--neurons", "128", "--messages", "2305843009213693957", "--out", o],
+        "free",
+    );
+    fails(
+        &["gbnn", "generate", "--clusters", "8", "--neurons", "128", "--messages", "1000000000000", "--out", o],
+        "free",
+    );
+    assert!(!out.exists(), "nothing is created for a refused request");
+}
+
+#[test]
+fn nonsense_arguments_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let o = d.path().to_str().unwrap();
+    fails(&["hwcost", "--probes", "0", "--out", o], "--probes");
+    fails(&["hwcost", "--fpga-clock-mhz", "1e-310", "--out", o], "--fpga-clock-mhz");
+    fails(&["fpga", "--clock-mhz", "inf"], "--clock-mhz");
+    fails(&["flyhash", "eval", "--neighbours", "0", "--out", o], "--neighbours");
+    fails(&["flyhash", "eval", "--queries", "0", "--out", o], "--queries");
+    fails(&["flyhash", "eval", "--ks", "0", "--out", o], "--ks");
+    fails(&["flyhash", "bench", "--config", "batch", "--max-exp", "40"], "--max-exp");
+    fails(&["gbnn", "experiment", "--scenario", "1", "--probes", "0", "--out", o], "--probes");
+    let net = network(d.path());
+    std::fs::write(d.path().join("p.csv"), "?,?,0\n").unwrap();
+    let p = d.path().join("p.csv");
+    fails(
+        &[
+            "gbnn",
+            "retrieve",
+            "--net",
+            &net,
+            "--rule",
+            "sum-of-sum",
+            "--max-iter",
+            "4294967295",
+            "--probes",
+            p.to_str().unwrap(),
+            "--out",
+            o,
+        ],
+        "--max-iter",
+    );
+}
+
+#[test]
+fn outputs_keep_modes_write_through_links_and_spare_special_files() {
+    let d = tempfile::tempdir().unwrap();
+    let net = network(d.path());
+    std::fs::write(d.path().join("p.csv"), "0,0,?\n").unwrap();
+    let p = d.path().join("p.csv");
+    let retrieve = |out: &Path| {
+        nb().args(["gbnn", "retrieve", "--net", &net, "--rule", "joint", "--probes"])
+            .arg(&p)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap()
+    };
+    // An existing file keeps its mode.
+    let kept = d.path().join("kept.csv");
+    std::fs::write(&kept, "old").unwrap();
+    std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o640)).unwrap();
+    assert!(retrieve(&kept).status.success());
+    assert_eq!(std::fs::metadata(&kept).unwrap().permissions().mode() & 0o777, 0o640);
+    assert_ne!(std::fs::read_to_string(&kept).unwrap(), "old");
+    // A new file honours the umask (the test process's, inherited).
+    let umask = std::fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("Umask:").map(|v| u32::from_str_radix(v.trim(), 8).unwrap()))
+        .unwrap();
+    let fresh = d.path().join("fresh.csv");
+    assert!(retrieve(&fresh).status.success());
+    assert_eq!(std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777, 0o666 & !umask);
+    // A link is written through: it stays a link, its target gets the output.
+    let link = d.path().join("link.csv");
+    std::os::unix::fs::symlink(&kept, &link).unwrap();
+    std::fs::write(&kept, "old").unwrap();
+    assert!(retrieve(&link).status.success());
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_ne!(std::fs::read_to_string(&kept).unwrap(), "old");
+    // A device node is written to, not replaced.
+    assert!(retrieve(Path::new("/dev/null")).status.success());
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    // `-` is standard output.
+    let o = retrieve(Path::new("-"));
+    assert!(o.status.success() && !o.stdout.is_empty());
+    // A directory as the target: one line, exit 2, nothing left behind.
+    let o = retrieve(d.path());
+    assert_eq!(o.status.code(), Some(2));
+    let o = retrieve(&d.path().join("newdir/"));
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    no_leftovers(d.path());
+}
+
+#[test]
+fn standard_output_errors_are_one_line_and_a_closed_pipe_ends_quietly() {
+    // A full device: exit 2 and one line, not a panic.
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let o = std::process::Command::new(assert_cmd::cargo::cargo_bin("neurobits"))
+        .args(["fpga", "--clusters", "3", "--neurons", "3", "--messages", "4", "--probes", "4", "--erased", "1"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("standard output") && !err.contains("panicked"), "{err}");
+    // A closed pipe: the process ends by SIGPIPE, as `… | head -1` expects, never by a panic.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("neurobits"))
+        .args(["fpga", "--clusters", "3", "--neurons", "3", "--messages", "4", "--probes", "4", "--erased", "1"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert!(o.status.code() != Some(101), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success() || o.status.signal() == Some(13), "{:?}", o.status);
+}
+
+#[test]
+fn an_interrupted_store_leaves_no_temporary_file() {
+    let d = tempfile::tempdir().unwrap();
+    // 20 000 messages of 32 × 2048: W is 512 MiB, seconds to build and write.
+    let msgs = d.path().join("m.csv");
+    let line: String = (0..32).map(|i| (i * 61 % 2048).to_string()).collect::<Vec<_>>().join(",") + "\n";
+    std::fs::write(&msgs, line.repeat(200)).unwrap();
+    let out = d.path().join("net.nb");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("neurobits"))
+        .args(["gbnn", "store", "--clusters", "32", "--neurons", "2048", "--messages"])
+        .arg(&msgs)
+        .arg("--out")
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    no_leftovers(d.path());
+    // Either it was interrupted (no output) or it had already finished (a whole output).
+    if !status.success() {
+        assert!(!out.exists());
+        assert_eq!(status.code(), Some(130), "{status:?}");
+    }
+}

@@ -51,12 +51,16 @@ pub struct Resources {
 /// let r = neurobits_fpga::resources(8, 50, 2);
 /// assert_eq!(r.weight_ffs, 28 * 2500);
 /// assert_eq!(r.score_bits, 9); // 7·50 + 2 = 352 < 512
+/// // Any larger γ ranks as 7·50 + 1 does: 701 < 1024, a 10-bit register, not 33.
+/// assert_eq!(neurobits_fpga::resources(8, 50, u32::MAX).score_bits, 10);
 /// ```
 pub const fn resources(clusters: usize, neurons: usize, gamma: u32) -> Resources {
     let (c, l) = (clusters as u64, neurons as u64);
     let n = c * l;
     let inputs = (c - 1) * l;
-    let score_bits = clog(2, inputs + gamma as u64 + 1);
+    // γ as every target scores with it (Geometry::effective_gamma): larger values rank alike.
+    let gamma = if gamma as u64 > inputs + 1 { inputs + 1 } else { gamma as u64 };
+    let score_bits = clog(2, inputs + gamma + 1);
     Resources {
         weight_ffs: c * (c - 1) / 2 * l * l,
         state_ffs: n,

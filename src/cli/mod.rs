@@ -68,6 +68,27 @@ pub enum FlyCommand {
     Bench(crate::flyhash::bench::FlyBenchConfig),
 }
 
+/// A count of at least 1 (`--probes`, `--neighbours`, …): 0 would divide by zero or do nothing.
+pub fn positive(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// A clock frequency in MHz between 0.001 and 10⁶ (a subnormal clock made the chart loop forever).
+pub fn clock_mhz(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(f) if (1e-3..=1e6).contains(&f) => Ok(f),
+        Ok(_) => Err("must be between 0.001 and 1000000 MHz".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Most sum-of-sum updates `--max-iter` accepts: an oscillating probe runs them all.
+pub const MAX_ITER: u32 = 10_000;
+
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {

@@ -28,7 +28,7 @@ pub struct FlyBenchConfig {
     #[arg(long, default_value = data::FASHION_MNIST)]
     pub data: PathBuf,
     /// Largest batch exponent of the `batch` sweep.
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=20))]
     pub max_exp: u32,
     /// Largest batch the CPU runs in the sweep (it is slow; larger ones are skipped).
     #[arg(long, default_value_t = 8192)]
@@ -83,8 +83,8 @@ fn uniform(b: usize, d: usize, seed: u64) -> Matrix {
     }
 }
 
-fn print(e: &Entry) {
-    println!(
+fn print(e: &Entry) -> Result<()> {
+    crate::outln!(
         "{:<34} b={:>6} {:>10.4} s{} {:>12.0} inputs/s  wrong-k {:>9.2e}{}",
         e.implementation,
         e.b,
@@ -97,7 +97,8 @@ fn print(e: &Entry) {
             Some(false) => "  DIFFERS from CPU",
             None => "",
         }
-    );
+    )?;
+    Ok(())
 }
 
 fn run_one(p: &FlyParams, x: &Matrix, cpu_on: bool, gpu: Option<&Gpu>, entries: &mut Vec<Entry>) -> Result<()> {
@@ -118,7 +119,7 @@ fn run_one(p: &FlyParams, x: &Matrix, cpu_on: bool, gpu: Option<&Gpu>, entries: 
             wrong_k_rate: wrong_k(&codes, words, p.k),
             identical_to_cpu: None,
         });
-        print(entries.last().expect("pushed"));
+        print(entries.last().expect("pushed"))?;
         cpu_codes = Some(codes);
     }
     if let Some(gpu) = gpu {
@@ -143,7 +144,7 @@ fn run_one(p: &FlyParams, x: &Matrix, cpu_on: bool, gpu: Option<&Gpu>, entries: 
                 wrong_k_rate: wrong_k(&out.codes, words, p.k),
                 identical_to_cpu: same,
             });
-            print(entries.last().expect("pushed"));
+            print(entries.last().expect("pushed"))?;
             if same == Some(false) {
                 bail!("GPU exact codes differ from the CPU's");
             }
@@ -167,20 +168,24 @@ pub fn run(a: &FlyBenchConfig) -> Result<()> {
                 (32 * x.cols as u32) / 20,
                 a.seed,
             )?;
-            println!(
+            crate::outln!(
                 "flyhash.jl Fashion-MNIST configuration: d={}, m={}, s={}, k={}, b={} (raw pixels 0..255)",
-                p.d, p.m, p.s, p.k, x.rows
-            );
+                p.d,
+                p.m,
+                p.s,
+                p.k,
+                x.rows
+            )?;
             run_one(&p, &x, cpu_on, gpu.as_ref(), &mut entries)?;
             let c = entries.iter().find(|e| e.implementation.starts_with("cpu")).map(|e| e.seconds);
             let g = entries.iter().find(|e| e.implementation.starts_with("gpu exact")).map(|e| e.seconds);
             if let (Some(c), Some(g)) = (c, g) {
-                println!("GPU exact end to end (resident inputs) is {:.1}x the all-cores CPU", c / g);
+                crate::outln!("GPU exact end to end (resident inputs) is {:.1}x the all-cores CPU", c / g)?;
             }
         }
         Config::Batch => {
             let p = FlyParams::new(1024, 131_072, 51, 6_554, a.seed)?;
-            println!("flyhash.jl batch configuration: d=1024, m=131072, s=51, k=6554, uniform [0,1) inputs");
+            crate::outln!("flyhash.jl batch configuration: d=1024, m=131072, s=51, k=6554, uniform [0,1) inputs")?;
             for e in 1..=a.max_exp {
                 let b = 1usize << e;
                 let x = uniform(b, 1024, a.seed);

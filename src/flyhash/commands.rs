@@ -85,7 +85,7 @@ pub struct SearchConfig {
     /// Query codes (`hash --format bin`).
     #[arg(long)]
     pub queries: PathBuf,
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = crate::cli::positive)]
     /// Neighbours per query.
     pub r: usize,
     #[arg(long, value_enum, default_value_t = DeviceChoice::Cpu)]
@@ -102,13 +102,13 @@ pub struct EvalConfig {
     /// Directory of the Fashion-MNIST IDX files.
     #[arg(long, default_value = data::FASHION_MNIST)]
     pub data: PathBuf,
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = crate::cli::positive)]
     /// Query vectors (from the start of the set; the rest is the database).
     pub queries: usize,
-    #[arg(long, value_delimiter = ',', default_values_t = [16u32, 32, 64])]
+    #[arg(long, value_delimiter = ',', default_values_t = [16u32, 32, 64], value_parser = clap::value_parser!(u32).range(1..=4096))]
     /// Winners k (FlyHash) and bits (SimHash) to compare.
     pub ks: Vec<u32>,
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = crate::cli::positive)]
     /// Neighbours per query whose precision is measured.
     pub neighbours: usize,
     #[arg(long, default_value_t = 1)]
@@ -217,9 +217,9 @@ pub fn search(a: &SearchConfig) -> Result<()> {
 pub fn eval(a: &EvalConfig) -> Result<()> {
     {
         let rows = super::eval::run(&a.data, a.queries, &a.ks, a.neighbours, a.seed, &a.out)?;
-        println!("{:>4} | {:>22} | {:>18}", "k", "FlyHash (m=20k) prec.", "SimHash (k bits)");
+        crate::outln!("{:>4} | {:>22} | {:>18}", "k", "FlyHash (m=20k) prec.", "SimHash (k bits)")?;
         for r in rows {
-            println!("{:>4} | {:>22.4} | {:>18.4}", r.k, r.flyhash_precision, r.simhash_precision);
+            crate::outln!("{:>4} | {:>22.4} | {:>18.4}", r.k, r.flyhash_precision, r.simhash_precision)?;
         }
         Ok(())
     }

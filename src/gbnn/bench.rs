@@ -103,18 +103,24 @@ pub fn run(a: &BenchConfig) -> Result<()> {
     };
     let (use_cpu, gpu) = bench_devices(a.device)?;
     let params = Params { gamma: s.gamma, max_iter: 20 };
-    println!(
+    crate::outln!(
         "scenario {}: C={}, L={}, {} stored, {} probes, {} erased, gamma={} (sum-of-sum), t_max=20",
-        s.id, s.clusters, s.neurons, s.stored, count, erased, s.gamma
-    );
+        s.id,
+        s.clusters,
+        s.neurons,
+        s.stored,
+        count,
+        erased,
+        s.gamma
+    )?;
     let t = Instant::now();
     let net = s.network(a.seed)?;
-    println!(
+    crate::outln!(
         "stored {} messages on the CPU in {:.3} s (W = {:.1} MiB)",
         s.stored,
         t.elapsed().as_secs_f64(),
         net.weights().len() as f64 * 8.0 / (1 << 20) as f64
-    );
+    )?;
     let (probes, truth) = s.probes(a.seed, count, erased)?;
     let ctx = Ctx { s, net: &net, probes: &probes, truth: &truth, params, count };
     let mut report = Report { scenario: s.id, erased, ..Default::default() };
@@ -132,7 +138,7 @@ pub fn run(a: &BenchConfig) -> Result<()> {
                 let secs = t.elapsed().as_secs_f64();
                 let iters = batch.stats.iter().map(|x| x.iterations as f64).sum::<f64>() / count as f64;
                 report.entries.push(ctx.entry(b.name(), rule, secs, &batch.states, iters));
-                print_entry(report.entries.last().expect("just pushed"));
+                print_entry(report.entries.last().expect("just pushed"))?;
                 cpu_states.entry(rule.name()).or_insert(batch.states);
             }
         }
@@ -152,7 +158,7 @@ pub fn run(a: &BenchConfig) -> Result<()> {
 fn cpu_dense_baseline(ctx: &Ctx, baseline_probes: usize, report: &mut Report) -> Result<()> {
     let g = *ctx.net.geometry();
     if g.neurons() > 16_384 {
-        println!("dense-float CPU baseline skipped: its f32 W would be {} GiB", (g.neurons().pow(2) * 4) >> 30);
+        crate::outln!("dense-float CPU baseline skipped: its f32 W would be {} GiB", (g.neurons().pow(2) * 4) >> 30)?;
         return Ok(());
     }
     let k = baseline_probes.min(ctx.count as usize);
@@ -168,19 +174,19 @@ fn cpu_dense_baseline(ctx: &Ctx, baseline_probes: usize, report: &mut Report) ->
         sub.entry(format!("dense-f32 sgemm baseline ({k}-probe subset)"), Rule::SumOfSum, seconds, &states, f64::NAN);
     e.bit_exact_vs_cpu = Some(same);
     report.entries.push(e);
-    print_entry(report.entries.last().expect("just pushed"));
-    println!(
+    print_entry(report.entries.last().expect("just pushed"))?;
+    crate::outln!(
         "dense baseline ran on the first {k} probes only; its states are {} the bit-packed sum-of-sum's",
         if same { "identical to" } else { "DIFFERENT from" }
-    );
+    )?;
     anyhow::ensure!(same, "the dense-float baseline disagrees with the bit-packed sum-of-sum");
     let base = report.entries.last().expect("baseline").probes_per_second;
     for e in report.entries.iter().filter(|e| e.rule == "joint") {
-        println!(
+        crate::outln!(
             "speed-up of joint on {} over the dense baseline (per probe): {:.0}x",
             e.implementation,
             e.probes_per_second / base
-        );
+        )?;
     }
     Ok(())
 }
@@ -194,16 +200,16 @@ fn gpu_rows(
 ) -> Result<()> {
     let g = *ctx.net.geometry();
     let (free, total) = gpu.memory()?;
-    println!(
+    crate::outln!(
         "GPU: {} ({:.1} GiB free of {:.1} GiB)",
         gpu.name(),
         free as f64 / 1073741824.0,
         total as f64 / 1073741824.0
-    );
+    )?;
     report.device = Some(gpu.name());
     let t = Instant::now();
     let dnet = gpu.upload(ctx.net)?;
-    println!("uploaded W in {:.3} s; it stays resident", t.elapsed().as_secs_f64());
+    crate::outln!("uploaded W in {:.3} s; it stays resident", t.elapsed().as_secs_f64())?;
     let name = format!("gpu ({})", gpu.name());
     let mut sos_states = None;
     for &rule in rules {
@@ -215,7 +221,7 @@ fn gpu_rows(
         e.kernel_seconds = Some(out.kernel_ms / 1e3);
         e.bit_exact_vs_cpu = cpu.get(rule.name()).map(|c| *c == out.states);
         report.entries.push(e);
-        print_entry(report.entries.last().expect("just pushed"));
+        print_entry(report.entries.last().expect("just pushed"))?;
         if let Some(false) = report.entries.last().and_then(|e| e.bit_exact_vs_cpu) {
             anyhow::bail!("GPU {} states differ from the CPU's", rule.name());
         }
@@ -227,11 +233,11 @@ fn gpu_rows(
         report.entries.iter().find(|e| e.rule == "joint" && e.implementation.starts_with("cpu")).map(|e| e.seconds);
     let gpu_joint = report.entries.iter().find(|e| e.rule == "joint" && e.kernel_seconds.is_some()).cloned();
     if let (Some(c), Some(gj)) = (cpu_joint, &gpu_joint) {
-        println!(
+        crate::outln!(
             "joint: GPU kernels {:.1}x, GPU end to end {:.1}x faster than all CPU cores",
             c / gj.kernel_seconds.unwrap_or(f64::NAN),
             c / gj.seconds
-        );
+        )?;
     }
     if ctx.s.id == 2 {
         let dense = DenseGpu::new(gpu, ctx.net, ctx.s.gamma)?;
@@ -246,12 +252,12 @@ fn gpu_rows(
         e.kernel_seconds = Some(kernel_ms / 1e3);
         e.bit_exact_vs_cpu = cpu.get("sum-of-sum").or(sos_states.as_ref()).map(|c| *c == states);
         report.entries.push(e);
-        print_entry(report.entries.last().expect("just pushed"));
+        print_entry(report.entries.last().expect("just pushed"))?;
         if let Some(gj) = &gpu_joint {
-            println!(
+            crate::outln!(
                 "joint GPU kernels vs the paper's cuBLAS sum-of-sum kernels: {:.0}x",
                 kernel_ms / 1e3 / gj.kernel_seconds.unwrap_or(f64::NAN)
-            );
+            )?;
         }
     }
     if let Some(gj) = &gpu_joint {
@@ -259,14 +265,14 @@ fn gpu_rows(
         let e = report.erased;
         let min_bytes = ctx.count * ((g.clusters() - e) * e * g.words_per_cluster() * 8) as u64;
         let achieved = min_bytes as f64 / gj.kernel_seconds.unwrap_or(f64::NAN);
-        println!(
+        crate::outln!(
             "memory: copy bandwidth {:.0} GB/s (read+write); joint reads at least {:.2} GB of W rows \
              ((C-e)*e*ceil(L/64)*8 B per probe); achieved {:.0} GB/s = {:.1}% of the bound",
             bw / 1e9,
             min_bytes as f64 / 1e9,
             achieved / 1e9,
             100.0 * achieved / bw
-        );
+        )?;
         report.copy_bandwidth_gb_s = Some(bw / 1e9);
         report.joint_min_bytes = Some(min_bytes);
         report.joint_achieved_gb_s = Some(achieved / 1e9);
@@ -275,14 +281,14 @@ fn gpu_rows(
     Ok(())
 }
 
-fn print_entry(e: &Entry) {
+fn print_entry(e: &Entry) -> Result<()> {
     let kernel = e.kernel_seconds.map_or(String::new(), |k| format!("  kernels {:>9.4} ms", k * 1e3));
     let exact = match e.bit_exact_vs_cpu {
         Some(true) => "  bit-exact vs CPU",
         Some(false) => "  DIFFERS from CPU",
         None => "",
     };
-    println!(
+    crate::outln!(
         "{:<44} {:<15} {:>8} probes {:>10.4} s {:>12.0} probes/s  strict {:>6.2}%  per probe {:>9.3} us{kernel}{exact}",
         e.implementation,
         e.rule,
@@ -291,7 +297,8 @@ fn print_entry(e: &Entry) {
         e.probes_per_second,
         100.0 * e.strict_rate,
         1e6 / e.probes_per_second
-    );
+    )?;
+    Ok(())
 }
 
 #[derive(clap::Args, Debug)]
@@ -307,7 +314,7 @@ pub struct BenchConfig {
     #[arg(long)]
     pub erased: Option<usize>,
     /// Probes (default: the scenario's).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub probes: Option<u64>,
     /// Probes given to the CPU dense-float baseline (0 skips it); it is reported per probe.
     #[arg(long, default_value_t = 128)]

@@ -11,7 +11,7 @@ use super::RuleArg;
 use super::{rates, Rates};
 use crate::device::Device;
 use crate::device::DeviceChoice;
-use crate::io::atomic::write_string;
+use crate::io::atomic::{write_set, write_string};
 use crate::plot::{line_chart, Labels, Series};
 use crate::progress::bar;
 use std::path::PathBuf;
@@ -103,7 +103,7 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
     }
     pb.finish_and_clear();
     write_outputs(a, s.gamma, &rows)?;
-    print!("{}", table(&rows, s.gamma));
+    crate::out!("{}", table(&rows, s.gamma))?;
     eprintln!("wrote results.csv, results.json, retrieval.svg, gamma.svg, time.svg to {}", a.out.display());
     Ok(())
 }
@@ -125,36 +125,43 @@ fn write_outputs(a: &ExperimentConfig, gamma: u32, rows: &[Row]) -> Result<()> {
             r.seconds
         );
     }
-    write_string(&a.out.join("results.csv"), &csv)?;
-    write_string(&a.out.join("results.json"), &(serde_json::to_string_pretty(rows)? + "\n"))?;
-    let curves = |pick: &dyn Fn(&Row) -> Option<String>, y: &dyn Fn(&Row) -> f64| {
-        let mut out: Vec<Series> = Vec::new();
-        for r in rows {
-            if let Some(label) = pick(r) {
-                match out.iter_mut().find(|s| s.label == label) {
-                    Some(s) => s.points.push((r.erased as f64, y(r))),
-                    None => out.push(Series { label, points: vec![(r.erased as f64, y(r))] }),
+    let mut names = vec!["results.csv", "results.json", "retrieval.svg", "time.svg"];
+    if rows.iter().any(|r| r.rule == "sum-of-sum") {
+        names.push("gamma.svg");
+    }
+    // All files of a run appear together, or none do.
+    write_set(&a.out, &names, |dir| {
+        write_string(&dir.join("results.csv"), &csv)?;
+        write_string(&dir.join("results.json"), &(serde_json::to_string_pretty(rows)? + "\n"))?;
+        let curves = |pick: &dyn Fn(&Row) -> Option<String>, y: &dyn Fn(&Row) -> f64| {
+            let mut out: Vec<Series> = Vec::new();
+            for r in rows {
+                if let Some(label) = pick(r) {
+                    match out.iter_mut().find(|s| s.label == label) {
+                        Some(s) => s.points.push((r.erased as f64, y(r))),
+                        None => out.push(Series { label, points: vec![(r.erased as f64, y(r))] }),
+                    }
                 }
             }
-        }
-        out
-    };
-    let main = |r: &Row| (r.gamma == gamma).then(|| r.rule.to_string());
-    let sc = rows.first().map(|r| r.scenario).unwrap_or(0);
-    let title = format!("Scenario {sc}: retrieval rate (strict), gamma = {gamma}");
-    let labels = Labels { title: &title, x: "erased clusters", y: "retrieval rate" };
-    line_chart(&a.out.join("retrieval.svg"), &labels, &curves(&main, &|r| r.rates.strict), false)?;
-    let sweep =
-        curves(&|r: &Row| (r.rule == "sum-of-sum").then(|| format!("gamma = {}", r.gamma)), &|r| r.rates.strict);
-    if !sweep.is_empty() {
-        let title = format!("Scenario {sc}: sum-of-sum retrieval rate vs gamma");
+            out
+        };
+        let main = |r: &Row| (r.gamma == gamma).then(|| r.rule.to_string());
+        let sc = rows.first().map(|r| r.scenario).unwrap_or(0);
+        let title = format!("Scenario {sc}: retrieval rate (strict), gamma = {gamma}");
         let labels = Labels { title: &title, x: "erased clusters", y: "retrieval rate" };
-        line_chart(&a.out.join("gamma.svg"), &labels, &sweep, false)?;
-    }
-    let title = format!("Scenario {sc}: running time (all probes)");
-    let labels = Labels { title: &title, x: "erased clusters", y: "seconds (log)" };
-    line_chart(&a.out.join("time.svg"), &labels, &curves(&main, &|r| r.seconds.max(1e-6)), true)?;
-    Ok(())
+        line_chart(&dir.join("retrieval.svg"), &labels, &curves(&main, &|r| r.rates.strict), false)?;
+        let sweep =
+            curves(&|r: &Row| (r.rule == "sum-of-sum").then(|| format!("gamma = {}", r.gamma)), &|r| r.rates.strict);
+        if !sweep.is_empty() {
+            let title = format!("Scenario {sc}: sum-of-sum retrieval rate vs gamma");
+            let labels = Labels { title: &title, x: "erased clusters", y: "retrieval rate" };
+            line_chart(&dir.join("gamma.svg"), &labels, &sweep, false)?;
+        }
+        let title = format!("Scenario {sc}: running time (all probes)");
+        let labels = Labels { title: &title, x: "erased clusters", y: "seconds (log)" };
+        line_chart(&dir.join("time.svg"), &labels, &curves(&main, &|r| r.seconds.max(1e-6)), true)?;
+        Ok(())
+    })
 }
 
 /// Strict retrieval rate (%) per erased count (rows) and rule/γ (columns).
@@ -206,7 +213,7 @@ pub struct ExperimentConfig {
     #[arg(long, value_delimiter = ',', num_args = 0.., default_values_t = [0u32, 1, 2, 4])]
     pub gammas: Vec<u32>,
     /// Probes per point (default: the scenario's).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub probes: Option<u64>,
     #[arg(long, default_value_t = 1)]
     /// Seed of the portable random streams (messages, probes, projection).

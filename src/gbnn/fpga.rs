@@ -103,7 +103,7 @@ pub fn run(a: &FpgaConfig) -> Result<()> {
         if a.rule.is_empty() { Rule::ALL.to_vec() } else { a.rule.iter().map(|&r| r.into()).collect() };
     let (rows, store_cycles) = run_sized(a, &rules)?;
     let r = resources(cl, l, a.gamma);
-    print!("{}", table(a, &rows, store_cycles, &r));
+    crate::out!("{}", table(a, &rows, store_cycles, &r))?;
     if let Some(path) = &a.json {
         let doc = json!({
             "clusters": cl, "neurons": l, "messages": a.messages, "erased": a.erased, "gamma": a.gamma,
@@ -177,10 +177,10 @@ pub struct FpgaConfig {
     #[arg(long, value_enum, value_delimiter = ',')]
     pub rule: Vec<RuleArg>,
     /// Random messages stored.
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
     pub messages: u64,
     /// Probes (distinct stored messages).
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
     pub probes: u64,
     /// Erased clusters per probe.
     #[arg(long, default_value_t = 4)]
@@ -189,7 +189,7 @@ pub struct FpgaConfig {
     #[arg(long, default_value_t = 2)]
     pub gamma: u32,
     /// Assumed clock in MHz (an assumption, not a synthesis result).
-    #[arg(long, default_value_t = 100.0)]
+    #[arg(long, default_value_t = 100.0, value_parser = crate::cli::clock_mhz)]
     pub clock_mhz: f64,
     #[arg(long, default_value_t = 1)]
     /// Seed of the portable random streams (messages, probes, projection).

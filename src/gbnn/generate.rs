@@ -1,7 +1,8 @@
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 use neurobits_core::gbnn::workload::{message, ProbePlan};
 
-use crate::io::{atomic::write_string, symbols};
+use crate::io::atomic::{write_atomic, write_set};
+use crate::io::symbols;
 use std::path::PathBuf;
 
 /// Runs `gbnn generate`.
@@ -9,23 +10,39 @@ pub fn run(a: &GenerateConfig) -> Result<()> {
     let g = super::geometry(a.clusters, a.neurons)?;
     let plan = ProbePlan::new(g, a.seed, a.messages, a.seed.wrapping_add(1), a.probes, a.erased)
         .map_err(|e| anyhow!("{e}"))?;
-    std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create {}", a.out.display()))?;
     let c = g.clusters();
-    let mut msgs = vec![0u16; a.messages as usize * c];
-    for (k, m) in msgs.chunks_mut(c).enumerate() {
-        message(&g, a.seed, k as u64, m);
-    }
-    write_string(&a.out.join("messages.csv"), &symbols::format(&msgs, c))?;
-    if a.probes > 0 {
-        let mut probes = vec![0u16; a.probes as usize * c];
-        let mut truth = probes.clone();
-        for (p, (pr, tr)) in probes.chunks_mut(c).zip(truth.chunks_mut(c)).enumerate() {
-            plan.probe(p as u64, pr);
-            plan.truth(p as u64, tr);
+    // Each symbol takes at most its digits and a separator; refuse what cannot fit on the disk
+    // before writing anything (u128: no product of u64 counts can wrap).
+    let per_row = c as u128 * ((g.neurons_per_cluster() - 1).max(1).ilog10() as u128 + 2);
+    let rows = a.messages as u128 + 2 * a.probes as u128;
+    crate::io::memory::ensure_disk(&a.out, "the generated files", rows * per_row)?;
+    let names: &[&str] = if a.probes > 0 { &["messages.csv", "probes.csv", "truth.csv"] } else { &["messages.csv"] };
+    // The files of one run appear together (never messages of one run with probes of another),
+    // each streamed line by line: memory stays constant however many messages are asked for.
+    write_set(&a.out, names, |dir| {
+        let write_rows = |name: &str, count: u64, row: &dyn Fn(u64, &mut [u16])| -> Result<()> {
+            write_atomic(&dir.join(name), |w| {
+                let (mut sym, mut line) = (vec![0u16; c], String::new());
+                for k in 0..count {
+                    row(k, &mut sym);
+                    line.clear();
+                    symbols::push_line(&mut line, &sym);
+                    w.write_all(line.as_bytes())?;
+                }
+                Ok(())
+            })
+        };
+        write_rows("messages.csv", a.messages, &|k, m| message(&g, a.seed, k, m))?;
+        if a.probes > 0 {
+            write_rows("probes.csv", a.probes, &|p, m| {
+                plan.probe(p, m);
+            })?;
+            write_rows("truth.csv", a.probes, &|p, m| {
+                plan.truth(p, m);
+            })?;
         }
-        write_string(&a.out.join("probes.csv"), &symbols::format(&probes, c))?;
-        write_string(&a.out.join("truth.csv"), &symbols::format(&truth, c))?;
-    }
+        Ok(())
+    })?;
     eprintln!("wrote {} messages and {} probes to {}", a.messages, a.probes, a.out.display());
     Ok(())
 }

@@ -16,7 +16,7 @@ use super::fpga::FpgaConfig;
 use super::scenario::Scenario;
 use super::RuleArg;
 use crate::device::Cpu;
-use crate::io::atomic::write_string;
+use crate::io::atomic::{write_set, write_string};
 use crate::plot::{bar_chart_log, Bars};
 
 /// RAM of the firmware's microcontroller (TI LM3S6965, as QEMU's lm3s6965evb).
@@ -131,24 +131,28 @@ pub fn run(a: &HwcostConfig) -> Result<()> {
 
     std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create {}", a.out.display()))?;
     let md = markdown(a, &rows);
-    write_string(&a.out.join("hwcost.md"), &md)?;
-    write_string(&a.out.join("hwcost.csv"), &csv(&rows))?;
-    write_string(&a.out.join("hwcost.json"), &(serde_json::to_string_pretty(&rows)? + "\n"))?;
-    let bars: Vec<Bars> = rules
-        .iter()
-        .map(|r| Bars {
-            label: r.name().to_string(),
-            // One CPU bar: the all-cores row repeats the single-probe latency.
-            values: rows
-                .iter()
-                .filter(|x| x.rule == r.name() && !x.target.starts_with("cpu all cores"))
-                .filter_map(|x| Some((x.target.clone(), x.latency_us?)))
-                .collect(),
-        })
-        .collect();
-    let title = format!("GBNN {}x{}: latency per retrieval (us, log scale)", a.clusters, a.neurons);
-    bar_chart_log(&a.out.join("hwcost.svg"), &title, &bars)?;
-    print!("{md}");
+    // All four files appear together, or none do.
+    write_set(&a.out, &["hwcost.md", "hwcost.csv", "hwcost.json", "hwcost.svg"], |dir| {
+        write_string(&dir.join("hwcost.md"), &md)?;
+        write_string(&dir.join("hwcost.csv"), &csv(&rows))?;
+        write_string(&dir.join("hwcost.json"), &(serde_json::to_string_pretty(&rows)? + "\n"))?;
+        let bars: Vec<Bars> = rules
+            .iter()
+            .map(|r| Bars {
+                label: r.name().to_string(),
+                // One CPU bar: the all-cores row repeats the single-probe latency.
+                values: rows
+                    .iter()
+                    .filter(|x| x.rule == r.name() && !x.target.starts_with("cpu all cores"))
+                    .filter_map(|x| Some((x.target.clone(), x.latency_us?)))
+                    .collect(),
+            })
+            .collect();
+        let title = format!("GBNN {}x{}: latency per retrieval (us, log scale)", a.clusters, a.neurons);
+        bar_chart_log(&dir.join("hwcost.svg"), &title, &bars)?;
+        Ok(())
+    })?;
+    crate::out!("{md}")?;
     for r in &rules {
         let ds: Vec<&String> = rows.iter().filter(|x| x.rule == r.name()).filter_map(|x| x.digest.as_ref()).collect();
         if ds.windows(2).any(|w| w[0] != w[1]) {
@@ -367,10 +371,10 @@ pub struct HwcostConfig {
     /// Neurons per cluster L.
     pub neurons: usize,
     /// Random messages stored.
-    #[arg(long, default_value_t = 400)]
+    #[arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..))]
     pub messages: u64,
     /// Probes (distinct stored messages).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     pub probes: u64,
     #[arg(long, default_value_t = 5)]
     /// Erased clusters per probe.
@@ -385,13 +389,13 @@ pub struct HwcostConfig {
     /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
     /// Probes timed one at a time for the single-probe latencies.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = crate::cli::positive)]
     pub latency_probes: usize,
     /// Assumed FPGA clock (MHz).
-    #[arg(long, default_value_t = 100.0)]
+    #[arg(long, default_value_t = 100.0, value_parser = crate::cli::clock_mhz)]
     pub fpga_clock_mhz: f64,
     /// Assumed microcontroller clock (MHz; the LM3S6965 runs at up to 50).
-    #[arg(long, default_value_t = 50.0)]
+    #[arg(long, default_value_t = 50.0, value_parser = crate::cli::clock_mhz)]
     pub mcu_clock_mhz: f64,
     /// Firmware ELF (default: mcu/target/thumbv7m-none-eabi/release/neurobits-mcu).
     #[arg(long)]

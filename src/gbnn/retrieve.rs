@@ -54,7 +54,7 @@ pub struct RetrieveConfig {
     #[arg(long, default_value_t = 1)]
     pub gamma: u32,
     /// Sum-of-sum update limit t_max.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=crate::cli::MAX_ITER as i64))]
     pub max_iter: u32,
     #[arg(long, value_enum, default_value_t = Format::Csv)]
     /// Output format.

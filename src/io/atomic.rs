@@ -1,29 +1,203 @@
-//! Outputs appear whole or not at all: written to a temporary file beside the target, then
-//! renamed over it.
+//! Every output of neurobits goes through here, with one set of rules:
+//!
+//! * `-` is standard output (streamed).
+//! * A regular file (new or existing) is written to a temporary file beside it and renamed over
+//!   it once complete: it appears whole or not at all. A new file gets mode `0666 & !umask`; an
+//!   existing file keeps its mode.
+//! * A symbolic link is written through: its target is replaced as above, the link stays.
+//! * An existing special file (character device such as `/dev/null`, FIFO, socket) is written to
+//!   directly, streamed: renaming over it would destroy it. A directory is refused.
+//! * A temporary file never outlives a failure: it is removed on error, and on SIGINT/SIGTERM
+//!   ([`install_signal_cleanup`]) before the process exits.
+//! * Several files that belong together ([`write_set`]) are written into a temporary directory
+//!   beside the targets and moved in only when all are complete.
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-/// Writes `path` through `fill`; on any error the target is left untouched.
-pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let tmp =
-        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot create a file in {}", dir.display()))?;
-    {
-        let mut w = BufWriter::new(tmp.as_file());
-        fill(&mut w)?;
-        w.flush().with_context(|| format!("cannot write {}", path.display()))?;
+/// Temporary paths to remove if the process is interrupted.
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn pending(add: Option<&Path>, remove: Option<&Path>) {
+    if let Ok(mut p) = PENDING.lock() {
+        if let Some(a) = add {
+            p.push(a.to_path_buf());
+        }
+        if let Some(r) = remove {
+            p.retain(|x| x != r);
+        }
     }
-    tmp.as_file().sync_all().with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
+}
+
+/// On SIGINT or SIGTERM, removes the temporary files and directories being written, then exits
+/// with 130 or 143. Called once by `main`.
+pub fn install_signal_cleanup() -> Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals =
+        signal_hook::iterator::Signals::new([SIGINT, SIGTERM]).context("cannot install signal handlers")?;
+    std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            if let Ok(p) = PENDING.lock() {
+                for path in p.iter() {
+                    let _ = std::fs::remove_file(path).or_else(|_| std::fs::remove_dir_all(path));
+                }
+            }
+            eprintln!("interrupted: no output was written");
+            std::process::exit(128 + sig);
+        }
+    });
     Ok(())
+}
+
+/// The process's umask (Linux: `/proc/self/status`), `0o022` if unknown.
+fn umask() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("Umask:").map(|v| v.trim().to_string())))
+        .and_then(|v| u32::from_str_radix(&v, 8).ok())
+        .unwrap_or(0o022)
+}
+
+/// Where a write to `path` goes.
+enum Target {
+    Stdout,
+    /// Written in place, streamed (an existing special file).
+    Special(PathBuf),
+    /// Replaced atomically; the mode to give it.
+    Regular(PathBuf, u32),
+}
+
+fn target(path: &Path) -> Result<Target> {
+    if path.as_os_str() == "-" {
+        return Ok(Target::Stdout);
+    }
+    let name = path.display();
+    // Links are written through: the file they point at is the target.
+    let real = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(path) {
+            Ok(p) => p,
+            // A dangling link: create the file it names.
+            Err(_) => {
+                let to = std::fs::read_link(path).with_context(|| format!("cannot read the link {name}"))?;
+                path.parent().map_or(to.clone(), |d| d.join(to))
+            }
+        },
+        _ => path.to_path_buf(),
+    };
+    match std::fs::metadata(&real) {
+        Ok(m) if m.is_dir() => bail!("{name} is a directory"),
+        Ok(m) if m.file_type().is_char_device() || m.file_type().is_fifo() || m.file_type().is_socket() => {
+            Ok(Target::Special(real))
+        }
+        Ok(m) if m.file_type().is_block_device() => bail!("{name} is a block device: refusing to write to it"),
+        Ok(m) => Ok(Target::Regular(real, m.permissions().mode() & 0o7777)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Target::Regular(real, 0o666 & !umask())),
+        Err(e) => Err(anyhow!("cannot write {name}: {e}")),
+    }
+}
+
+/// Checks, before any work, that `path` can be written: its directory exists and it is not a
+/// directory. Commands call it on their output paths first, so a long computation is not lost
+/// to a typo.
+pub fn check_writable(path: &Path) -> Result<()> {
+    match target(path)? {
+        Target::Regular(p, _) => {
+            let dir = parent_dir(&p);
+            if !dir.is_dir() {
+                bail!("cannot write {}: {} is not a directory", path.display(), dir.display());
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn parent_dir(p: &Path) -> &Path {
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// Writes `path` through `fill` under the rules of this module; on any error a regular target is
+/// left untouched and no temporary file remains.
+pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    let name = path.display();
+    match target(path)? {
+        Target::Stdout => {
+            let out = std::io::stdout();
+            let mut w = BufWriter::new(out.lock());
+            fill(&mut w)?;
+            w.flush().context("cannot write to standard output")
+        }
+        Target::Special(p) => {
+            let f = std::fs::OpenOptions::new().write(true).open(&p).with_context(|| format!("cannot open {name}"))?;
+            let mut w = BufWriter::new(f);
+            fill(&mut w)?;
+            w.flush().with_context(|| format!("cannot write {name}"))
+        }
+        Target::Regular(p, mode) => {
+            let dir = parent_dir(&p);
+            let tmp = tempfile::Builder::new()
+                .prefix(".neurobits-")
+                .tempfile_in(dir)
+                .with_context(|| format!("cannot create a file in {}", dir.display()))?;
+            pending(Some(tmp.path()), None);
+            let result = (|| {
+                {
+                    let mut w = BufWriter::new(tmp.as_file());
+                    fill(&mut w)?;
+                    w.flush().with_context(|| format!("cannot write {name}"))?;
+                }
+                tmp.as_file()
+                    .set_permissions(std::fs::Permissions::from_mode(mode))
+                    .with_context(|| format!("cannot set the mode of {name}"))?;
+                tmp.as_file().sync_all().with_context(|| format!("cannot write {name}"))?;
+                Ok(())
+            })();
+            let tmp_path = tmp.path().to_path_buf();
+            let done = result.and_then(|()| {
+                // On failure the error owns the temporary file: drop it here, so that it is
+                // removed before `main` exits (exit does not run destructors).
+                tmp.persist(&p).map(drop).map_err(|e| anyhow!("cannot write {name}: {}", e.error))
+            });
+            pending(None, Some(&tmp_path));
+            done
+        }
+    }
 }
 
 /// [`write_atomic`] of a string.
 pub fn write_string(path: &Path, s: &str) -> Result<()> {
     write_atomic(path, |w| Ok(w.write_all(s.as_bytes())?))
+}
+
+/// Writes several files into directory `dir` (created if missing) so that they appear together or
+/// not at all: each is written into a fresh temporary directory beside `dir` by `fill` (given
+/// that directory), then all are renamed into `dir`. Files of `dir` not in `names` are untouched.
+pub fn write_set(dir: &Path, names: &[&str], fill: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".neurobits-")
+        .tempdir_in(parent_dir(dir))
+        .with_context(|| format!("cannot create a directory beside {}", dir.display()))?;
+    pending(Some(tmp.path()), None);
+    let result = fill(tmp.path()).and_then(|()| {
+        for n in names {
+            if !tmp.path().join(n).is_file() {
+                bail!("internal error: {n} was not written");
+            }
+        }
+        // Renames within one file system: each is atomic, and all inputs are complete.
+        for n in names {
+            std::fs::rename(tmp.path().join(n), dir.join(n))
+                .with_context(|| format!("cannot write {}", dir.join(n).display()))?;
+        }
+        Ok(())
+    });
+    pending(None, Some(tmp.path()));
+    result
 }

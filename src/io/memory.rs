@@ -61,3 +61,39 @@ pub fn ensure_fits(what: &str, bytes: u128) -> Result<()> {
     }
     Ok(())
 }
+
+/// Free bytes for an unprivileged user on the file system holding `dir`, if the system says.
+pub fn free_disk_bytes(dir: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    // SAFETY: `c` is a valid NUL-terminated path and `st` a writable statvfs the call fills.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    (st.f_bavail as u64).checked_mul(st.f_frsize as u64)
+}
+
+/// Fails with a one-line message when `bytes` of output would not fit on the disk holding `dir`.
+///
+/// ```
+/// let dir = std::env::temp_dir();
+/// assert!(neurobits::io::memory::ensure_disk(&dir, "a byte", 1).is_ok());
+/// assert!(neurobits::io::memory::ensure_disk(&dir, "everything", u128::MAX).is_err());
+/// ```
+pub fn ensure_disk(dir: &std::path::Path, what: &str, bytes: u128) -> Result<()> {
+    // The nearest existing ancestor: the directory may not be created yet.
+    let existing = dir.ancestors().find(|d| d.is_dir()).unwrap_or(std::path::Path::new("."));
+    if let Some(free) = free_disk_bytes(existing) {
+        if bytes > free as u128 {
+            let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
+            bail!(
+                "{what} needs {:.2} GiB but only {:.2} GiB is free in {}",
+                gib(bytes),
+                gib(free as u128),
+                dir.display()
+            );
+        }
+    }
+    Ok(())
+}

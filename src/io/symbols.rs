@@ -50,20 +50,29 @@ pub fn parse(text: &str, name: &str, geom: &Geometry, probes: bool) -> Result<Ve
 }
 
 /// Formats symbols as CSV (`?` for erased).
+///
+/// ```
+/// assert_eq!(neurobits::io::symbols::format(&[1, u16::MAX, 0, 2], 2), "1,?\n0,2\n");
+/// ```
 pub fn format(symbols: &[u16], clusters: usize) -> String {
     let mut s = String::with_capacity(symbols.len() * 4);
     for row in symbols.chunks(clusters) {
-        for (k, &x) in row.iter().enumerate() {
-            if k > 0 {
-                s.push(',');
-            }
-            if x == ERASED {
-                s.push('?');
-            } else {
-                s.push_str(&x.to_string());
-            }
-        }
-        s.push('\n');
+        push_line(&mut s, row);
     }
     s
+}
+
+/// Appends one CSV line of symbols (`?` for erased) to `s`.
+pub fn push_line(s: &mut String, row: &[u16]) {
+    for (k, &x) in row.iter().enumerate() {
+        if k > 0 {
+            s.push(',');
+        }
+        if x == ERASED {
+            s.push('?');
+        } else {
+            s.push_str(&x.to_string());
+        }
+    }
+    s.push('\n');
 }

@@ -110,6 +110,25 @@ impl Geometry {
     pub const fn weight_words(&self) -> usize {
         self.neurons() * self.row_words()
     }
+    /// The sum-of-sum `γ` with the same dynamics and no overflow: a neuron hears at most
+    /// `(C−1)·L` signals, so every `γ > (C−1)·L` ranks the neurons of a cluster exactly as
+    /// `(C−1)·L + 1` does (each active neuron above each inactive one, ties unchanged), and scores
+    /// then stay below `2·(C−1)·L + 2 < 2^23`. Every target scores with this `γ`.
+    ///
+    /// ```
+    /// let g = neurobits_core::gbnn::Geometry::new(3, 3).unwrap();
+    /// assert_eq!(g.effective_gamma(2), 2);
+    /// assert_eq!(g.effective_gamma(u32::MAX), 7); // (3−1)·3 + 1
+    /// ```
+    #[inline(always)]
+    pub const fn effective_gamma(&self, gamma: u32) -> u32 {
+        let cap = (self.clusters - 1) * self.neurons + 1;
+        if gamma > cap {
+            cap
+        } else {
+            gamma
+        }
+    }
     /// Mask with all cluster bits set.
     #[inline(always)]
     pub const fn all_clusters(&self) -> u64 {

@@ -152,8 +152,9 @@ impl Network {
         (self.geom, self.stored, self.w)
     }
 
-    /// `W` as a dense `n × n` `f32` matrix with `γ` on the diagonal (Eq. 10), for the dense-float
-    /// baselines; symmetric, so row- and column-major alike.
+    /// `W` as a dense `n × n` `f32` matrix with `γ` ([`Geometry::effective_gamma`], so that every
+    /// score is an exact `f32` integer) on the diagonal (Eq. 10), for the dense-float baselines;
+    /// symmetric, so row- and column-major alike.
     ///
     /// ```
     /// let mut net = neurobits_core::gbnn::Network::new(2, 2).unwrap();
@@ -164,6 +165,7 @@ impl Network {
     pub fn dense_weights(&self, gamma: u32) -> alloc::vec::Vec<f32> {
         let (g, n) = (&self.geom, self.geom.neurons());
         let l = g.neurons_per_cluster();
+        let gamma = g.effective_gamma(gamma);
         let mut d = alloc::vec![0f32; n * n];
         for i in 0..n {
             let row = g.row(&self.w, i);

@@ -17,8 +17,9 @@ fn active_clusters(geom: &Geometry, v: &[Word]) -> u64 {
     mask
 }
 
-/// Sum-of-sum score of neuron `l` of cluster `c` (Eq. 3): `γ·v_i + Σ_j v_j·w_ji`. `active` is
-/// the mask of clusters of `v` that have any neuron on (others contribute nothing, so they are
+/// Sum-of-sum score of neuron `l` of cluster `c` (Eq. 3): `γ·v_i + Σ_j v_j·w_ji`, with `γ` taken
+/// through [`Geometry::effective_gamma`] (same dynamics, no overflow for any `u32` `γ`). `active`
+/// is the mask of clusters of `v` that have any neuron on (others contribute nothing, so they are
 /// skipped).
 ///
 /// ```
@@ -35,7 +36,7 @@ pub fn score(geom: &Geometry, w: &[Word], v: &[Word], active: u64, c: usize, l: 
     let wpc = geom.words_per_cluster();
     let row = geom.row(w, geom.neuron(c, l));
     let (own_word, own_bit) = geom.bit(c, l);
-    let mut s = if v[own_word] & own_bit != 0 { gamma } else { 0 };
+    let mut s = if v[own_word] & own_bit != 0 { geom.effective_gamma(gamma) } else { 0 };
     for c2 in set_bits(active) {
         for k in c2 * wpc..(c2 + 1) * wpc {
             s += (row[k] & v[k]).count_ones();
