@@ -156,6 +156,9 @@ fn run_one(p: &FlyParams, x: &Matrix, cpu_on: bool, gpu: Option<&Gpu>, entries: 
 
 /// Runs `flyhash bench`.
 pub fn run(a: &FlyBenchConfig) -> Result<()> {
+    if let Some(out) = &a.out {
+        crate::io::atomic::check_writable(out)?;
+    }
     let (cpu_on, gpu) = bench_devices(a.device)?;
     let mut entries = Vec::new();
     match a.config {
@@ -188,6 +191,10 @@ pub fn run(a: &FlyBenchConfig) -> Result<()> {
             crate::outln!("flyhash.jl batch configuration: d=1024, m=131072, s=51, k=6554, uniform [0,1) inputs")?;
             for e in 1..=a.max_exp {
                 let b = 1usize << e;
+                crate::io::memory::ensure_fits(
+                    &format!("a batch of {b} inputs"),
+                    b as u128 * (1024 * 4 + 131_072 / 8),
+                )?;
                 let x = uniform(b, 1024, a.seed);
                 run_one(&p, &x, cpu_on && b <= a.cpu_max_batch, gpu.as_ref(), &mut entries)?;
             }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use super::cpu::{self, Wta};
 use super::data::{self, Matrix};
 use crate::device::{Device, DeviceChoice};
-use crate::io::atomic::write_string;
+use crate::io::atomic::{check_writable, write_string};
 use crate::io::memory::ensure_fits;
 
 #[derive(clap::Args, Debug)]
@@ -142,6 +142,7 @@ pub fn hash_matrix(p: &FlyParams, proj: &[u32], x: &Matrix, wta: Wta, device: &D
 
 /// `flyhash projection`.
 pub fn projection(a: &ProjectionConfig) -> Result<()> {
+    check_writable(&a.out)?;
     {
         let p = FlyParams::new(a.d, a.m, a.s, 1, a.seed)?;
         ensure_fits("the projection", a.m as u128 * a.s as u128 * 12)?;
@@ -157,6 +158,7 @@ pub fn projection(a: &ProjectionConfig) -> Result<()> {
 
 /// `flyhash hash`.
 pub fn hash(a: &HashConfig) -> Result<()> {
+    check_writable(&a.out)?;
     {
         let x = data::read(&a.input)?;
         if x.rows == 0 || x.cols == 0 {
@@ -190,27 +192,30 @@ pub fn hash(a: &HashConfig) -> Result<()> {
 
 /// `flyhash search`.
 pub fn search(a: &SearchConfig) -> Result<()> {
-    {
-        let (m, db) = crate::io::codes::load(&a.db)?;
-        let (mq, q) = crate::io::codes::load(&a.queries)?;
-        if m != mq {
-            bail!("database codes have {m} bits but queries have {mq}");
-        }
-        if a.r == 0 {
-            bail!("--r must be at least 1");
-        }
-        let words = (m as usize).div_ceil(64);
-        let res = Device::open(a.device)?.run(
-            |g| Ok(g.hamming_top_r(&db, &q, words, a.r)?),
-            |cpu| Ok(cpu.install(|| super::search::top_r(&db, &q, words, a.r))),
-        )?;
-        let mut s = String::new();
-        for row in res {
-            s += &row.iter().map(|(i, d)| format!("{i}:{d}")).collect::<Vec<_>>().join(",");
-            s.push('\n');
-        }
-        write_string(&a.out, &s)
+    check_writable(&a.out)?;
+    let (m, db) = crate::io::codes::load(&a.db)?;
+    let (mq, q) = crate::io::codes::load(&a.queries)?;
+    if m != mq {
+        bail!("database codes have {m} bits but queries have {mq}");
     }
+    let words = (m as usize).div_ceil(64);
+    let (n, nq) = ((db.len() / words) as u128, (q.len() / words) as u128);
+    let r = (a.r as u128).min(n);
+    let device = Device::open(a.device)?;
+    // Peak host memory: the hits (8 bytes each) and their text (≤ 22 bytes each); the GPU path
+    // also brings back every distance (4 bytes per query and code).
+    let gpu_extra = if device.gpu().is_some() { n * nq * 4 } else { 0 };
+    ensure_fits("the search results", nq * r * 30 + gpu_extra)?;
+    let res = device.run(
+        |g| Ok(g.hamming_top_r(&db, &q, words, a.r)?),
+        |cpu| Ok(cpu.install(|| super::search::top_r(&db, &q, words, a.r))),
+    )?;
+    let mut s = String::new();
+    for row in res {
+        s += &row.iter().map(|(i, d)| format!("{i}:{d}")).collect::<Vec<_>>().join(",");
+        s.push('\n');
+    }
+    write_string(&a.out, &s)
 }
 
 /// `flyhash eval`.

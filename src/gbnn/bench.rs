@@ -91,6 +91,9 @@ impl Ctx<'_> {
 
 /// Runs `gbnn bench`: the side-by-side table.
 pub fn run(a: &BenchConfig) -> Result<()> {
+    if let Some(out) = &a.out {
+        crate::io::atomic::check_writable(out)?;
+    }
     let s = scenario(a.scenario)?;
     let erased = a.erased.unwrap_or(s.erased);
     let count = a.probes.unwrap_or(s.probes);

@@ -89,6 +89,9 @@ pub fn run_sized(a: &FpgaConfig, rules: &[Rule]) -> Result<(Vec<FpgaRow>, u64)> 
 
 /// Runs `fpga`: prints the report, writes JSON, and fails if the circuit differs from the CPU.
 pub fn run(a: &FpgaConfig) -> Result<()> {
+    if let Some(out) = &a.json {
+        crate::io::atomic::check_writable(out)?;
+    }
     let (cl, l) = (a.clusters, a.neurons);
     if cl == 0 || l == 0 {
         bail!("the circuit needs at least 1 cluster and 1 neuron per cluster");

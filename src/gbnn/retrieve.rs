@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 /// Runs `gbnn retrieve`.
 pub fn run(a: &RetrieveConfig) -> Result<()> {
+    crate::io::atomic::check_writable(&a.out)?;
     let net = netfile::load(&a.net)?;
     let g = *net.geometry();
     let probes = symbols::read(&a.probes, &g, true)?;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 /// Runs `gbnn store`.
 pub fn run(a: &StoreConfig) -> Result<()> {
+    crate::io::atomic::check_writable(&a.out)?;
     let g = super::geometry(a.clusters, a.neurons)?;
     let msgs = symbols::read(&a.messages, &g, false)?;
     let mut net = Network::new(a.clusters, a.neurons).map_err(|e| anyhow!("W: {e}"))?;
