@@ -11,7 +11,7 @@ QEMU_MCU := qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb -nographic -moni
 	-semihosting-config enable=on,target=native -icount shift=0
 PTXAS = $(shell python3 -c "import nvidia.cuda_nvcc as m, os; print(os.path.join(list(m.__path__)[0], 'bin', 'ptxas'))" 2>/dev/null)
 
-.PHONY: setup demo test mcu-build mcu-test bench gpu-bundle gpu-test gpu-bench clean
+.PHONY: fuzz setup demo test mcu-build mcu-test bench gpu-bundle gpu-test gpu-bench clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -84,6 +84,15 @@ gpu-bench:
 	.bundle/neurobits gbnn bench --scenario 3 --device all --baseline-probes 0 --out out/bench-gpu-scenario3.json
 	.bundle/neurobits flyhash bench --config fmnist --device all --data .bundle --out out/flyhash-fmnist.json
 	.bundle/neurobits flyhash bench --config batch --device all --out out/flyhash-batch.json
+
+# Every fuzz target (network, message/probe CSV, IDX, NPY, matrix CSV, projection, code files)
+# for FUZZ_SECONDS each, two at a time, from the seed corpus in fuzz/corpus/ (needs nightly).
+FUZZ_SECONDS ?= 600
+fuzz: setup
+	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+	@rustup component add --toolchain nightly rust-src 2>&1 | grep -v 'is up to date' || true
+	@command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz --locked
+	./fuzz/run.sh $(FUZZ_SECONDS)
 
 clean:
 	$(CARGO) clean
