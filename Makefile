@@ -21,6 +21,11 @@ setup:
 	@python3 -c "import nvidia.cuda_nvcc" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check nvidia-cuda-nvcc-cu12
 	@command -v qemu-system-arm >/dev/null || (apt-get update -q && apt-get install -y -q qemu-system-arm)
 	@test -d /usr/share/datasets/fashion-mnist || (apt-get update -q && apt-get install -y -q dataset-fashion-mnist)
+	@# Qhull (the OCNN's Delaunay triangulation) is compiled from the qhull crate; its bindings need libclang.
+	@ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q libclang-dev)
+	@# FCPS point sets, as PyPI's pyclustering 0.10.1.2 ships them (sdist; only the .data files are kept).
+	@test -f data/fcps/Lsun.data || (d=$$(mktemp -d) && python3 -m pip download -q --disable-pip-version-check --no-deps --no-binary :all: pyclustering==0.10.1.2 -d $$d \
+	  && tar xzf $$d/pyclustering-0.10.1.2.tar.gz -C $$d && mkdir -p data/fcps && cp $$d/pyclustering-0.10.1.2/pyclustering/samples/samples/fcps/*.data data/fcps/ && rm -rf $$d)
 	@command -v defmt-print >/dev/null || test -x $(HOME)/.cargo/bin/defmt-print || cargo +$(TOOLCHAIN) install defmt-print --locked --version 1.2.0
 
 # Scenario 1 of the paper on the CPU: table on stdout, CSV/JSON/SVG in out/scenario1.

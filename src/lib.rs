@@ -44,5 +44,6 @@ pub mod device;
 pub mod flyhash;
 pub mod gbnn;
 pub mod io;
+pub mod ocnn;
 pub mod plot;
 pub mod progress;

@@ -5,7 +5,8 @@
 //! their results agree bit for bit. One module per model:
 //!
 //! * [`gbnn`]: the Gripon–Berrou associative memory (Yao, Gripon & Rabbat 2013), bit-packed;
-//! * [`flyhash`]: FlyHash (Dasgupta, Stevens & Navlakha 2017) with an exact winner-take-all.
+//! * [`flyhash`]: FlyHash (Dasgupta, Stevens & Navlakha 2017) with an exact winner-take-all;
+//! * [`ocnn`]: the oscillatory chaotic clustering network (Benderskaya & Tolstov).
 //!
 //! Shared by all models: [`prng`] (counter-based random numbers keyed by purpose), [`digest`]
 //! (FNV-1a over little-endian words), [`bits`] (set-bit iteration), [`kernel`] (the typed
@@ -39,6 +40,7 @@ pub mod digest;
 pub mod flyhash;
 pub mod gbnn;
 pub mod kernel;
+pub mod ocnn;
 pub mod prng;
 
 pub use error::Error;

@@ -1,0 +1,144 @@
+//! From hit counts to clusters (spec §4): the integer threshold test, union-find components,
+//! the automatic threshold (longest plateau of equal `k`), labels numbered by smallest member.
+
+/// Disjoint sets over `0..n` in a caller's slice (no allocation). Every root is the smallest
+/// member of its set: a union links the larger root under the smaller.
+///
+/// ```
+/// use neurobits_core::ocnn::UnionFind;
+/// let mut parent = [0u32; 5];
+/// let mut uf = UnionFind::new(&mut parent);
+/// assert!(uf.union(3, 1));
+/// assert!(uf.union(4, 3));
+/// assert!(!uf.union(1, 4));
+/// assert_eq!((uf.find(4), uf.find(0)), (1, 0));
+/// ```
+pub struct UnionFind<'a> {
+    parent: &'a mut [u32],
+}
+
+impl<'a> UnionFind<'a> {
+    /// `n = parent.len()` singletons.
+    pub fn new(parent: &'a mut [u32]) -> Self {
+        for (i, p) in parent.iter_mut().enumerate() {
+            *p = i as u32;
+        }
+        UnionFind { parent }
+    }
+
+    /// The root (smallest member) of `x`'s set, halving the path.
+    #[inline]
+    pub fn find(&mut self, mut x: u32) -> u32 {
+        while self.parent[x as usize] != x {
+            let gp = self.parent[self.parent[x as usize] as usize];
+            self.parent[x as usize] = gp;
+            x = gp;
+        }
+        x
+    }
+
+    /// Joins the sets of `a` and `b`; whether they were apart.
+    #[inline]
+    pub fn union(&mut self, a: u32, b: u32) -> bool {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra == rb {
+            return false;
+        }
+        let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+        self.parent[hi as usize] = lo;
+        true
+    }
+}
+
+/// Whether a pair with `hits` synchronized iterations out of `t` is linked at threshold `p`
+/// percent: `100·hits > p·t`, exact in integers (spec OPEN-10).
+///
+/// ```
+/// assert!(neurobits_core::ocnn::Forest::linked(751, 75, 1000));
+/// assert!(!neurobits_core::ocnn::Forest::linked(750, 75, 1000));
+/// ```
+pub struct Forest;
+
+impl Forest {
+    /// The threshold test.
+    #[inline(always)]
+    pub const fn linked(hits: u32, p: u32, t: u32) -> bool {
+        100 * hits as u64 > p as u64 * t as u64
+    }
+}
+
+/// Components of the graph on `0..n` with `edges`: writes each point's cluster into `labels`
+/// (clusters numbered 0, 1, … in the order of their smallest members) and returns their number.
+/// `parent` is scratch of `n` words.
+///
+/// ```
+/// use neurobits_core::ocnn::components;
+/// let (mut parent, mut labels) = ([0u32; 5], [0u32; 5]);
+/// let k = components(&[(4, 2), (3, 0)], &mut parent, &mut labels);
+/// assert_eq!((k, labels), (3, [0, 1, 2, 0, 2]));
+/// ```
+pub fn components(edges: &[(u32, u32)], parent: &mut [u32], labels: &mut [u32]) -> u32 {
+    let mut uf = UnionFind::new(parent);
+    for &(a, b) in edges {
+        uf.union(a, b);
+    }
+    labels_at(&mut uf, labels)
+}
+
+/// Labels from a finished union-find (see [`components`]); returns the number of clusters.
+pub fn labels_at(uf: &mut UnionFind<'_>, labels: &mut [u32]) -> u32 {
+    let mut k = 0;
+    for i in 0..labels.len() {
+        let r = uf.find(i as u32) as usize;
+        // Roots are smallest members, so a root is met before the rest of its set.
+        labels[i] = if r == i {
+            k += 1;
+            k - 1
+        } else {
+            labels[r]
+        };
+    }
+    k
+}
+
+/// The number of clusters at each threshold of `grid`: `k(p) = n − #{forest edges linked at p}`,
+/// where `forest` holds the hit counts of a maximum spanning forest of the hit graph (a graph's
+/// components under a threshold are those of its maximum spanning forest under it).
+///
+/// ```
+/// use neurobits_core::ocnn::k_curve;
+/// let mut k = [0u32; 3];
+/// k_curve(4, &[900, 700], 1000, &[60, 80, 95], &mut k);
+/// assert_eq!(k, [2, 3, 4]);
+/// ```
+pub fn k_curve(n: u32, forest: &[u32], t: u32, grid: &[u32], k: &mut [u32]) {
+    for (kp, &p) in k.iter_mut().zip(grid) {
+        *kp = n - forest.iter().filter(|&&h| Forest::linked(h, p, t)).count() as u32;
+    }
+}
+
+/// The automatic threshold: the longest run of consecutive grid points with the same `k`,
+/// `1 < k < n` (ties: the run of the lowest `p`); its middle point `p_first + (p_last − p_first)/2`
+/// (of the grid's values). `None` if no `k` qualifies.
+///
+/// ```
+/// use neurobits_core::ocnn::plateau;
+/// let grid = [50, 51, 52, 53, 54, 55];
+/// assert_eq!(plateau(&grid, &[1, 3, 3, 3, 5, 5], 100), Some(52));
+/// assert_eq!(plateau(&grid, &[1, 1, 1, 1, 1, 100], 100), None);
+/// ```
+pub fn plateau(grid: &[u32], k: &[u32], n: u32) -> Option<u32> {
+    let mut best: Option<(usize, usize)> = None; // (start, length)
+    let mut i = 0;
+    while i < k.len() {
+        let mut j = i;
+        while j + 1 < k.len() && k[j + 1] == k[i] {
+            j += 1;
+        }
+        if k[i] > 1 && k[i] < n && best.is_none_or(|(_, len)| j - i + 1 > len) {
+            best = Some((i, j - i + 1));
+        }
+        i = j + 1;
+    }
+    best.map(|(s, len)| grid[s] + (grid[s + len - 1] - grid[s]) / 2)
+}

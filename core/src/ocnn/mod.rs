@@ -1,0 +1,25 @@
+//! The oscillatory chaotic neural network (OCNN) of Benderskaya & Tolstov, as specified in
+//! `shared/specs/ocnn.md`: one chaotic logistic-map neuron per data point, coupled by Gaussian
+//! weights; pairs that stay synchronized are linked, and the connected components are clusters.
+//!
+//! Canonical arithmetic (spec §11.1), identical on every target:
+//! * `f(x) = 1 − (2·x)·x`, no FMA;
+//! * `s_i = Σ_j J_ij·f(x_j)` in the **lanes32** order ([`lanes32`]): lane `l = j mod 32` sums its
+//!   terms in ascending `j` from `+0.0`, then the 32 lane sums are combined by the xor-butterfly
+//!   `d = 16, 8, 4, 2, 1` (what one warp does with `shfl.bfly`);
+//! * `x_i = s_i / C_i`, one IEEE division, `C_i = Σ_j J_ij` in the same order, computed once;
+//! * initial state from SplitMix64: `x0_i = k_i·2⁻²³ − 1`, `k_i` the top 24 bits of output `i`.
+//!
+//! Everything after the trajectories is integer: phase bits packed 64 iterations per word,
+//! fragmentary counts with `|x_i − x_j| < ε`, the threshold test `100·H_ij > p·T`, union-find,
+//! clusters numbered by their smallest member.
+
+mod cluster;
+mod dynamics;
+mod real;
+mod sync;
+
+pub use cluster::{components, k_curve, labels_at, plateau, Forest, UnionFind};
+pub use dynamics::{initial_state, lanes32, lanes32_sparse, row_norm, transfer, update_neuron, update_neuron_sparse};
+pub use real::Real;
+pub use sync::{phase_bit, phase_hits, SyncMode};

@@ -1,0 +1,106 @@
+//! The CPU driver: the core's update over all neurons (rayon), phase bits packed 64 iterations
+//! per word, hit counts over all pairs every 64 iterations (the paper's 64-iteration buffer).
+
+use neurobits_core::ocnn::{initial_state, phase_bit, phase_hits, transfer, update_neuron, Real, SyncMode};
+use rayon::prelude::*;
+
+use super::weights::Dense;
+
+/// What a run leaves: the final state and the hit counts of the upper triangle.
+pub struct Trajectory<T> {
+    /// `x(T)`.
+    pub state: Vec<T>,
+    /// Hits of pair `(i, j)`, `i < j`, at [`tri`]`(n, i, j)`.
+    pub hits: Vec<u32>,
+}
+
+/// Index of pair `(i, j)`, `i < j`, in the packed upper triangle of an `n × n` matrix.
+///
+/// ```
+/// use neurobits::ocnn::cpu::tri;
+/// assert_eq!((tri(4, 0, 1), tri(4, 0, 3), tri(4, 1, 2), tri(4, 2, 3)), (0, 2, 3, 5));
+/// ```
+#[inline(always)]
+pub fn tri(n: usize, i: usize, j: usize) -> usize {
+    i * (2 * n - i - 1) / 2 + (j - i - 1)
+}
+
+/// Iterates `transient + iters` times from the seed's initial state and counts, for every pair,
+/// the observed iterations on which it is synchronized.
+pub fn run<T: Real + Send + Sync>(
+    w: &Dense<T>,
+    seed: u64,
+    transient: u32,
+    iters: u32,
+    mode: SyncMode<T>,
+) -> Trajectory<T> {
+    let n = w.n;
+    let mut x: Vec<T> = (0..n as u64).map(|i| initial_state(seed, i)).collect();
+    let mut next = vec![T::ZERO; n];
+    let mut f = vec![T::ZERO; n];
+    let mut hits = vec![0u32; n * (n - 1) / 2];
+    let mut words = vec![0u64; n];
+    let mut filled = 0u32;
+    let step = |x: &[T], f: &mut [T], next: &mut [T]| {
+        f.par_iter_mut().zip(x).for_each(|(f, &x)| *f = transfer(x));
+        next.par_iter_mut().enumerate().for_each(|(i, y)| *y = update_neuron(&w.j[i * n..(i + 1) * n], w.norm[i], f));
+    };
+    for _ in 0..transient {
+        step(&x, &mut f, &mut next);
+        std::mem::swap(&mut x, &mut next);
+    }
+    for _ in 0..iters {
+        step(&x, &mut f, &mut next);
+        match mode {
+            SyncMode::Phase => {
+                for ((w, &now), &before) in words.iter_mut().zip(&next).zip(&x) {
+                    *w |= (phase_bit(now, before) as u64) << filled;
+                }
+                filled += 1;
+                if filled == 64 {
+                    flush(&mut hits, &words, 64);
+                    words.iter_mut().for_each(|w| *w = 0);
+                    filled = 0;
+                }
+            }
+            SyncMode::Fragmentary(_) => count_close(&mut hits, &next, mode),
+        }
+        std::mem::swap(&mut x, &mut next);
+    }
+    if filled > 0 {
+        flush(&mut hits, &words, filled);
+    }
+    Trajectory { state: x, hits }
+}
+
+/// Adds the agreements of `valid` packed phase bits to every pair.
+fn flush(hits: &mut [u32], words: &[u64], valid: u32) {
+    let n = words.len();
+    row_chunks(hits, n).for_each(|(i, row)| {
+        for (k, h) in row.iter_mut().enumerate() {
+            *h += phase_hits(words[i], words[i + 1 + k], valid);
+        }
+    });
+}
+
+/// Adds one iteration of fragmentary synchronization to every pair.
+fn count_close<T: Real + Send + Sync>(hits: &mut [u32], x: &[T], mode: SyncMode<T>) {
+    let n = x.len();
+    row_chunks(hits, n).for_each(|(i, row)| {
+        for (k, h) in row.iter_mut().enumerate() {
+            *h += mode.close(x[i], x[i + 1 + k]) as u32;
+        }
+    });
+}
+
+/// The upper triangle's rows `(i, hits of (i, i+1..n))`, in parallel.
+fn row_chunks(hits: &mut [u32], n: usize) -> impl ParallelIterator<Item = (usize, &mut [u32])> {
+    let mut rows = Vec::with_capacity(n);
+    let mut rest = hits;
+    for i in 0..n.saturating_sub(1) {
+        let (row, tail) = rest.split_at_mut(n - 1 - i);
+        rows.push((i, row));
+        rest = tail;
+    }
+    rows.into_par_iter()
+}

@@ -1,0 +1,43 @@
+//! The spec's digests (§11.1 item 9): SHA-256 of the full `n × n` hit matrix as little-endian
+//! `i32` (both triangles, diagonal = T) and of the final state as little-endian floats.
+
+use neurobits_core::ocnn::Real;
+use sha2::{Digest, Sha256};
+
+use super::cpu::tri;
+
+/// Hex SHA-256 of the full hit matrix built from the upper triangle.
+pub fn hits(n: usize, upper: &[u32], t: u32) -> String {
+    let mut h = Sha256::new();
+    let mut row = Vec::with_capacity(4 * n);
+    for i in 0..n {
+        row.clear();
+        for j in 0..n {
+            let v = match i.cmp(&j) {
+                std::cmp::Ordering::Equal => t,
+                std::cmp::Ordering::Less => upper[tri(n, i, j)],
+                std::cmp::Ordering::Greater => upper[tri(n, j, i)],
+            };
+            row.extend_from_slice(&(v as i32).to_le_bytes());
+        }
+        h.update(&row);
+    }
+    hex(&h.finalize())
+}
+
+/// Hex SHA-256 of the state as little-endian `f32` or `f64` (its working type).
+pub fn state<T: Real>(x: &[T]) -> String {
+    let mut h = Sha256::new();
+    for &v in x {
+        if core::mem::size_of::<T>() == 4 {
+            h.update((v.to_f64() as f32).to_le_bytes());
+        } else {
+            h.update(v.to_f64().to_le_bytes());
+        }
+    }
+    hex(&h.finalize())
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}

@@ -1,0 +1,86 @@
+//! The scale constant `a` (spec §2.2): the mean over points of the mean distance to their
+//! Delaunay neighbours, triangulated in the data's own dimension by Qhull (the library scipy
+//! uses; the `qhull` crate bundles its C sources, so no system package is needed), in `f64`.
+
+use anyhow::{anyhow, bail, Result};
+use qhull::Qh;
+
+use super::points::Points;
+
+/// The Delaunay edges of the points (pairs `i < j`, deduplicated, sorted).
+pub fn delaunay_edges(p: &Points) -> Result<Vec<(u32, u32)>> {
+    if p.n <= p.dim {
+        bail!("a Delaunay triangulation in {} dimensions needs more than {} points", p.dim, p.dim);
+    }
+    // Qhull through the qhull crate's Delaunay set-up (it lifts the points to a normalised
+    // paraboloid itself). On degenerate (co-circular) input, Delaunay triangulations are not
+    // unique, so `a` can differ from scipy's `d Qbb Qc Qz Q12` by a fraction of a percent (Lsun:
+    // 0.22011 here, 0.21925 there); `--scale` pins it (spec OPEN-2).
+    let qh = Qh::new_delaunay((0..p.n).map(|i| p.point(i).to_vec()))
+        .map_err(|e| anyhow!("the Delaunay triangulation failed (are the points all on one line or plane?): {e}"))?;
+    let mut edges = Vec::new();
+    for s in qh.simplices().filter(|f| !f.upper_delaunay()) {
+        let v: Vec<u32> = s
+            .vertices()
+            .ok_or_else(|| anyhow!("Qhull returned a simplex without vertices"))?
+            .iter()
+            .filter_map(|v| v.index(&qh).map(|i| i as u32))
+            .collect();
+        for a in 0..v.len() {
+            for b in a + 1..v.len() {
+                edges.push((v[a].min(v[b]), v[a].max(v[b])));
+            }
+        }
+    }
+    edges.sort_unstable();
+    edges.dedup();
+    Ok(edges)
+}
+
+/// `a = (1/N') Σ_i (1/|Nb(i)|) Σ_{j ∈ Nb(i)} |r_i − r_j|` over the `N'` points with at least one
+/// neighbour (duplicate points have none), distances in `f64`.
+///
+/// ```
+/// let p = neurobits::ocnn::points::parse("0 0\n1 0\n0 1\n1 1\n", "mem").unwrap();
+/// let a = neurobits::ocnn::scale::scale(&p).unwrap();
+/// // A unit square: each corner has two sides (1) and one diagonal (√2) as neighbours.
+/// assert!((a - (2.0 + 2f64.sqrt()) / 3.0).abs() < 1e-12);
+/// ```
+pub fn scale(p: &Points) -> Result<f64> {
+    let edges = delaunay_edges(p)?;
+    let (mut sum, mut count) = (vec![0f64; p.n], vec![0u32; p.n]);
+    for &(i, j) in &edges {
+        let d = distance(p.point(i as usize), p.point(j as usize));
+        for k in [i as usize, j as usize] {
+            sum[k] += d;
+            count[k] += 1;
+        }
+    }
+    let (mut total, mut with) = (0f64, 0usize);
+    for (s, &c) in sum.iter().zip(&count) {
+        if c > 0 {
+            total += s / c as f64;
+            with += 1;
+        }
+    }
+    let a = total / with.max(1) as f64;
+    if !(a.is_finite() && a > 0.0) {
+        bail!("the scale constant is {a}: the points are all equal (set --scale)");
+    }
+    Ok(a)
+}
+
+/// Euclidean distance, coordinates summed in ascending order.
+pub fn distance(a: &[f64], b: &[f64]) -> f64 {
+    squared(a, b).sqrt()
+}
+
+/// Squared distance, coordinates summed in ascending order (the weights' `d²`).
+pub fn squared(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (x, y) in a.iter().zip(b) {
+        let d = x - y;
+        s += d * d;
+    }
+    s
+}

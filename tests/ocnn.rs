@@ -1,0 +1,82 @@
+//! The OCNN on the CPU: the spec's Lsun test vector (§11.3) exactly, the scale constant from the
+//! Delaunay triangulation, and the clustering rules on hand-made cases.
+
+use neurobits::ocnn::{self, points, ClusterConfig, Dtype, SyncArg};
+use std::path::{Path, PathBuf};
+
+fn fcps(name: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/fcps").join(name);
+    if p.exists() {
+        return Some(p);
+    }
+    assert!(
+        std::env::var_os("NEUROBITS_SKIP_DATA").is_some(),
+        "{} missing: `make setup` fetches the FCPS sets (or set NEUROBITS_SKIP_DATA=1 to skip)",
+        p.display()
+    );
+    None
+}
+
+fn config(input: PathBuf) -> ClusterConfig {
+    ClusterConfig {
+        input,
+        out: PathBuf::from("-"),
+        seed: 1,
+        iters: 1000,
+        transient: 0,
+        sync: SyncArg::Phase,
+        eps: 0.2,
+        threshold: "auto".into(),
+        scale: None,
+        dtype: Dtype::F32,
+        device: neurobits::device::DeviceChoice::Cpu,
+        json: None,
+    }
+}
+
+#[test]
+fn lsun_test_vector() {
+    let Some(path) = fcps("Lsun.data") else { return };
+    // pyclustering's copy starts with 3 rows of .lrn header debris.
+    let p = points::load(&path).unwrap().skip(3);
+    assert_eq!((p.n, p.dim), (400, 2));
+    let a = 0.21925040730964698;
+    let r = ocnn::cluster_cpu::<f32>(&p, Some(a), &config(path)).unwrap();
+    assert_eq!(&r.hits_sha256[..16], "4851193aa2faeb7b", "hit matrix digest");
+    assert_eq!(&r.state_sha256[..16], "1ef5fddbef11217c", "final state digest");
+    assert_eq!((r.threshold_percent, r.k), (65, 3));
+    // The FCPS classes are 200/100/100 in file order.
+    let sizes: Vec<usize> = (0..3).map(|c| r.labels.iter().filter(|&&l| l == c).count()).collect();
+    assert_eq!(sizes, [200, 100, 100]);
+    assert!(r.labels[..200].iter().all(|&l| l == r.labels[0]));
+    assert!(r.labels[200..300].iter().all(|&l| l == r.labels[200]));
+}
+
+#[test]
+fn lsun_scale_from_the_delaunay_triangulation() {
+    let Some(path) = fcps("Lsun.data") else { return };
+    let p = points::load(&path).unwrap().skip(3);
+    let a = ocnn::scale::scale(&p).unwrap();
+    // scipy/Qhull with `Qbb Qc Qz Q12` gives 0.21925040730964698; Lsun's grid-like points have
+    // several Delaunay triangulations, and the qhull crate's lifting picks another (README).
+    assert!((a - 0.21925040730964698).abs() / 0.21925 < 0.01, "a = {a:.17}");
+    // Unchanged by a uniform rescaling of the data, up to rounding.
+    let scaled = points::Points { coords: p.coords.iter().map(|c| c * 20.0).collect(), ..p.clone() };
+    assert!((ocnn::scale::scale(&scaled).unwrap() / 20.0 - a).abs() < 1e-9 * a);
+}
+
+#[test]
+fn scale_in_3d_and_degenerate_inputs() {
+    // A tetrahedron and its centre: the centre's 4 neighbours are at √3/2·… — check the mean by
+    // brute force over the Delaunay edges, which here are all 10 pairs but the 4 outer corners
+    // see each other and the centre.
+    let p = points::parse("1 1 1\n1 -1 -1\n-1 1 -1\n-1 -1 1\n0 0 0\n", "mem").unwrap();
+    let a = ocnn::scale::scale(&p).unwrap();
+    let (edge, centre) = (8f64.sqrt(), 3f64.sqrt());
+    // Corners: 3 edges and the centre; the centre: 4 corners.
+    let want = (4.0 * (3.0 * edge + centre) / 4.0 + centre) / 5.0;
+    assert!((a - want).abs() < 1e-12, "a = {a}, want {want}");
+    // All points equal, or too few for a simplex: an error, not a panic.
+    assert!(ocnn::scale::scale(&points::parse("1 1\n1 1\n1 1\n1 1\n", "mem").unwrap()).is_err());
+    assert!(ocnn::scale::scale(&points::parse("0 0\n1 1\n", "mem").unwrap()).is_err());
+}
