@@ -108,10 +108,7 @@ pub fn row_norm<T: Real>(row: &[T]) -> T {
 /// ```
 #[inline]
 pub fn update_neuron<T: Real>(row: &[T], norm: T, f: &[T]) -> T {
-    let s = lanes32(row.len(), |j| {
-        let p = row[j] * f[j];
-        p
-    });
+    let s = lanes32(row.len(), |j| row[j] * f[j]);
     s / norm
 }
 
