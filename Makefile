@@ -72,7 +72,10 @@ gpu-bundle: setup
 	cp $(BIN) .bundle/neurobits
 	for t in bit_exact flyhash; do cp $$($(CARGO) test --release -p neurobits-gpu-host --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/$$t; done
+	cp $$($(CARGO) test --release --test ocnn_gpu --no-run --message-format=json 2>/dev/null \
+	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/ocnn_gpu
 	strip .bundle/*
+	mkdir -p .bundle/data && cp -r data/fcps .bundle/data/
 	cp /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz .bundle/
 	cp Makefile .bundle/
 
@@ -81,6 +84,7 @@ gpu-test:
 	@test -x .bundle/bit_exact || $(MAKE) gpu-bundle
 	.bundle/bit_exact --ignored --nocapture --test-threads=1
 	.bundle/flyhash --ignored --nocapture --test-threads=1
+	cd .bundle && ./ocnn_gpu --ignored --nocapture --test-threads=1
 
 # On a machine with a CUDA GPU: the side-by-side tables of Scenarios 2 and 3.
 gpu-bench:

@@ -138,6 +138,15 @@ kernels! {
     FlyWtaBisect64 = "fly_wta_bisect64",
     FlyHamming = "fly_hamming",
     FlyTopR = "fly_top_r",
+    OcnnTransferF32 = "ocnn_transfer_f32",
+    OcnnStepF32 = "ocnn_step_f32",
+    OcnnTransferF64 = "ocnn_transfer_f64",
+    OcnnStepF64 = "ocnn_step_f64",
+    OcnnPhaseBitsF32 = "ocnn_phase_bits_f32",
+    OcnnPhaseBitsF64 = "ocnn_phase_bits_f64",
+    OcnnPhaseHits = "ocnn_phase_hits",
+    OcnnFragmentaryHitsF32 = "ocnn_fragmentary_hits_f32",
+    OcnnFragmentaryHitsF64 = "ocnn_fragmentary_hits_f64",
 }
 
 /// The launch parameters of a kernel: the addresses of its argument struct's fields, in order

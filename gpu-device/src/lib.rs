@@ -1,17 +1,20 @@
 //! GPU kernels of neurobits, compiled by rustc's own `nvptx64-nvidia-cuda` backend.
 //!
-//! One file per model ([`gbnn`], [`flyhash`]). Every entry point takes the fields of one
+//! One file per model ([`gbnn`], [`flyhash`], [`ocnn`]). Every entry point takes the fields of one
 //! `#[repr(C)]` argument struct from `neurobits_core::<model>::kernels` as its parameters, maps
 //! threads onto a core step function and does nothing else: no rule is written here. The
 //! `kernel!` macro declares the entry point and checks at compile time that its name and its
 //! parameters (names, types, order) are the ones its argument struct defines.
 #![no_std]
-#![feature(abi_ptx, stdarch_nvptx)]
+#![feature(abi_ptx, stdarch_nvptx, link_llvm_intrinsics)]
+// link_llvm_intrinsics: the warp shuffle (`llvm.nvvm.shfl.sync.bfly.i32`) of the OCNN update.
+#![allow(internal_features)]
 
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x, trap};
 
 pub mod flyhash;
 pub mod gbnn;
+pub mod ocnn;
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {

@@ -27,6 +27,7 @@ pub mod flyhash;
 pub mod gbnn;
 mod gpu;
 mod launch;
+pub mod ocnn;
 pub mod ptx;
 
 pub use error::GpuError;

@@ -3,6 +3,7 @@
 use neurobits_core::flyhash::kernels as fk;
 use neurobits_core::gbnn::kernels as gk;
 use neurobits_core::kernel::{Kernel, KernelArgs};
+use neurobits_core::ocnn::kernels as ok;
 use neurobits_gpu_host::ptx::{entry_points, PTX};
 use neurobits_gpu_host::{Gpu, GpuError};
 
@@ -67,6 +68,15 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<fk::Bisect64>(&mut seen);
     check::<fk::Hamming>(&mut seen);
     check::<fk::TopR>(&mut seen);
+    check::<ok::TransferF32>(&mut seen);
+    check::<ok::StepF32>(&mut seen);
+    check::<ok::TransferF64>(&mut seen);
+    check::<ok::StepF64>(&mut seen);
+    check::<ok::PhaseBitsF32>(&mut seen);
+    check::<ok::PhaseBitsF64>(&mut seen);
+    check::<ok::PhaseHits>(&mut seen);
+    check::<ok::FragmentaryHitsF32>(&mut seen);
+    check::<ok::FragmentaryHitsF64>(&mut seen);
     for k in Kernel::ALL {
         assert!(seen.contains(k), "{} has no size check", k.name());
     }
@@ -127,4 +137,24 @@ fn opening_without_a_gpu_is_an_error_not_a_panic() {
         }
     }
     assert!(matches!(Gpu::open(4096), Err(GpuError::NoDriver | GpuError::NoDevice(4096))));
+}
+
+/// The OCNN update is bit-exact only without contraction: no `fma`/`mad` in its kernels, and every
+/// float multiply, add and divide rounds to nearest explicitly (`.rn`, which ptxas never fuses).
+#[test]
+fn ocnn_kernels_have_no_fma_and_round_to_nearest() {
+    for name in ["ocnn_transfer_f32", "ocnn_step_f32", "ocnn_transfer_f64", "ocnn_step_f64"] {
+        let head = format!(".visible .entry {name}(");
+        let at = PTX.find(&head).unwrap_or_else(|| panic!("{name} missing"));
+        let body = &PTX[at..at + PTX[at..].find("\n}").expect("end of entry")];
+        for bad in ["fma.", "mad.f", "mad.rn"] {
+            assert!(!body.contains(bad), "{name} contains {bad}");
+        }
+        for line in body.lines().map(str::trim) {
+            for op in ["mul.f", "add.f", "sub.f", "div.f", "mul.ftz", "add.ftz", "div.approx", "div.full"] {
+                assert!(!line.starts_with(op), "{name}: `{line}` does not round to nearest explicitly");
+            }
+        }
+        assert!(body.contains(".rn.f"), "{name}: no .rn arithmetic found");
+    }
 }

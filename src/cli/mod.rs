@@ -35,6 +35,16 @@ pub enum Command {
     /// FlyHash: sparse binary projection, exact winner-take-all, Hamming search.
     #[command(subcommand)]
     Flyhash(FlyCommand),
+    /// Oscillatory chaotic neural network (OCNN): clustering by synchronized chaos.
+    #[command(subcommand)]
+    Ocnn(OcnnCommand),
+}
+
+/// `neurobits ocnn …`.
+#[derive(Subcommand, Debug)]
+pub enum OcnnCommand {
+    /// Cluster points: one label per input line.
+    Cluster(crate::ocnn::ClusterConfig),
 }
 
 /// `neurobits gbnn …`.
@@ -108,5 +118,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             FlyCommand::Eval(a) => flyhash::commands::eval(&a),
             FlyCommand::Bench(a) => flyhash::bench::run(&a),
         },
+        Command::Ocnn(OcnnCommand::Cluster(a)) => crate::ocnn::run_cluster(&a),
     }
 }

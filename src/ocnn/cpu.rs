@@ -104,3 +104,17 @@ fn row_chunks(hits: &mut [u32], n: usize) -> impl ParallelIterator<Item = (usize
     }
     rows.into_par_iter()
 }
+
+/// The upper triangle (`i < j`, [`tri`] order) of a full row-major `n × n` matrix.
+///
+/// ```
+/// let full = [9, 1, 2, 1, 9, 3, 2, 3, 9];
+/// assert_eq!(neurobits::ocnn::cpu::upper_triangle(3, &full), [1, 2, 3]);
+/// ```
+pub fn upper_triangle(n: usize, full: &[u32]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(n * (n - 1) / 2);
+    for i in 0..n {
+        out.extend_from_slice(&full[i * n + i + 1..(i + 1) * n]);
+    }
+    out
+}

@@ -9,7 +9,9 @@ pub mod scale;
 pub mod weights;
 
 use anyhow::Result;
-use neurobits_core::ocnn::{Real, SyncMode};
+use neurobits_core::ocnn::SyncMode;
+use neurobits_gpu_host::ocnn::GpuReal;
+use neurobits_gpu_host::Gpu;
 use std::path::PathBuf;
 
 use crate::device::DeviceChoice;
@@ -115,7 +117,18 @@ pub fn parse_threshold(s: &str) -> Result<Option<u32>> {
 }
 
 /// Clusters `p` on the CPU with working type `T`.
-pub fn cluster_cpu<T: Real + Send + Sync>(p: &Points, a: Option<f64>, c: &ClusterConfig) -> Result<Report> {
+pub fn cluster_cpu<T: GpuReal + Send + Sync>(p: &Points, a: Option<f64>, c: &ClusterConfig) -> Result<Report> {
+    cluster_on::<T>(p, a, c, None)
+}
+
+/// Clusters `p` with working type `T`, the dynamics and synchronization on `gpu` when given,
+/// else on the CPU (the current rayon pool); every other stage is the same host code.
+pub fn cluster_on<T: GpuReal + Send + Sync>(
+    p: &Points,
+    a: Option<f64>,
+    c: &ClusterConfig,
+    gpu: Option<&Gpu>,
+) -> Result<Report> {
     use std::time::Instant;
     let mut seconds = std::collections::BTreeMap::new();
     let t0 = Instant::now();
@@ -134,7 +147,14 @@ pub fn cluster_cpu<T: Real + Send + Sync>(p: &Points, a: Option<f64>, c: &Cluste
         SyncArg::Fragmentary => anyhow::bail!("--eps {}: must be a positive number", c.eps),
     };
     let t0 = Instant::now();
-    let tr = cpu::run(&w, c.seed, c.transient, c.iters, mode);
+    let tr = match gpu {
+        None => cpu::run(&w, c.seed, c.transient, c.iters, mode),
+        Some(g) => {
+            let run = g.ocnn(p.n, &w.j, &w.norm)?.run(c.seed, c.transient, c.iters, mode)?;
+            seconds.insert("gpu kernels", run.kernel_ms / 1e3);
+            cpu::Trajectory { state: run.state, hits: cpu::upper_triangle(p.n, &run.hits) }
+        }
+    };
     seconds.insert("dynamics and sync", t0.elapsed().as_secs_f64());
     let t0 = Instant::now();
     let cl = clusters::cluster(
@@ -158,4 +178,56 @@ pub fn cluster_cpu<T: Real + Send + Sync>(p: &Points, a: Option<f64>, c: &Cluste
         seconds,
         labels: cl.labels,
     })
+}
+
+/// Runs `ocnn cluster`: labels to `--out`, the report to `--json`, a summary on stderr.
+pub fn run_cluster(c: &ClusterConfig) -> Result<()> {
+    crate::io::atomic::check_writable(&c.out)?;
+    if let Some(j) = &c.json {
+        crate::io::atomic::check_writable(j)?;
+    }
+    parse_threshold(&c.threshold)?;
+    let p = points::load(&c.input)?;
+    let device = crate::device::Device::open(c.device)?;
+    let report = device.run(
+        |g| match c.dtype {
+            Dtype::F32 => cluster_on::<f32>(&p, c.scale, c, Some(g)),
+            Dtype::F64 => cluster_on::<f64>(&p, c.scale, c, Some(g)),
+        },
+        |cpu| {
+            cpu.install(|| match c.dtype {
+                Dtype::F32 => cluster_cpu::<f32>(&p, c.scale, c),
+                Dtype::F64 => cluster_cpu::<f64>(&p, c.scale, c),
+            })
+        },
+    )?;
+    crate::io::atomic::write_atomic(&c.out, |w| {
+        for l in &report.labels {
+            w.write_all(format!("{l}\n").as_bytes())?;
+        }
+        Ok(())
+    })?;
+    if let Some(j) = &c.json {
+        let mut v = serde_json::to_value(&report)?;
+        v["a"] = serde_json::Value::String(format!("{:.17}", report.a));
+        v["seed"] = c.seed.into();
+        v["iters"] = c.iters.into();
+        v["transient"] = c.transient.into();
+        v["sync"] = format!("{:?}", c.sync).to_lowercase().into();
+        v["dtype"] = format!("{:?}", c.dtype).to_lowercase().into();
+        v["input"] = c.input.display().to_string().into();
+        v["version"] = env!("CARGO_PKG_VERSION").into();
+        crate::io::atomic::write_string(j, &(serde_json::to_string_pretty(&v)? + "\n"))?;
+    }
+    eprintln!(
+        "{} points in {}-D, a = {:.17}: {} clusters ({} of more than one point) at threshold {} % -> {}",
+        report.n,
+        report.dim,
+        report.a,
+        report.k,
+        report.k_non_singleton,
+        report.threshold_percent,
+        c.out.display()
+    );
+    Ok(())
 }

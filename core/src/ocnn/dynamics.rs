@@ -39,14 +39,44 @@ fn butterfly<T: Real>(mut acc: [T; 32]) -> T {
     while d > 0 {
         let prev = acc;
         for (l, a) in acc.iter_mut().enumerate() {
-            *a = prev[l] + prev[l ^ d];
+            *a = combine(prev[l], prev[l ^ d]);
         }
         d /= 2;
     }
     acc[0]
 }
 
-/// `Σ_j term(j)` over `j < n` in the lanes32 order.
+/// Lane `lane`'s part of a lanes32 sum: `term(j)` for `j ≡ lane (mod 32)`, `j < n`, added in
+/// ascending order from `+0.0`. A CPU runs the 32 lanes in turn ([`lanes32`]); a GPU warp runs
+/// them at once, one per thread, then combines them with the same butterfly ([`combine`]).
+///
+/// ```
+/// use neurobits_core::ocnn::lane_sum;
+/// assert_eq!(lane_sum(70, 3, |j| j as f32), 3.0 + 35.0 + 67.0);
+/// ```
+#[inline(always)]
+pub fn lane_sum<T: Real>(n: usize, lane: usize, term: impl Fn(usize) -> T) -> T {
+    let mut acc = T::ZERO;
+    let mut j = lane;
+    while j < n {
+        acc = acc + term(j);
+        j += 32;
+    }
+    acc
+}
+
+/// One butterfly step of two lanes' partial sums: `mine + theirs` (lane `l` and lane `l ^ d`).
+///
+/// ```
+/// assert_eq!(neurobits_core::ocnn::combine(1.5f32, 2.0), 3.5);
+/// ```
+#[inline(always)]
+pub fn combine<T: Real>(mine: T, theirs: T) -> T {
+    mine + theirs
+}
+
+/// `Σ_j term(j)` over `j < n` in the lanes32 order: [`lane_sum`] for the 32 lanes, combined by
+/// the xor-butterfly `d = 16, 8, 4, 2, 1`.
 ///
 /// ```
 /// use neurobits_core::ocnn::lanes32;
@@ -56,13 +86,8 @@ fn butterfly<T: Real>(mut acc: [T; 32]) -> T {
 #[inline(always)]
 pub fn lanes32<T: Real>(n: usize, term: impl Fn(usize) -> T) -> T {
     let mut acc = [T::ZERO; 32];
-    let mut base = 0;
-    while base < n {
-        let end = if n - base < 32 { n - base } else { 32 };
-        for (l, a) in acc.iter_mut().enumerate().take(end) {
-            *a = *a + term(base + l);
-        }
-        base += 32;
+    for (l, a) in acc.iter_mut().enumerate() {
+        *a = lane_sum(n, l, &term);
     }
     butterfly(acc)
 }

@@ -16,10 +16,13 @@
 
 mod cluster;
 mod dynamics;
+pub mod kernels;
 mod real;
 mod sync;
 
 pub use cluster::{components, k_curve, labels_at, plateau, Forest, UnionFind};
-pub use dynamics::{initial_state, lanes32, lanes32_sparse, row_norm, transfer, update_neuron, update_neuron_sparse};
+pub use dynamics::{
+    combine, initial_state, lane_sum, lanes32, lanes32_sparse, row_norm, transfer, update_neuron, update_neuron_sparse,
+};
 pub use real::Real;
 pub use sync::{phase_bit, phase_hits, SyncMode};

@@ -1,0 +1,167 @@
+//! OCNN kernels: thread mappings onto `neurobits_core::ocnn` (layouts on the argument structs in
+//! `neurobits_core::ocnn::kernels`). The update is the paper's X-threads with a full warp per
+//! neuron, which *is* the canonical lanes32 order: thread `l` of the warp is lane `l`.
+
+use core::slice::from_raw_parts;
+use neurobits_core::kernel::{DevMut, DevPtr};
+use neurobits_core::ocnn::kernels::{
+    FragmentaryHitsF32, FragmentaryHitsF64, PhaseBitsF32, PhaseBitsF64, PhaseHits, StepF32, StepF64, TransferF32,
+    TransferF64,
+};
+use neurobits_core::ocnn::{combine, lane_sum, phase_bit, phase_hits, transfer, SyncMode};
+
+use crate::{gid, kernel, split};
+
+extern "C" {
+    #[link_name = "llvm.nvvm.shfl.sync.bfly.i32"]
+    fn shfl_bfly(mask: u32, value: u32, lane_mask: u32, clamp: u32) -> u32;
+}
+
+/// Lane `l ^ d`'s value of a warp-wide 32-bit word (all 32 lanes take part).
+#[inline(always)]
+fn xor_lane(v: u32, d: u32) -> u32 {
+    // SAFETY: called by all 32 lanes of a converged warp (the step kernels return per warp).
+    unsafe { shfl_bfly(u32::MAX, v, d, 0x1f) }
+}
+
+/// The working types' warp exchange.
+trait Exchange: Copy {
+    fn xor_lane(self, d: u32) -> Self;
+}
+
+impl Exchange for f32 {
+    #[inline(always)]
+    fn xor_lane(self, d: u32) -> Self {
+        f32::from_bits(xor_lane(self.to_bits(), d))
+    }
+}
+
+impl Exchange for f64 {
+    #[inline(always)]
+    fn xor_lane(self, d: u32) -> Self {
+        let b = self.to_bits();
+        let (lo, hi) = (xor_lane(b as u32, d), xor_lane((b >> 32) as u32, d));
+        f64::from_bits((hi as u64) << 32 | lo as u64)
+    }
+}
+
+macro_rules! typed_kernels {
+    ($t:ty, $transfer:ident, $Transfer:ident, $step:ident, $Step:ident, $bits:ident, $Bits:ident, $frag:ident, $Frag:ident) => {
+        kernel! {
+            /// `f_j = f(x_j)` (the core's `transfer`), one thread per neuron.
+            fn $transfer(a: $Transfer {
+                n: u32,
+                x: DevPtr<$t>,
+                f: DevMut<$t>,
+            }) {
+                let i = gid();
+                if i < a.n as usize {
+                    *a.f.0.add(i) = transfer(*a.x.0.add(i));
+                }
+            }
+        }
+
+        kernel! {
+            /// `x_i = (Σ_j J_ij·f_j) / C_i`, one warp per neuron: lane sums, then the butterfly.
+            fn $step(a: $Step {
+                n: u32,
+                j: DevPtr<$t>,
+                norm: DevPtr<$t>,
+                f: DevPtr<$t>,
+                next: DevMut<$t>,
+            }) {
+                let (i, lane) = split(gid(), 32);
+                let n = a.n as usize;
+                if i >= n {
+                    return; // the whole warp: i is per warp
+                }
+                let row = from_raw_parts(a.j.0.add(i * n), n);
+                let f = from_raw_parts(a.f.0, n);
+                let mut acc = lane_sum(n, lane, |j| row[j] * f[j]);
+                let mut d = 16;
+                while d > 0 {
+                    acc = combine(acc, acc.xor_lane(d));
+                    d /= 2;
+                }
+                if lane == 0 {
+                    *a.next.0.add(i) = acc / *a.norm.0.add(i);
+                }
+            }
+        }
+
+        kernel! {
+            /// Bit `bit` of each neuron's phase word (the core's `phase_bit`); bit 0 clears it.
+            fn $bits(a: $Bits {
+                n: u32,
+                bit: u32,
+                before: DevPtr<$t>,
+                now: DevPtr<$t>,
+                words: DevMut<u64>,
+            }) {
+                let i = gid();
+                if i < a.n as usize {
+                    let b = (phase_bit(*a.now.0.add(i), *a.before.0.add(i)) as u64) << a.bit;
+                    let w = a.words.0.add(i);
+                    *w = if a.bit == 0 { b } else { *w | b };
+                }
+            }
+        }
+
+        kernel! {
+            /// One iteration of fragmentary synchronization for every pair, one thread per `(i, j)`.
+            fn $frag(a: $Frag {
+                n: u32,
+                eps: $t,
+                x: DevPtr<$t>,
+                hits: DevMut<u32>,
+            }) {
+                let n = a.n as usize;
+                let (i, j) = split(gid(), n);
+                if i < n && SyncMode::Fragmentary(a.eps).close(*a.x.0.add(i), *a.x.0.add(j)) {
+                    *a.hits.0.add(i * n + j) += 1;
+                }
+            }
+        }
+    };
+}
+
+typed_kernels!(
+    f32,
+    ocnn_transfer_f32,
+    TransferF32,
+    ocnn_step_f32,
+    StepF32,
+    ocnn_phase_bits_f32,
+    PhaseBitsF32,
+    ocnn_fragmentary_hits_f32,
+    FragmentaryHitsF32
+);
+typed_kernels!(
+    f64,
+    ocnn_transfer_f64,
+    TransferF64,
+    ocnn_step_f64,
+    StepF64,
+    ocnn_phase_bits_f64,
+    PhaseBitsF64,
+    ocnn_fragmentary_hits_f64,
+    FragmentaryHitsF64
+);
+
+kernel! {
+    /// Adds the agreements of `valid` phase bits (the core's `phase_hits`) to every pair, one
+    /// thread per `(i, j)` (the diagonal counts every iteration).
+    fn ocnn_phase_hits(a: PhaseHits {
+        n: u32,
+        valid: u32,
+        words: DevPtr<u64>,
+        hits: DevMut<u32>,
+    }) {
+        let n = a.n as usize;
+        let (i, j) = split(gid(), n);
+        if i < n {
+            // One thread per cell: a plain add.
+            *a.hits.0.add(i * n + j) += phase_hits(*a.words.0.add(i), *a.words.0.add(j), a.valid);
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! OCNN on the GPU ≡ CPU: the spec's two digests (hit matrix, final state) and the labels are
+//! equal on 12 point sets — 2-D and 3-D, f32 and f64, phase and fragmentary synchronization.
+//! Needs a CUDA GPU (`make gpu-test`); the FCPS sets come from `make setup`.
+
+use neurobits::device::DeviceChoice;
+use neurobits::ocnn::{self, points, ClusterConfig, Dtype, SyncArg};
+use neurobits_gpu_host::Gpu;
+use std::path::PathBuf;
+
+fn config(sync: SyncArg, dtype: Dtype, iters: u32) -> ClusterConfig {
+    ClusterConfig {
+        input: PathBuf::from("-"),
+        out: PathBuf::from("-"),
+        seed: 3,
+        iters,
+        transient: 10,
+        sync,
+        eps: 0.2,
+        threshold: "auto".into(),
+        scale: None,
+        dtype,
+        device: DeviceChoice::Gpu,
+        json: None,
+    }
+}
+
+/// Uniform random points in `[−100, 100]^dim` from the portable PRNG (the paper's Table 2 data).
+fn random(n: usize, dim: usize, seed: u64) -> points::Points {
+    let coords = (0..n * dim)
+        .map(|i| (neurobits_core::prng::draw(seed, i as u64) >> 11) as f64 / (1u64 << 53) as f64 * 200.0 - 100.0)
+        .collect();
+    points::Points { n, dim, coords }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn ocnn_gpu_equals_cpu_bit_for_bit() {
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    let data = |name: &str, skip: usize| {
+        // `data/fcps` of the working directory (the GPU bundle), else of the source tree.
+        let here = PathBuf::from("data/fcps").join(name);
+        let p =
+            if here.exists() { here } else { PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/fcps").join(name) };
+        points::load(&p).unwrap_or_else(|e| panic!("{e}: run make setup")).skip(skip)
+    };
+    let sets: Vec<(&str, points::Points, SyncArg, Dtype)> = vec![
+        ("Lsun 2-D", data("Lsun.data", 3), SyncArg::Phase, Dtype::F32),
+        ("Lsun 2-D f64", data("Lsun.data", 3), SyncArg::Phase, Dtype::F64),
+        ("Target 2-D fragmentary", data("Target.data", 0), SyncArg::Fragmentary, Dtype::F32),
+        ("TwoDiamonds 2-D", data("TwoDiamonds.data", 0), SyncArg::Phase, Dtype::F32),
+        ("WingNut 2-D f64 fragmentary", data("WingNut.data", 0), SyncArg::Fragmentary, Dtype::F64),
+        ("Hepta 3-D", data("Hepta.data", 0), SyncArg::Phase, Dtype::F32),
+        ("Tetra 3-D f64", data("Tetra.data", 0), SyncArg::Phase, Dtype::F64),
+        ("Atom 3-D fragmentary", data("Atom.data", 0), SyncArg::Fragmentary, Dtype::F32),
+        ("Chainlink 3-D", data("Chainlink.data", 0), SyncArg::Phase, Dtype::F32),
+        ("random 2-D n=1000", random(1000, 2, 7), SyncArg::Phase, Dtype::F32),
+        ("random 3-D n=517 f64 fragmentary", random(517, 3, 8), SyncArg::Fragmentary, Dtype::F64),
+        ("random 2-D n=33", random(33, 2, 9), SyncArg::Phase, Dtype::F32),
+    ];
+    for (name, p, sync, dtype) in &sets {
+        let c = config(*sync, *dtype, 300);
+        let run = |g: Option<&Gpu>| match dtype {
+            Dtype::F32 => ocnn::cluster_on::<f32>(p, None, &c, g).unwrap(),
+            Dtype::F64 => ocnn::cluster_on::<f64>(p, None, &c, g).unwrap(),
+        };
+        let (cpu, gpu_r) = (run(None), run(Some(&gpu)));
+        assert_eq!(cpu.state_sha256, gpu_r.state_sha256, "{name}: final state");
+        assert_eq!(cpu.hits_sha256, gpu_r.hits_sha256, "{name}: hit matrix");
+        assert_eq!(cpu.labels, gpu_r.labels, "{name}: labels");
+        println!(
+            "{name:<34} n={:<5} k={:<3} bit-exact: state {} hits {}",
+            p.n,
+            cpu.k,
+            &cpu.state_sha256[..16],
+            &cpu.hits_sha256[..16]
+        );
+    }
+    println!("OCNN GPU = CPU bit for bit on {} point sets (2-D, 3-D, f32, f64, phase, fragmentary)", sets.len());
+}
