@@ -73,7 +73,7 @@ gpu-bundle: setup
 	for t in bit_exact flyhash; do cp $$($(CARGO) test --release -p neurobits-gpu-host --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/$$t; done
 	cp $$($(CARGO) test --release --test ocnn_gpu --no-run --message-format=json 2>/dev/null \
-	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/ocnn_gpu
+	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable') and m['target']['name'] == 'ocnn_gpu']") .bundle/ocnn_gpu
 	strip .bundle/*
 	mkdir -p .bundle/data && cp -r data/fcps .bundle/data/
 	cp /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz .bundle/

@@ -45,6 +45,8 @@ pub enum Command {
 pub enum OcnnCommand {
     /// Cluster points: one label per input line.
     Cluster(crate::ocnn::ClusterConfig),
+    /// The FCPS sets with known classes over seeds: k and adjusted Rand index.
+    Experiment(crate::ocnn::experiment::ExperimentConfig),
 }
 
 /// `neurobits gbnn …`.
@@ -119,5 +121,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             FlyCommand::Bench(a) => flyhash::bench::run(&a),
         },
         Command::Ocnn(OcnnCommand::Cluster(a)) => crate::ocnn::run_cluster(&a),
+        Command::Ocnn(OcnnCommand::Experiment(a)) => crate::ocnn::experiment::run(&a),
     }
 }

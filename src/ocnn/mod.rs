@@ -4,6 +4,7 @@
 pub mod clusters;
 pub mod cpu;
 pub mod digest;
+pub mod experiment;
 pub mod points;
 pub mod scale;
 pub mod weights;
