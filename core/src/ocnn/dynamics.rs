@@ -75,8 +75,11 @@ pub fn combine<T: Real>(mine: T, theirs: T) -> T {
     mine + theirs
 }
 
-/// `Σ_j term(j)` over `j < n` in the lanes32 order: [`lane_sum`] for the 32 lanes, combined by
-/// the xor-butterfly `d = 16, 8, 4, 2, 1`.
+/// `Σ_j term(j)` over `j < n` in the lanes32 order: the 32 lanes' ascending sums (each lane's
+/// [`lane_sum`]), combined by the xor-butterfly `d = 16, 8, 4, 2, 1`. The lanes advance together,
+/// 32 consecutive terms at a time, so a CPU compiler vectorises the loop; each lane still adds
+/// its own terms in ascending order, so the result is bit-identical to the lane-by-lane form
+/// (tested).
 ///
 /// ```
 /// use neurobits_core::ocnn::lanes32;
@@ -85,6 +88,24 @@ pub fn combine<T: Real>(mine: T, theirs: T) -> T {
 /// ```
 #[inline(always)]
 pub fn lanes32<T: Real>(n: usize, term: impl Fn(usize) -> T) -> T {
+    let mut acc = [T::ZERO; 32];
+    let full = n / 32 * 32;
+    let mut base = 0;
+    while base < full {
+        for (l, a) in acc.iter_mut().enumerate() {
+            *a = *a + term(base + l);
+        }
+        base += 32;
+    }
+    for (l, a) in acc.iter_mut().enumerate().take(n - full) {
+        *a = *a + term(full + l);
+    }
+    butterfly(acc)
+}
+
+/// [`lanes32`] lane by lane: what a GPU warp computes, one lane per thread.
+#[cfg(test)]
+fn lanes32_by_lane<T: Real>(n: usize, term: impl Fn(usize) -> T) -> T {
     let mut acc = [T::ZERO; 32];
     for (l, a) in acc.iter_mut().enumerate() {
         *a = lane_sum(n, l, &term);
@@ -149,4 +170,19 @@ pub fn update_neuron<T: Real>(row: &[T], norm: T, f: &[T]) -> T {
 pub fn update_neuron_sparse<T: Real>(cols: &[u32], vals: &[T], norm: T, f: &[T]) -> T {
     let s = lanes32_sparse(cols.iter().zip(vals).map(|(&j, &w)| (j, w * f[j as usize])));
     s / norm
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lanes_together_equal_lanes_one_by_one() {
+        for n in [0usize, 1, 31, 32, 33, 100, 1000, 4097] {
+            let t32 = |j: usize| (crate::prng::draw(5, j as u64) >> 40) as f32 * 1e-3 - 7000.0;
+            let t64 = |j: usize| (crate::prng::draw(6, j as u64) >> 11) as f64 * 1e-9 - 3.0;
+            assert_eq!(lanes32(n, t32).to_bits(), lanes32_by_lane(n, t32).to_bits(), "f32 n={n}");
+            assert_eq!(lanes32(n, t64).to_bits(), lanes32_by_lane(n, t64).to_bits(), "f64 n={n}");
+        }
+    }
 }
