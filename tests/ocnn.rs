@@ -80,3 +80,92 @@ fn scale_in_3d_and_degenerate_inputs() {
     assert!(ocnn::scale::scale(&points::parse("1 1\n1 1\n1 1\n1 1\n", "mem").unwrap()).is_err());
     assert!(ocnn::scale::scale(&points::parse("0 0\n1 1\n", "mem").unwrap()).is_err());
 }
+
+/// Bad input: one line on stderr, exit code 2, no output file.
+#[test]
+fn bad_inputs_end_in_one_line_and_exit_2() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("labels.csv");
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("one point", "1 2\n", &[]),
+        ("nan", "1 2\nnan 3\n3 4\n", &[]),
+        ("inf", "1 2\ninf 3\n3 4\n", &[]),
+        ("ragged", "1 2\n3 4 5\n", &[]),
+        ("not a number", "1 2\nx 4\n", &[]),
+        ("duplicates only", "1 1\n1 1\n1 1\n1 1\n", &[]),
+        ("collinear", "0 0\n1 1\n2 2\n3 3\n", &[]),
+        ("scale 0", "0 0\n1 0\n0 1\n1 1\n", &["--scale", "0"]),
+        ("scale nan", "0 0\n1 0\n0 1\n1 1\n", &["--scale", "nan"]),
+        ("a far outlier in f32", "0 0\n1 0\n0 1\n1 1\n1e6 1e6\n", &["--scale", "0.5"]),
+        ("bad threshold", "0 0\n1 0\n0 1\n1 1\n", &["--threshold", "120"]),
+        ("bad eps", "0 0\n1 0\n0 1\n1 1\n", &["--sync", "fragmentary", "--eps", "-1"]),
+        ("empty", "", &[]),
+    ];
+    for (name, text, extra) in cases {
+        let input = d.path().join("p.txt");
+        std::fs::write(&input, text).unwrap();
+        let o = assert_cmd::Command::cargo_bin("neurobits")
+            .unwrap()
+            .args(["ocnn", "cluster", "--input"])
+            .arg(&input)
+            .arg("--out")
+            .arg(&out)
+            .args(*extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{name}: {err}");
+        assert!(err.starts_with("error: ") && !err.contains("panicked"), "{name}: {err}");
+        assert!(!out.exists(), "{name}: no output on error");
+    }
+}
+
+#[test]
+fn a_dense_coupling_larger_than_memory_is_refused_before_allocating() {
+    let d = tempfile::tempdir().unwrap();
+    // 200 000 points: the dense f32 J would take 160 GB.
+    let text: String = (0..200_000u64).map(|i| format!("{} {}\n", i % 997, i / 997)).collect();
+    let input = d.path().join("big.txt");
+    std::fs::write(&input, text).unwrap();
+    let o = assert_cmd::Command::cargo_bin("neurobits")
+        .unwrap()
+        .args(["ocnn", "cluster", "--scale", "1", "--input"])
+        .arg(&input)
+        .arg("--out")
+        .arg(d.path().join("l.csv"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("dense 200000x200000 coupling needs"), "{err}");
+}
+
+#[test]
+fn clusters_two_separated_blobs_and_writes_one_label_per_point() {
+    let d = tempfile::tempdir().unwrap();
+    let mut text = String::from("# two blobs\n");
+    for i in 0..40 {
+        let (dx, dy) = ((i % 7) as f64 * 0.1, (i / 7) as f64 * 0.1);
+        text += &format!("{} {}\n{},{}\n", dx, dy, 10.0 + dx, 10.0 + dy);
+    }
+    let input = d.path().join("blobs.txt");
+    std::fs::write(&input, text).unwrap();
+    let (out, json) = (d.path().join("l.csv"), d.path().join("r.json"));
+    assert_cmd::Command::cargo_bin("neurobits")
+        .unwrap()
+        .args(["ocnn", "cluster", "--input"])
+        .arg(&input)
+        .arg("--out")
+        .arg(&out)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success();
+    let labels: Vec<u32> = std::fs::read_to_string(&out).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(labels.len(), 80);
+    assert!(labels.iter().step_by(2).all(|&l| l == 0) && labels.iter().skip(1).step_by(2).all(|&l| l == 1));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    assert_eq!((r["k"].as_u64(), r["n"].as_u64(), r["dim"].as_u64()), (Some(2), Some(80), Some(2)));
+    assert_eq!(r["hits_sha256"].as_str().unwrap().len(), 64);
+}

@@ -35,7 +35,7 @@ pub fn weight(d2: f64, a: f64) -> f64 {
 pub fn dense<T: Real + Send + Sync>(p: &Points, a: f64) -> Result<Dense<T>> {
     let n = p.n;
     let bytes = (n as u128 * n as u128).saturating_mul(core::mem::size_of::<T>() as u128);
-    ensure_fits(&format!("the dense {n}x{n} coupling (use --cutoff for large N)"), bytes)?;
+    ensure_fits(&format!("the dense {n}x{n} coupling"), bytes)?;
     let mut j = vec![T::ZERO; n * n];
     j.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
         for (k, w) in row.iter_mut().enumerate() {
