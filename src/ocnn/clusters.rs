@@ -1,7 +1,7 @@
 //! From hit counts to labels: the maximum spanning forest of the hit graph, the `k(θ)` curve on
 //! the percent grid, the automatic threshold and the labels (rules in `neurobits_core::ocnn`).
 
-use neurobits_core::ocnn::{k_curve, labels_at, plateau, Forest, UnionFind};
+use neurobits_core::ocnn::{labels_at, linked, linked_prefix, plateau, UnionFind};
 
 use super::cpu::tri;
 
@@ -29,33 +29,45 @@ pub fn grid(phase: bool) -> Vec<u32> {
     }
 }
 
-/// Maximum spanning forest of the pairs linked at the lowest threshold `p_min`: `(hits, i, j)`
-/// edges in descending hits (Kruskal; ties by pair order, which does not change components).
-fn forest(n: usize, hits: &[u32], t: u32, p_min: u32) -> Vec<(u32, u32, u32)> {
-    let mut edges: Vec<(u32, u32, u32)> = Vec::new();
+/// Clusters the hit counts of `n` points over `t` observed iterations at threshold `fixed`
+/// (percent), or at the automatic plateau threshold of `grid` (ascending) when `None`.
+///
+/// One pass buckets every pair by how many grid thresholds link it (a counting sort, no
+/// comparison sort of the N²/2 pairs); adding the buckets from the highest threshold down to a
+/// union-find gives `k(p)` for the whole grid; a second union-find over the pairs linked at the
+/// chosen `p` gives the labels.
+pub fn cluster(n: usize, hits: &[u32], t: u32, grid: &[u32], fixed: Option<u32>) -> anyhow::Result<Clustering> {
+    // Buckets 1..=len: pairs linked up to grid[b − 1]; bucket 0 (linked nowhere) is skipped.
+    let len = grid.len();
+    let mut count = vec![0usize; len + 1];
+    for &h in hits {
+        count[linked_prefix(h, t, grid)] += 1;
+    }
+    let mut start = vec![0usize; len + 2];
+    for b in 1..=len {
+        start[b + 1] = start[b] + count[b];
+    }
+    let mut edges = vec![(0u32, 0u32); start[len + 1]];
+    let mut at = start.clone();
     for i in 0..n {
         for j in i + 1..n {
-            let h = hits[tri(n, i, j)];
-            if Forest::linked(h, p_min, t) {
-                edges.push((h, i as u32, j as u32));
+            let b = linked_prefix(hits[tri(n, i, j)], t, grid);
+            if b > 0 {
+                edges[at[b]] = (i as u32, j as u32);
+                at[b] += 1;
             }
         }
     }
-    edges.sort_unstable_by(|a, b| b.0.cmp(&a.0).then((a.1, a.2).cmp(&(b.1, b.2))));
     let mut parent = vec![0u32; n];
     let mut uf = UnionFind::new(&mut parent);
-    edges.retain(|&(_, i, j)| uf.union(i, j));
-    edges
-}
-
-/// Clusters the hit counts of `n` points over `t` observed iterations at threshold `fixed`
-/// (percent), or at the automatic plateau threshold of `grid` when `None`.
-pub fn cluster(n: usize, hits: &[u32], t: u32, grid: &[u32], fixed: Option<u32>) -> anyhow::Result<Clustering> {
-    let p_min = fixed.into_iter().chain(grid.iter().copied()).min().unwrap_or(0);
-    let f = forest(n, hits, t, p_min);
-    let weights: Vec<u32> = f.iter().map(|e| e.0).collect();
-    let mut ks = vec![0u32; grid.len()];
-    k_curve(n as u32, &weights, t, grid, &mut ks);
+    let mut ks = vec![0u32; len];
+    let mut k = n as u32;
+    for b in (1..=len).rev() {
+        for &(i, j) in &edges[start[b]..start[b + 1]] {
+            k -= uf.union(i, j) as u32;
+        }
+        ks[b - 1] = k;
+    }
     let p = match fixed {
         Some(p) => p,
         None => plateau(grid, &ks, n as u32).ok_or_else(|| {
@@ -64,9 +76,11 @@ pub fn cluster(n: usize, hits: &[u32], t: u32, grid: &[u32], fixed: Option<u32>)
     };
     let mut parent = vec![0u32; n];
     let mut uf = UnionFind::new(&mut parent);
-    for &(h, i, j) in &f {
-        if Forest::linked(h, p, t) {
-            uf.union(i, j);
+    for i in 0..n {
+        for j in i + 1..n {
+            if linked(hits[tri(n, i, j)], p, t) {
+                uf.union(i as u32, j as u32);
+            }
         }
     }
     let mut labels = vec![0u32; n];

@@ -54,17 +54,23 @@ impl<'a> UnionFind<'a> {
 /// percent: `100·hits > p·t`, exact in integers (spec OPEN-10).
 ///
 /// ```
-/// assert!(neurobits_core::ocnn::Forest::linked(751, 75, 1000));
-/// assert!(!neurobits_core::ocnn::Forest::linked(750, 75, 1000));
+/// assert!(neurobits_core::ocnn::linked(751, 75, 1000));
+/// assert!(!neurobits_core::ocnn::linked(750, 75, 1000));
 /// ```
-pub struct Forest;
+#[inline(always)]
+pub const fn linked(hits: u32, p: u32, t: u32) -> bool {
+    100 * hits as u64 > p as u64 * t as u64
+}
 
-impl Forest {
-    /// The threshold test.
-    #[inline(always)]
-    pub const fn linked(hits: u32, p: u32, t: u32) -> bool {
-        100 * hits as u64 > p as u64 * t as u64
-    }
+/// How many of the ascending thresholds `grid` link a pair with `hits` (a pair linked at `p` is
+/// linked at every lower `p`, so they are a prefix of the grid).
+///
+/// ```
+/// assert_eq!(neurobits_core::ocnn::linked_prefix(700, 1000, &[50, 60, 70, 80]), 2);
+/// ```
+#[inline(always)]
+pub fn linked_prefix(hits: u32, t: u32, grid: &[u32]) -> usize {
+    grid.partition_point(|&p| linked(hits, p, t))
 }
 
 /// Components of the graph on `0..n` with `edges`: writes each point's cluster into `labels`
@@ -99,22 +105,6 @@ pub fn labels_at(uf: &mut UnionFind<'_>, labels: &mut [u32]) -> u32 {
         };
     }
     k
-}
-
-/// The number of clusters at each threshold of `grid`: `k(p) = n − #{forest edges linked at p}`,
-/// where `forest` holds the hit counts of a maximum spanning forest of the hit graph (a graph's
-/// components under a threshold are those of its maximum spanning forest under it).
-///
-/// ```
-/// use neurobits_core::ocnn::k_curve;
-/// let mut k = [0u32; 3];
-/// k_curve(4, &[900, 700], 1000, &[60, 80, 95], &mut k);
-/// assert_eq!(k, [2, 3, 4]);
-/// ```
-pub fn k_curve(n: u32, forest: &[u32], t: u32, grid: &[u32], k: &mut [u32]) {
-    for (kp, &p) in k.iter_mut().zip(grid) {
-        *kp = n - forest.iter().filter(|&&h| Forest::linked(h, p, t)).count() as u32;
-    }
 }
 
 /// The automatic threshold: the longest run of consecutive grid points with the same `k`,

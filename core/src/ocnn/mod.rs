@@ -20,7 +20,7 @@ pub mod kernels;
 mod real;
 mod sync;
 
-pub use cluster::{components, k_curve, labels_at, plateau, Forest, UnionFind};
+pub use cluster::{components, labels_at, linked, linked_prefix, plateau, UnionFind};
 pub use dynamics::{
     combine, initial_state, lane_sum, lanes32, lanes32_sparse, row_norm, transfer, update_neuron, update_neuron_sparse,
 };
