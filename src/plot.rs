@@ -163,3 +163,62 @@ pub fn bar_chart_log(path: &Path, title: &str, groups: &[Bars]) -> Result<()> {
     }
     write_string(path, &svg)
 }
+
+/// Okabe–Ito colours (distinguishable with the common colour-vision deficiencies).
+pub const OKABE_ITO: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(213, 94, 0),
+    RGBColor(86, 180, 233),
+    RGBColor(204, 121, 167),
+    RGBColor(240, 228, 66),
+    RGBColor(0, 0, 0),
+];
+
+/// Writes a scatter plot of 2-D points coloured by cluster (`labels`; clusters of one point in
+/// grey) to `path` (SVG). Colours repeat after eight clusters, with a different marker each round.
+pub fn scatter(path: &Path, labels: &Labels, xy: &[(f64, f64)], cluster: &[u32]) -> Result<()> {
+    let (x0, x1) = xy.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let (y0, y1) = xy.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
+    if !(x0 <= x1 && y0 <= y1) {
+        return Err(anyhow!("nothing to plot for {}", path.display()));
+    }
+    let k = cluster.iter().max().map_or(0, |m| m + 1) as usize;
+    let mut size = vec![0usize; k];
+    cluster.iter().for_each(|&c| size[c as usize] += 1);
+    let (px, py) = ((x1 - x0).max(1e-12) * 0.03, (y1 - y0).max(1e-12) * 0.03);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (700, 700)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| anyhow!("plot: {e}"))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(labels.title, ("sans-serif", 20))
+            .margin(15)
+            .x_label_area_size(40)
+            .y_label_area_size(55)
+            .build_cartesian_2d(x0 - px..x1 + px, y0 - py..y1 + py)
+            .map_err(|e| anyhow!("plot: {e}"))?;
+        chart.configure_mesh().x_desc(labels.x).y_desc(labels.y).draw().map_err(|e| anyhow!("plot: {e}"))?;
+        let mut rank = 0usize; // clusters of more than one point, in label order
+        for c in 0..k {
+            let pts = xy.iter().zip(cluster).filter(|(_, &l)| l as usize == c).map(|(&p, _)| p);
+            if size[c] == 1 {
+                chart
+                    .draw_series(pts.map(|p| Circle::new(p, 2, RGBColor(160, 160, 160).filled())))
+                    .map_err(|e| anyhow!("plot: {e}"))?;
+                continue;
+            }
+            let col = OKABE_ITO[rank % OKABE_ITO.len()];
+            match (rank / OKABE_ITO.len()) % 3 {
+                0 => chart.draw_series(pts.map(|p| Circle::new(p, 3, col.filled()))),
+                1 => chart.draw_series(pts.map(|p| TriangleMarker::new(p, 4, col.filled()))),
+                _ => chart.draw_series(pts.map(|p| Cross::new(p, 4, col.stroke_width(2)))),
+            }
+            .map_err(|e| anyhow!("plot: {e}"))?;
+            rank += 1;
+        }
+        root.present().map_err(|e| anyhow!("plot: {e}"))?;
+    }
+    write_string(path, &svg)
+}

@@ -31,6 +31,7 @@ fn config(input: PathBuf) -> ClusterConfig {
         dtype: Dtype::F32,
         device: neurobits::device::DeviceChoice::Cpu,
         json: None,
+        plots: None,
     }
 }
 

@@ -21,6 +21,7 @@ fn config(sync: SyncArg, dtype: Dtype, iters: u32) -> ClusterConfig {
         dtype,
         device: DeviceChoice::Gpu,
         json: None,
+        plots: None,
     }
 }
 

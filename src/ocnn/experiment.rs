@@ -167,6 +167,7 @@ pub fn run(e: &ExperimentConfig) -> Result<()> {
                 dtype: Dtype::F32,
                 device: e.device,
                 json: None,
+                plots: None,
             };
             let t = std::time::Instant::now();
             let r = device.run(

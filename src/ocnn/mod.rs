@@ -76,6 +76,10 @@ pub struct ClusterConfig {
     /// Also write a JSON report (sizes, a, θ*, k, the k(θ) curve, times, digests).
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Also write clusters.svg (the points coloured by cluster; the first two coordinates for
+    /// more than 2-D) and k-theta.svg (clusters against the threshold) into this directory.
+    #[arg(long)]
+    pub plots: Option<PathBuf>,
 }
 
 /// Everything a run reports.
@@ -220,6 +224,9 @@ pub fn run_cluster(c: &ClusterConfig) -> Result<()> {
         v["version"] = env!("CARGO_PKG_VERSION").into();
         crate::io::atomic::write_string(j, &(serde_json::to_string_pretty(&v)? + "\n"))?;
     }
+    if let Some(dir) = &c.plots {
+        plots(dir, &p, &report, &c.input.display().to_string())?;
+    }
     eprintln!(
         "{} points in {}-D, a = {:.17}: {} clusters ({} of more than one point) at threshold {} % -> {}",
         report.n,
@@ -231,4 +238,27 @@ pub fn run_cluster(c: &ClusterConfig) -> Result<()> {
         c.out.display()
     );
     Ok(())
+}
+
+/// Writes `clusters.svg` and `k-theta.svg` for a run into `dir` (together, or neither).
+pub fn plots(dir: &std::path::Path, p: &Points, r: &Report, name: &str) -> Result<()> {
+    use crate::plot::{line_chart, scatter, Labels, Series};
+    let xy: Vec<(f64, f64)> = (0..p.n).map(|i| (p.point(i)[0], *p.point(i).get(1).unwrap_or(&0.0))).collect();
+    let title = format!(
+        "{name}: {} clusters ({} of more than one point), threshold {} %",
+        r.k, r.k_non_singleton, r.threshold_percent
+    );
+    let axis = if p.dim > 2 { ("x1 (first two of the coordinates)", "x2") } else { ("x", "y") };
+    let curve =
+        Series { label: "clusters".into(), points: r.curve.iter().map(|&(p, k)| (p as f64, k as f64)).collect() };
+    crate::io::atomic::write_set(dir, &["clusters.svg", "k-theta.svg"], |d| {
+        scatter(&d.join("clusters.svg"), &Labels { title: &title, x: axis.0, y: axis.1 }, &xy, &r.labels)?;
+        let t = format!("{name}: clusters k against the threshold (chosen: {} %)", r.threshold_percent);
+        line_chart(
+            &d.join("k-theta.svg"),
+            &Labels { title: &t, x: "threshold (% of iterations in phase)", y: "clusters k (log)" },
+            &[curve],
+            true,
+        )
+    })
 }
