@@ -16,8 +16,11 @@ pub fn delaunay_edges(p: &Points) -> Result<Vec<(u32, u32)>> {
     // paraboloid itself). On degenerate (co-circular) input, Delaunay triangulations are not
     // unique, so `a` can differ from scipy's `d Qbb Qc Qz Q12` by a fraction of a percent (Lsun:
     // 0.22011 here, 0.21925 there); `--scale` pins it (spec OPEN-2).
-    let qh = Qh::new_delaunay((0..p.n).map(|i| p.point(i).to_vec()))
-        .map_err(|e| anyhow!("the Delaunay triangulation failed (are the points all on one line or plane?): {e}"))?;
+    let qh = Qh::new_delaunay((0..p.n).map(|i| p.point(i).to_vec())).map_err(|e| {
+        let why = e.to_string();
+        let why = why.lines().find(|l| l.contains("QH")).unwrap_or("").trim().to_string();
+        anyhow!("no Delaunay triangulation: the points are on one line or plane, or all on one circle or sphere ({why}); give --scale")
+    })?;
     let mut edges = Vec::new();
     for s in qh.simplices().filter(|f| !f.upper_delaunay()) {
         let v: Vec<u32> = s
@@ -41,10 +44,12 @@ pub fn delaunay_edges(p: &Points) -> Result<Vec<(u32, u32)>> {
 /// neighbour (duplicate points have none), distances in `f64`.
 ///
 /// ```
-/// let p = neurobits::ocnn::points::parse("0 0\n1 0\n0 1\n1 1\n", "mem").unwrap();
+/// // A square of side 2 and its centre: each corner has two sides (2) and the centre (√2) as
+/// // neighbours, the centre has the 4 corners (√2).
+/// let p = neurobits::ocnn::points::parse("0 0\n2 0\n0 2\n2 2\n1 1\n", "mem").unwrap();
 /// let a = neurobits::ocnn::scale::scale(&p).unwrap();
-/// // A unit square: each corner has two sides (1) and one diagonal (√2) as neighbours.
-/// assert!((a - (2.0 + 2f64.sqrt()) / 3.0).abs() < 1e-12);
+/// let want = (4.0 * (4.0 + 2f64.sqrt()) / 3.0 + 2f64.sqrt()) / 5.0;
+/// assert!((a - want).abs() < 1e-12);
 /// ```
 pub fn scale(p: &Points) -> Result<f64> {
     let edges = delaunay_edges(p)?;
