@@ -201,9 +201,9 @@ pub fn scatter(path: &Path, labels: &Labels, xy: &[(f64, f64)], cluster: &[u32])
             .map_err(|e| anyhow!("plot: {e}"))?;
         chart.configure_mesh().x_desc(labels.x).y_desc(labels.y).draw().map_err(|e| anyhow!("plot: {e}"))?;
         let mut rank = 0usize; // clusters of more than one point, in label order
-        for c in 0..k {
+        for (c, &members) in size.iter().enumerate() {
             let pts = xy.iter().zip(cluster).filter(|(_, &l)| l as usize == c).map(|(&p, _)| p);
-            if size[c] == 1 {
+            if members == 1 {
                 chart
                     .draw_series(pts.map(|p| Circle::new(p, 2, RGBColor(160, 160, 160).filled())))
                     .map_err(|e| anyhow!("plot: {e}"))?;
