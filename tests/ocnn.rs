@@ -32,6 +32,7 @@ fn config(input: PathBuf) -> ClusterConfig {
         device: neurobits::device::DeviceChoice::Cpu,
         json: None,
         plots: None,
+        variant: ocnn::Variant::XThreads,
     }
 }
 

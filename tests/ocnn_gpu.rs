@@ -22,6 +22,7 @@ fn config(sync: SyncArg, dtype: Dtype, iters: u32) -> ClusterConfig {
         device: DeviceChoice::Gpu,
         json: None,
         plots: None,
+        variant: ocnn::Variant::XThreads,
     }
 }
 
@@ -64,10 +65,17 @@ fn ocnn_gpu_equals_cpu_bit_for_bit() {
             Dtype::F32 => ocnn::cluster_on::<f32>(p, None, &c, g).unwrap(),
             Dtype::F64 => ocnn::cluster_on::<f64>(p, None, &c, g).unwrap(),
         };
-        let (cpu, gpu_r) = (run(None), run(Some(&gpu)));
-        assert_eq!(cpu.state_sha256, gpu_r.state_sha256, "{name}: final state");
-        assert_eq!(cpu.hits_sha256, gpu_r.hits_sha256, "{name}: hit matrix");
-        assert_eq!(cpu.labels, gpu_r.labels, "{name}: labels");
+        let cpu = run(None);
+        for variant in [ocnn::Variant::XThreads, ocnn::Variant::ThreadPerNeuron, ocnn::Variant::YThreads] {
+            let c = ClusterConfig { variant, ..c.clone() };
+            let gpu_r = match dtype {
+                Dtype::F32 => ocnn::cluster_on::<f32>(p, None, &c, Some(&gpu)).unwrap(),
+                Dtype::F64 => ocnn::cluster_on::<f64>(p, None, &c, Some(&gpu)).unwrap(),
+            };
+            assert_eq!(cpu.state_sha256, gpu_r.state_sha256, "{name} {variant:?}: final state");
+            assert_eq!(cpu.hits_sha256, gpu_r.hits_sha256, "{name} {variant:?}: hit matrix");
+            assert_eq!(cpu.labels, gpu_r.labels, "{name} {variant:?}: labels");
+        }
         println!(
             "{name:<34} n={:<5} k={:<3} bit-exact: state {} hits {}",
             p.n,
@@ -76,5 +84,8 @@ fn ocnn_gpu_equals_cpu_bit_for_bit() {
             &cpu.hits_sha256[..16]
         );
     }
-    println!("OCNN GPU = CPU bit for bit on {} point sets (2-D, 3-D, f32, f64, phase, fragmentary)", sets.len());
+    println!(
+        "OCNN GPU = CPU bit for bit on {} point sets (2-D, 3-D, f32, f64, phase, fragmentary), all three decompositions",
+        sets.len()
+    );
 }

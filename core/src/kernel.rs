@@ -147,6 +147,12 @@ kernels! {
     OcnnPhaseHits = "ocnn_phase_hits",
     OcnnFragmentaryHitsF32 = "ocnn_fragmentary_hits_f32",
     OcnnFragmentaryHitsF64 = "ocnn_fragmentary_hits_f64",
+    OcnnStepPerNeuronF32 = "ocnn_step_per_neuron_f32",
+    OcnnLanesYF32 = "ocnn_lanes_y_f32",
+    OcnnCombineYF32 = "ocnn_combine_y_f32",
+    OcnnStepPerNeuronF64 = "ocnn_step_per_neuron_f64",
+    OcnnLanesYF64 = "ocnn_lanes_y_f64",
+    OcnnCombineYF64 = "ocnn_combine_y_f64",
 }
 
 /// The launch parameters of a kernel: the addresses of its argument struct's fields, in order

@@ -5,10 +5,10 @@
 use core::slice::from_raw_parts;
 use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::ocnn::kernels::{
-    FragmentaryHitsF32, FragmentaryHitsF64, PhaseBitsF32, PhaseBitsF64, PhaseHits, StepF32, StepF64, TransferF32,
-    TransferF64,
+    CombineYF32, CombineYF64, FragmentaryHitsF32, FragmentaryHitsF64, LanesYF32, LanesYF64, PhaseBitsF32, PhaseBitsF64,
+    PhaseHits, StepF32, StepF64, StepPerNeuronF32, StepPerNeuronF64, TransferF32, TransferF64,
 };
-use neurobits_core::ocnn::{combine, lane_sum, phase_bit, phase_hits, transfer, SyncMode};
+use neurobits_core::ocnn::{butterfly, combine, lane_sum, lanes32, phase_bit, phase_hits, transfer, SyncMode};
 
 use crate::{gid, kernel, split};
 
@@ -165,3 +165,82 @@ kernel! {
         }
     }
 }
+
+macro_rules! decompositions {
+    ($t:ty, $per:ident, $Per:ident, $lanes:ident, $Lanes:ident, $combine:ident, $Combine:ident) => {
+        kernel! {
+            /// Thread-per-neuron: the core's `lanes32` over column `i` (J is symmetric bit for bit).
+            fn $per(a: $Per {
+                n: u32,
+                j: DevPtr<$t>,
+                norm: DevPtr<$t>,
+                f: DevPtr<$t>,
+                next: DevMut<$t>,
+            }) {
+                let (i, n) = (gid(), a.n as usize);
+                if i < n {
+                    let s = lanes32(n, |j| *a.j.0.add(j * n + i) * *a.f.0.add(j));
+                    *a.next.0.add(i) = s / *a.norm.0.add(i);
+                }
+            }
+        }
+
+        kernel! {
+            /// Y-threads, step 1: thread `(i, y)` computes lanes `4y … 4y+3` of neuron `i`.
+            fn $lanes(a: $Lanes {
+                n: u32,
+                j: DevPtr<$t>,
+                f: DevPtr<$t>,
+                partial: DevMut<$t>,
+            }) {
+                let n = a.n as usize;
+                let (i, y) = split(gid(), 8);
+                if i < n {
+                    let row = from_raw_parts(a.j.0.add(i * n), n);
+                    let f = from_raw_parts(a.f.0, n);
+                    for l in 4 * y..4 * y + 4 {
+                        *a.partial.0.add(i * 32 + l) = lane_sum(n, l, |j| row[j] * f[j]);
+                    }
+                }
+            }
+        }
+
+        kernel! {
+            /// Y-threads, step 2: the ordered combine of the 32 lane sums, then `/ C_i`.
+            fn $combine(a: $Combine {
+                n: u32,
+                partial: DevPtr<$t>,
+                norm: DevPtr<$t>,
+                next: DevMut<$t>,
+            }) {
+                let i = gid();
+                if i < a.n as usize {
+                    let mut acc = [0 as $t; 32];
+                    for (l, x) in acc.iter_mut().enumerate() {
+                        *x = *a.partial.0.add(i * 32 + l);
+                    }
+                    *a.next.0.add(i) = butterfly(acc) / *a.norm.0.add(i);
+                }
+            }
+        }
+    };
+}
+
+decompositions!(
+    f32,
+    ocnn_step_per_neuron_f32,
+    StepPerNeuronF32,
+    ocnn_lanes_y_f32,
+    LanesYF32,
+    ocnn_combine_y_f32,
+    CombineYF32
+);
+decompositions!(
+    f64,
+    ocnn_step_per_neuron_f64,
+    StepPerNeuronF64,
+    ocnn_lanes_y_f64,
+    LanesYF64,
+    ocnn_combine_y_f64,
+    CombineYF64
+);

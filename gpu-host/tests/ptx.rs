@@ -77,6 +77,12 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<ok::PhaseHits>(&mut seen);
     check::<ok::FragmentaryHitsF32>(&mut seen);
     check::<ok::FragmentaryHitsF64>(&mut seen);
+    check::<ok::StepPerNeuronF32>(&mut seen);
+    check::<ok::LanesYF32>(&mut seen);
+    check::<ok::CombineYF32>(&mut seen);
+    check::<ok::StepPerNeuronF64>(&mut seen);
+    check::<ok::LanesYF64>(&mut seen);
+    check::<ok::CombineYF64>(&mut seen);
     for k in Kernel::ALL {
         assert!(seen.contains(k), "{} has no size check", k.name());
     }
@@ -143,7 +149,18 @@ fn opening_without_a_gpu_is_an_error_not_a_panic() {
 /// float multiply, add and divide rounds to nearest explicitly (`.rn`, which ptxas never fuses).
 #[test]
 fn ocnn_kernels_have_no_fma_and_round_to_nearest() {
-    for name in ["ocnn_transfer_f32", "ocnn_step_f32", "ocnn_transfer_f64", "ocnn_step_f64"] {
+    for name in [
+        "ocnn_transfer_f32",
+        "ocnn_step_f32",
+        "ocnn_transfer_f64",
+        "ocnn_step_f64",
+        "ocnn_step_per_neuron_f32",
+        "ocnn_step_per_neuron_f64",
+        "ocnn_lanes_y_f32",
+        "ocnn_lanes_y_f64",
+        "ocnn_combine_y_f32",
+        "ocnn_combine_y_f64",
+    ] {
         let head = format!(".visible .entry {name}(");
         let at = PTX.find(&head).unwrap_or_else(|| panic!("{name} missing"));
         let body = &PTX[at..at + PTX[at..].find("\n}").expect("end of entry")];

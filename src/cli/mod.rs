@@ -47,6 +47,8 @@ pub enum OcnnCommand {
     Cluster(crate::ocnn::ClusterConfig),
     /// The FCPS sets with known classes over seeds: k and adjusted Rand index.
     Experiment(crate::ocnn::experiment::ExperimentConfig),
+    /// The paper's Table 2 workload on every GPU decomposition and the CPU, side by side.
+    Bench(crate::ocnn::bench::BenchConfig),
 }
 
 /// `neurobits gbnn …`.
@@ -122,5 +124,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         },
         Command::Ocnn(OcnnCommand::Cluster(a)) => crate::ocnn::run_cluster(&a),
         Command::Ocnn(OcnnCommand::Experiment(a)) => crate::ocnn::experiment::run(&a),
+        Command::Ocnn(OcnnCommand::Bench(a)) => crate::ocnn::bench::run(&a),
     }
 }

@@ -168,6 +168,7 @@ pub fn run(e: &ExperimentConfig) -> Result<()> {
                 device: e.device,
                 json: None,
                 plots: None,
+                variant: super::Variant::XThreads,
             };
             let t = std::time::Instant::now();
             let r = device.run(

@@ -1,6 +1,7 @@
 //! The OCNN on the host: point files, the Delaunay scale, the weights (computed once here and
 //! shipped to every target), the CPU driver, clustering and the spec's digests.
 
+pub mod bench;
 pub mod clusters;
 pub mod cpu;
 pub mod digest;
@@ -11,7 +12,7 @@ pub mod weights;
 
 use anyhow::Result;
 use neurobits_core::ocnn::SyncMode;
-use neurobits_gpu_host::ocnn::GpuReal;
+use neurobits_gpu_host::ocnn::{Decomposition, GpuReal};
 use neurobits_gpu_host::Gpu;
 use std::path::PathBuf;
 
@@ -26,6 +27,27 @@ pub enum SyncArg {
     Phase,
     /// Fragmentary synchronization: outputs within ε.
     Fragmentary,
+}
+
+/// The GPU decomposition on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Variant {
+    /// A warp per neuron (the paper's X-threads with a full warp).
+    XThreads,
+    /// One thread per neuron.
+    ThreadPerNeuron,
+    /// Eight threads per neuron with an ordered combine.
+    YThreads,
+}
+
+impl From<Variant> for Decomposition {
+    fn from(v: Variant) -> Self {
+        match v {
+            Variant::XThreads => Decomposition::XThreads,
+            Variant::ThreadPerNeuron => Decomposition::ThreadPerNeuron,
+            Variant::YThreads => Decomposition::YThreads,
+        }
+    }
 }
 
 /// Working type of the dynamics.
@@ -76,6 +98,9 @@ pub struct ClusterConfig {
     /// Also write a JSON report (sizes, a, θ*, k, the k(θ) curve, times, digests).
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// GPU decomposition of the update (all give the same bits; x-threads is the fastest).
+    #[arg(long, value_enum, default_value_t = Variant::XThreads)]
+    pub variant: Variant,
     /// Also write clusters.svg (the points coloured by cluster; the first two coordinates for
     /// more than 2-D) and k-theta.svg (clusters against the threshold) into this directory.
     #[arg(long)]
@@ -155,7 +180,7 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
     let tr = match gpu {
         None => cpu::run(&w, c.seed, c.transient, c.iters, mode),
         Some(g) => {
-            let run = g.ocnn(p.n, &w.j, &w.norm)?.run(c.seed, c.transient, c.iters, mode)?;
+            let run = g.ocnn(p.n, &w.j, &w.norm)?.run(c.seed, c.transient, c.iters, mode, c.variant.into())?;
             seconds.insert("gpu kernels", run.kernel_ms / 1e3);
             cpu::Trajectory { state: run.state, hits: cpu::upper_triangle(p.n, &run.hits) }
         }

@@ -33,8 +33,15 @@ pub fn initial_state<T: Real>(seed: u64, i: u64) -> T {
 /// Combines 32 lane sums by the xor-butterfly `d = 16, 8, 4, 2, 1`: at each step every lane
 /// becomes `acc[l] + acc[l ^ d]`. IEEE addition is commutative, so all lanes end equal; the
 /// result is lane 0's.
+///
+/// ```
+/// let mut acc = [0f32; 32];
+/// acc[3] = 1.5;
+/// acc[31] = 2.0;
+/// assert_eq!(neurobits_core::ocnn::butterfly(acc), 3.5);
+/// ```
 #[inline(always)]
-fn butterfly<T: Real>(mut acc: [T; 32]) -> T {
+pub fn butterfly<T: Real>(mut acc: [T; 32]) -> T {
     let mut d = 16;
     while d > 0 {
         let prev = acc;

@@ -139,3 +139,99 @@ kernel_struct! {
         hits: DevMut<u32>,
     }
 }
+
+kernel_struct! {
+    /// `ocnn_step_per_neuron_f32`: the paper's thread-per-neuron: one thread per neuron runs the
+    /// core's `lanes32` over column `i` of the symmetric `J` (coalesced: neighbouring threads
+    /// read neighbouring columns), the same order and bits as the warp-per-neuron kernel.
+    StepPerNeuronF32 => OcnnStepPerNeuronF32 {
+        /// Neurons.
+        n: u32,
+        /// Weights (symmetric).
+        j: DevPtr<f32>,
+        /// Row norms.
+        norm: DevPtr<f32>,
+        /// Transfer values.
+        f: DevPtr<f32>,
+        /// Next states, written.
+        next: DevMut<f32>,
+    }
+}
+
+kernel_struct! {
+    /// `ocnn_lanes_y_f32`: the paper's Y-threads with an ordered combine: 8 threads per neuron,
+    /// thread `y` computing lanes `4y … 4y+3` (the core's `lane_sum`) into `partial[i·32 + l]`.
+    LanesYF32 => OcnnLanesYF32 {
+        /// Neurons.
+        n: u32,
+        /// Weights.
+        j: DevPtr<f32>,
+        /// Transfer values.
+        f: DevPtr<f32>,
+        /// `n · 32` lane sums, written.
+        partial: DevMut<f32>,
+    }
+}
+
+kernel_struct! {
+    /// `ocnn_combine_y_f32`: one thread per neuron combines its 32 lane sums by the core's
+    /// `butterfly` (fixed order, no float atomics) and divides by `C_i`.
+    CombineYF32 => OcnnCombineYF32 {
+        /// Neurons.
+        n: u32,
+        /// Lane sums.
+        partial: DevPtr<f32>,
+        /// Row norms.
+        norm: DevPtr<f32>,
+        /// Next states, written.
+        next: DevMut<f32>,
+    }
+}
+
+kernel_struct! {
+    /// `ocnn_step_per_neuron_f64`: the paper's thread-per-neuron: one thread per neuron runs the
+    /// core's `lanes32` over column `i` of the symmetric `J` (coalesced: neighbouring threads
+    /// read neighbouring columns), the same order and bits as the warp-per-neuron kernel.
+    StepPerNeuronF64 => OcnnStepPerNeuronF64 {
+        /// Neurons.
+        n: u32,
+        /// Weights (symmetric).
+        j: DevPtr<f64>,
+        /// Row norms.
+        norm: DevPtr<f64>,
+        /// Transfer values.
+        f: DevPtr<f64>,
+        /// Next states, written.
+        next: DevMut<f64>,
+    }
+}
+
+kernel_struct! {
+    /// `ocnn_lanes_y_f64`: the paper's Y-threads with an ordered combine: 8 threads per neuron,
+    /// thread `y` computing lanes `4y … 4y+3` (the core's `lane_sum`) into `partial[i·32 + l]`.
+    LanesYF64 => OcnnLanesYF64 {
+        /// Neurons.
+        n: u32,
+        /// Weights.
+        j: DevPtr<f64>,
+        /// Transfer values.
+        f: DevPtr<f64>,
+        /// `n · 32` lane sums, written.
+        partial: DevMut<f64>,
+    }
+}
+
+kernel_struct! {
+    /// `ocnn_combine_y_f64`: one thread per neuron combines its 32 lane sums by the core's
+    /// `butterfly` (fixed order, no float atomics) and divides by `C_i`.
+    CombineYF64 => OcnnCombineYF64 {
+        /// Neurons.
+        n: u32,
+        /// Lane sums.
+        partial: DevPtr<f64>,
+        /// Row norms.
+        norm: DevPtr<f64>,
+        /// Next states, written.
+        next: DevMut<f64>,
+    }
+}

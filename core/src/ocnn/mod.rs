@@ -22,7 +22,8 @@ mod sync;
 
 pub use cluster::{components, labels_at, linked, linked_prefix, plateau, UnionFind};
 pub use dynamics::{
-    combine, initial_state, lane_sum, lanes32, lanes32_sparse, row_norm, transfer, update_neuron, update_neuron_sparse,
+    butterfly, combine, initial_state, lane_sum, lanes32, lanes32_sparse, row_norm, transfer, update_neuron,
+    update_neuron_sparse,
 };
 pub use real::Real;
 pub use sync::{phase_bit, phase_hits, SyncMode};

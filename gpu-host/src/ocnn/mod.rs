@@ -9,6 +9,20 @@ use std::time::Instant;
 use crate::launch::{launch, rd, wr, KernelTimer};
 use crate::{Gpu, GpuError};
 
+/// How the update is spread over GPU threads (the paper's three decompositions). All three add
+/// the same terms in the same lanes32 order, so they give the same bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Decomposition {
+    /// X-threads: a warp per neuron, lane `l` of the warp is lane `l` of the sum (the default:
+    /// coalesced row reads, the butterfly by warp shuffles).
+    #[default]
+    XThreads,
+    /// Thread-per-neuron: one thread runs all 32 lanes over column `i` of the symmetric `J`.
+    ThreadPerNeuron,
+    /// Y-threads: 8 threads per neuron, 4 lanes each, combined in a second, ordered pass.
+    YThreads,
+}
+
 /// A working type the kernels exist for (`f32`, `f64`).
 pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin {
     /// Launches `f = transfer(x)`.
@@ -22,18 +36,20 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin {
         x: &CudaSlice<Self>,
         f: &mut CudaSlice<Self>,
     ) -> Result<(), GpuError>;
-    /// Launches one update.
+    /// Launches one update with decomposition `d` (`partial`: `32·n` scratch for Y-threads).
     ///
     /// # Safety
-    /// `j` holds `n²` weights, the others `n` values, on `gpu`'s stream.
+    /// `j` holds `n²` weights, `partial` `32·n` values, the others `n` values, on `gpu`'s stream.
     #[allow(clippy::too_many_arguments)]
     unsafe fn step(
         gpu: &Gpu,
         t: &mut KernelTimer,
+        d: Decomposition,
         n: u32,
         j: &CudaSlice<Self>,
         norm: &CudaSlice<Self>,
         f: &CudaSlice<Self>,
+        partial: &mut CudaSlice<Self>,
         next: &mut CudaSlice<Self>,
     ) -> Result<(), GpuError>;
     /// Launches the phase bits of one iteration.
@@ -65,7 +81,7 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin {
 }
 
 macro_rules! gpu_real {
-    ($t:ty, $Transfer:ident, $Step:ident, $Bits:ident, $Frag:ident) => {
+    ($t:ty, $Transfer:ident, $Step:ident, $Per:ident, $Lanes:ident, $Combine:ident, $Bits:ident, $Frag:ident) => {
         impl GpuReal for $t {
             unsafe fn transfer(
                 gpu: &Gpu,
@@ -79,14 +95,31 @@ macro_rules! gpu_real {
             unsafe fn step(
                 gpu: &Gpu,
                 t: &mut KernelTimer,
+                d: Decomposition,
                 n: u32,
                 j: &CudaSlice<Self>,
                 norm: &CudaSlice<Self>,
                 f: &CudaSlice<Self>,
+                partial: &mut CudaSlice<Self>,
                 next: &mut CudaSlice<Self>,
             ) -> Result<(), GpuError> {
-                let a = k::$Step { n, j: rd(gpu, j), norm: rd(gpu, norm), f: rd(gpu, f), next: wr(gpu, next) };
-                unsafe { launch(gpu, t, n as u64 * 32, a) }
+                let (jp, normp, fp) = (rd(gpu, j), rd(gpu, norm), rd(gpu, f));
+                match d {
+                    Decomposition::XThreads => {
+                        let a = k::$Step { n, j: jp, norm: normp, f: fp, next: wr(gpu, next) };
+                        unsafe { launch(gpu, t, n as u64 * 32, a) }
+                    }
+                    Decomposition::ThreadPerNeuron => {
+                        let a = k::$Per { n, j: jp, norm: normp, f: fp, next: wr(gpu, next) };
+                        unsafe { launch(gpu, t, n as u64, a) }
+                    }
+                    Decomposition::YThreads => {
+                        let a = k::$Lanes { n, j: jp, f: fp, partial: wr(gpu, partial) };
+                        unsafe { launch(gpu, t, n as u64 * 8, a)? };
+                        let a = k::$Combine { n, partial: rd(gpu, partial), norm: normp, next: wr(gpu, next) };
+                        unsafe { launch(gpu, t, n as u64, a) }
+                    }
+                }
             }
             unsafe fn phase_bits(
                 gpu: &Gpu,
@@ -114,8 +147,8 @@ macro_rules! gpu_real {
         }
     };
 }
-gpu_real!(f32, TransferF32, StepF32, PhaseBitsF32, FragmentaryHitsF32);
-gpu_real!(f64, TransferF64, StepF64, PhaseBitsF64, FragmentaryHitsF64);
+gpu_real!(f32, TransferF32, StepF32, StepPerNeuronF32, LanesYF32, CombineYF32, PhaseBitsF32, FragmentaryHitsF32);
+gpu_real!(f64, TransferF64, StepF64, StepPerNeuronF64, LanesYF64, CombineYF64, PhaseBitsF64, FragmentaryHitsF64);
 
 /// Dense weights and row norms resident on a GPU.
 pub struct OcnnGpu<'g, T> {
@@ -157,7 +190,14 @@ impl Gpu {
 impl<T: GpuReal> OcnnGpu<'_, T> {
     /// Iterates `transient + iters` times from the seed's initial state (the core's
     /// `initial_state`) and counts synchronization over the observed iterations.
-    pub fn run(&self, seed: u64, transient: u32, iters: u32, mode: SyncMode<T>) -> Result<OcnnRun<T>, GpuError> {
+    pub fn run(
+        &self,
+        seed: u64,
+        transient: u32,
+        iters: u32,
+        mode: SyncMode<T>,
+        d: Decomposition,
+    ) -> Result<OcnnRun<T>, GpuError> {
         let start = Instant::now();
         let (g, n) = (self.gpu, self.n);
         let st = &g.stream;
@@ -167,12 +207,13 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
         let mut f = st.alloc_zeros::<T>(n as usize)?;
         let mut words = st.alloc_zeros::<u64>(n as usize)?;
         let mut hits = st.alloc_zeros::<u32>(n as usize * n as usize)?;
+        let mut partial = st.alloc_zeros::<T>(if d == Decomposition::YThreads { 32 * n as usize } else { 1 })?;
         let mut t = KernelTimer::default();
         // SAFETY (all launches): every buffer was sized above for n neurons (hits: n²).
         for it in 0..transient + iters {
             unsafe {
                 T::transfer(g, &mut t, n, &x, &mut f)?;
-                T::step(g, &mut t, n, &self.j, &self.norm, &f, &mut next)?;
+                T::step(g, &mut t, d, n, &self.j, &self.norm, &f, &mut partial, &mut next)?;
             }
             if it >= transient {
                 let o = it - transient;

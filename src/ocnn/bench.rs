@@ -1,0 +1,155 @@
+//! `ocnn bench`: the paper's Table 2 workload (uniform random points in [−100, 100]², T = 1000,
+//! dense) on every GPU decomposition and the all-cores CPU, side by side in one run.
+
+use anyhow::Result;
+use neurobits_core::ocnn::SyncMode;
+use neurobits_gpu_host::ocnn::Decomposition;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use super::{clusters, cpu, points::Points, scale, weights};
+use crate::device::{bench_devices, BenchDevice};
+
+/// `ocnn bench`.
+#[derive(clap::Args, Debug)]
+pub struct BenchConfig {
+    /// Network sizes N (the paper's Table 2: 1000 … 16 000).
+    #[arg(long, value_delimiter = ',', default_values_t = [1000usize, 2000, 4000, 10_000, 14_000, 16_000])]
+    pub sizes: Vec<usize>,
+    /// Observed iterations T.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub iters: u32,
+    /// Largest N timed on the CPU (the CPU is O(N²·T)).
+    #[arg(long, default_value_t = 4000)]
+    pub cpu_max: usize,
+    /// Where to time: cpu, gpu, all (side by side) or auto.
+    #[arg(long, value_enum, default_value_t = BenchDevice::All)]
+    pub device: BenchDevice,
+    /// Seed of the points and of the initial state.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also write the rows as JSON.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// One timed run.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Row {
+    /// Network size.
+    pub n: usize,
+    /// Implementation.
+    pub implementation: String,
+    /// Seconds of the scale and the weights (host, shared by all implementations).
+    pub prepare_s: f64,
+    /// Seconds of the dynamics and synchronization (results in host memory).
+    pub dynamics_s: f64,
+    /// GPU kernel seconds, where known.
+    pub kernel_s: Option<f64>,
+    /// Seconds of the threshold scan and the labels (host).
+    pub clusters_s: f64,
+    /// The whole algorithm: points to labels.
+    pub total_s: f64,
+    /// Clusters found.
+    pub k: u32,
+    /// SHA-256 prefix of the hit matrix (equal across implementations).
+    pub hits: String,
+}
+
+/// Uniform random points in `[−100, 100]^dim` from the portable PRNG.
+pub fn random_points(n: usize, dim: usize, seed: u64) -> Points {
+    let key = neurobits_core::prng::stream_key(seed, 40);
+    let coords = (0..n * dim)
+        .map(|i| (neurobits_core::prng::draw(key, i as u64) >> 11) as f64 / (1u64 << 53) as f64 * 200.0 - 100.0)
+        .collect();
+    Points { n, dim, coords }
+}
+
+/// Runs the benchmark.
+pub fn run(b: &BenchConfig) -> Result<()> {
+    if let Some(out) = &b.out {
+        crate::io::atomic::check_writable(out)?;
+    }
+    let (use_cpu, gpu) = bench_devices(b.device)?;
+    if let Some(g) = &gpu {
+        crate::outln!("GPU: {}", g.name())?;
+    }
+    crate::outln!(
+        "CPU: {} threads; T = {}, dense f32, phase synchronization, automatic threshold",
+        rayon::current_num_threads(),
+        b.iters
+    )?;
+    crate::outln!(
+        "{:>6} {:<26} {:>9} {:>10} {:>10} {:>10} {:>10} {:>4}",
+        "N",
+        "implementation",
+        "prepare",
+        "dynamics",
+        "kernels",
+        "clusters",
+        "total s",
+        "k"
+    )?;
+    let mut rows = Vec::new();
+    for &n in &b.sizes {
+        let p = random_points(n, 2, b.seed);
+        let t = Instant::now();
+        let a = scale::scale(&p)?;
+        let w = weights::dense::<f32>(&p, a)?;
+        let prepare_s = t.elapsed().as_secs_f64();
+        let grid = clusters::grid(true);
+        let mut finish = |name: String, dynamics_s: f64, kernel_s: Option<f64>, hits: &[u32]| -> Result<()> {
+            let t = Instant::now();
+            let cl = clusters::cluster(n, hits, b.iters, &grid, None)?;
+            let clusters_s = t.elapsed().as_secs_f64();
+            let row = Row {
+                n,
+                implementation: name,
+                prepare_s,
+                dynamics_s,
+                kernel_s,
+                clusters_s,
+                total_s: prepare_s + dynamics_s + clusters_s,
+                k: cl.k,
+                hits: super::digest::hits(n, hits, b.iters)[..16].to_string(),
+            };
+            crate::outln!(
+                "{:>6} {:<26} {:>9.3} {:>10.3} {:>10} {:>10.3} {:>10.3} {:>4}",
+                row.n,
+                row.implementation,
+                row.prepare_s,
+                row.dynamics_s,
+                row.kernel_s.map_or("-".into(), |k| format!("{k:.3}")),
+                row.clusters_s,
+                row.total_s,
+                row.k
+            )?;
+            rows.push(row);
+            Ok(())
+        };
+        if let Some(g) = &gpu {
+            let resident = g.ocnn(n, &w.j, &w.norm)?;
+            for d in [Decomposition::XThreads, Decomposition::ThreadPerNeuron, Decomposition::YThreads] {
+                let t = Instant::now();
+                let r = resident.run(b.seed, 0, b.iters, SyncMode::Phase, d)?;
+                let dynamics_s = t.elapsed().as_secs_f64();
+                let upper = cpu::upper_triangle(n, &r.hits);
+                finish(format!("gpu {d:?}"), dynamics_s, Some(r.kernel_ms / 1e3), &upper)?;
+            }
+        }
+        if use_cpu && n <= b.cpu_max {
+            let t = Instant::now();
+            let tr = cpu::run(&w, b.seed, 0, b.iters, SyncMode::Phase);
+            finish(
+                format!("cpu ({} threads)", rayon::current_num_threads()),
+                t.elapsed().as_secs_f64(),
+                None,
+                &tr.hits,
+            )?;
+        }
+    }
+    if let Some(out) = &b.out {
+        crate::io::atomic::write_string(out, &(serde_json::to_string_pretty(&rows)? + "\n"))?;
+    }
+    Ok(())
+}
