@@ -37,51 +37,65 @@ pub fn grid(phase: bool) -> Vec<u32> {
 /// union-find gives `k(p)` for the whole grid; a second union-find over the pairs linked at the
 /// chosen `p` gives the labels.
 pub fn cluster(n: usize, hits: &[u32], t: u32, grid: &[u32], fixed: Option<u32>) -> anyhow::Result<Clustering> {
-    // Buckets 1..=len: pairs linked up to grid[b − 1]; bucket 0 (linked nowhere) is skipped.
+    use rayon::prelude::*;
+    // A fixed threshold outside the grid gets its own grid point, so that its pairs are buckets.
+    let mut grid = grid.to_vec();
+    if let Some(p) = fixed {
+        if let Err(at) = grid.binary_search(&p) {
+            grid.insert(at, p);
+        }
+    }
     let len = grid.len();
+    // Bucket of every pair (in the upper triangle's order): how many grid thresholds link it.
+    let bucket: Vec<u8> = hits.par_iter().map(|&h| linked_prefix(h, t, &grid) as u8).collect();
     let mut count = vec![0usize; len + 1];
-    for &h in hits {
-        count[linked_prefix(h, t, grid)] += 1;
+    for &b in &bucket {
+        count[b as usize] += 1;
     }
     let mut start = vec![0usize; len + 2];
     for b in 1..=len {
         start[b + 1] = start[b] + count[b];
     }
+    // Counting sort of the linked pairs by bucket; pairs enumerated row by row, as stored.
     let mut edges = vec![(0u32, 0u32); start[len + 1]];
     let mut at = start.clone();
+    let mut idx = 0;
     for i in 0..n {
         for j in i + 1..n {
-            let b = linked_prefix(hits[tri(n, i, j)], t, grid);
+            let b = bucket[idx] as usize;
+            idx += 1;
             if b > 0 {
                 edges[at[b]] = (i as u32, j as u32);
                 at[b] += 1;
             }
         }
     }
+    // k(p) for the grid from the highest threshold down: each bucket adds the pairs that the
+    // next lower threshold links.
     let mut parent = vec![0u32; n];
-    let mut uf = UnionFind::new(&mut parent);
     let mut ks = vec![0u32; len];
-    let mut k = n as u32;
-    for b in (1..=len).rev() {
-        for &(i, j) in &edges[start[b]..start[b + 1]] {
-            k -= uf.union(i, j) as u32;
+    {
+        let mut uf = UnionFind::new(&mut parent);
+        let mut k = n as u32;
+        for b in (1..=len).rev() {
+            for &(i, j) in &edges[start[b]..start[b + 1]] {
+                k -= uf.union(i, j) as u32;
+            }
+            ks[b - 1] = k;
         }
-        ks[b - 1] = k;
     }
     let p = match fixed {
         Some(p) => p,
-        None => plateau(grid, &ks, n as u32).ok_or_else(|| {
+        None => plateau(&grid, &ks, n as u32).ok_or_else(|| {
             anyhow::anyhow!("no threshold of the grid gives between 2 and N−1 clusters: give --threshold P")
         })?,
     };
-    let mut parent = vec![0u32; n];
+    // The pairs linked at p: the buckets above p's position in the grid.
+    let pos = grid.iter().position(|&g| g == p).expect("p is a grid point");
     let mut uf = UnionFind::new(&mut parent);
-    for i in 0..n {
-        for j in i + 1..n {
-            if linked(hits[tri(n, i, j)], p, t) {
-                uf.union(i as u32, j as u32);
-            }
-        }
+    for &(i, j) in &edges[start[pos + 1]..] {
+        debug_assert!(linked(hits[tri(n, i as usize, j as usize)], p, t));
+        uf.union(i, j);
     }
     let mut labels = vec![0u32; n];
     let k = labels_at(&mut uf, &mut labels);
