@@ -18,14 +18,21 @@ fn main() {
     let cli = match neurobits::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => e.exit(),
+        // A bare command (`neurobits`, `neurobits gbnn`): its help, as clap renders it, exit 2.
+        Err(e) if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
         Err(e) => {
             let text = e.render().to_string();
             let lines: Vec<&str> = text
                 .lines()
                 .map(str::trim)
-                .filter(|l| !l.is_empty() && !l.starts_with("For more information") && !l.starts_with("Usage:"))
+                .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
                 .collect();
-            fail(&lines.join(" "));
+            // One line (the promise for every error), with clap's usage hint kept at its end.
+            let mut line = lines.join(" ").replace("Usage: ", "(usage: ");
+            if text.contains("Usage:") {
+                line.push(')');
+            }
+            fail(&line);
         }
     };
     if let Err(e) = neurobits::cli::run(cli) {

@@ -15,7 +15,7 @@ use crate::{flyhash, gbnn};
 
 /// Bit-exact bio-inspired neural models on CPUs, GPUs, microcontrollers and an FPGA model.
 #[derive(Parser, Debug)]
-#[command(name = "neurobits", version, about)]
+#[command(name = "neurobits", version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("NEUROBITS_COMMIT"), ")"), about)]
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]

@@ -52,7 +52,7 @@ pub struct RetrieveConfig {
     /// Retrieval rule.
     pub rule: RuleArg,
     /// Sum-of-sum reinforcement factor γ.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 2)]
     pub gamma: u32,
     /// Sum-of-sum update limit t_max.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=crate::cli::MAX_ITER as i64))]

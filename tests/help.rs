@@ -1,0 +1,61 @@
+//! The command line as a new user meets it: every option of every subcommand has a help
+//! sentence, defaults agree across commands, `--version` names the commit, and a bare command
+//! prints its help rather than an error folded onto one line.
+
+use clap::CommandFactory;
+use neurobits::cli::Cli;
+
+fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+    for a in cmd.get_arguments() {
+        let id = a.get_id().as_str();
+        if id == "help" || id == "version" {
+            continue;
+        }
+        if a.get_help().is_none() && a.get_long_help().is_none() {
+            missing.push(format!("{path} --{}", a.get_long().unwrap_or(id)));
+        }
+    }
+    for s in cmd.get_subcommands() {
+        if s.get_about().is_none() {
+            missing.push(format!("{path} {} (no about)", s.get_name()));
+        }
+        walk(s, &format!("{path} {}", s.get_name()), missing);
+    }
+}
+
+#[test]
+fn every_option_has_help() {
+    let mut missing = Vec::new();
+    walk(&Cli::command(), "neurobits", &mut missing);
+    assert!(missing.is_empty(), "options without help text:\n{}", missing.join("\n"));
+}
+
+fn default_of(path: &[&str], long: &str) -> Option<String> {
+    let mut cmd = Cli::command();
+    for p in path {
+        cmd = cmd.find_subcommand(p).unwrap_or_else(|| panic!("no subcommand {p}")).clone();
+    }
+    let a =
+        cmd.get_arguments().find(|a| a.get_long() == Some(long)).unwrap_or_else(|| panic!("{path:?} has no --{long}"));
+    a.get_default_values().first().map(|v| v.to_string_lossy().to_string())
+}
+
+#[test]
+fn gamma_defaults_agree() {
+    let gammas: Vec<Option<String>> =
+        [&["gbnn", "retrieve"][..], &["fpga"], &["hwcost"]].iter().map(|p| default_of(p, "gamma")).collect();
+    assert!(gammas.iter().all(|g| g.as_deref() == Some("2")), "{gammas:?}");
+}
+
+#[test]
+fn version_names_the_commit_and_bare_commands_print_help() {
+    let o = assert_cmd::Command::cargo_bin("neurobits").unwrap().arg("--version").output().unwrap();
+    let v = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && v.starts_with("neurobits 0.1.0 (") && v.trim_end().ends_with(')'), "{v}");
+    for args in [&[][..], &["gbnn"][..], &["ocnn"][..]] {
+        let o = assert_cmd::Command::cargo_bin("neurobits").unwrap().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(err.contains("Usage:") && err.lines().count() > 3, "{args:?}: help expected, got {err}");
+    }
+}
