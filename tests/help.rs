@@ -59,3 +59,67 @@ fn version_names_the_commit_and_bare_commands_print_help() {
         assert!(err.contains("Usage:") && err.lines().count() > 3, "{args:?}: help expected, got {err}");
     }
 }
+
+#[test]
+fn score_rates_a_retrieval_against_the_truth() {
+    let d = tempfile::tempdir().unwrap();
+    let nb = || assert_cmd::Command::cargo_bin("neurobits").unwrap();
+    let p = |n: &str| d.path().join(n);
+    nb().args([
+        "gbnn",
+        "generate",
+        "--clusters",
+        "4",
+        "--neurons",
+        "16",
+        "--messages",
+        "3",
+        "--probes",
+        "3",
+        "--erased",
+        "1",
+        "--out",
+    ])
+    .arg(d.path())
+    .assert()
+    .success();
+    nb().args(["gbnn", "store", "--clusters", "4", "--neurons", "16", "--messages"])
+        .arg(p("messages.csv"))
+        .arg("--out")
+        .arg(p("net.nb"))
+        .assert()
+        .success();
+    nb().args(["gbnn", "retrieve", "--rule", "joint", "--net"])
+        .arg(p("net.nb"))
+        .arg("--probes")
+        .arg(p("probes.csv"))
+        .arg("--out")
+        .arg(p("out.csv"))
+        .assert()
+        .success();
+    nb().args(["gbnn", "score", "--result"])
+        .arg(p("out.csv"))
+        .arg("--truth")
+        .arg(p("truth.csv"))
+        .arg("--json")
+        .arg(p("s.json"))
+        .assert()
+        .success();
+    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(p("s.json")).unwrap()).unwrap();
+    // 3 messages in a 4×16 network, one cluster erased: each is retrieved exactly.
+    assert_eq!((s["probes"].as_u64(), s["strict"].as_f64(), s["contains"].as_f64()), (Some(3), Some(1.0), Some(1.0)));
+    // A result that misses the truth everywhere scores 0; a truth of other length is an error.
+    std::fs::write(p("bad.csv"), "15,15,15,15\n15,15,15,15\n15,15,15,15\n").unwrap();
+    nb().args(["gbnn", "score", "--result"])
+        .arg(p("bad.csv"))
+        .arg("--truth")
+        .arg(p("truth.csv"))
+        .arg("--json")
+        .arg(p("b.json"))
+        .assert()
+        .success();
+    let b: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(p("b.json")).unwrap()).unwrap();
+    assert_eq!(b["contains"].as_f64(), Some(0.0));
+    std::fs::write(p("short.csv"), "1,2,3,4\n").unwrap();
+    nb().args(["gbnn", "score", "--result"]).arg(p("short.csv")).arg("--truth").arg(p("truth.csv")).assert().code(2);
+}

@@ -65,6 +65,8 @@ pub enum GbnnCommand {
     Experiment(ExperimentConfig),
     /// Time every rule and implementation side by side.
     Bench(BenchConfig),
+    /// Score a `retrieve` output against the true messages.
+    Score(crate::gbnn::score::ScoreConfig),
 }
 
 /// `neurobits flyhash …`.
@@ -112,6 +114,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             GbnnCommand::Generate(a) => gbnn::generate::run(&a),
             GbnnCommand::Experiment(a) => gbnn::experiment::run(&a),
             GbnnCommand::Bench(a) => gbnn::bench::run(&a),
+            GbnnCommand::Score(a) => gbnn::score::run(&a),
         },
         Command::Fpga(a) => gbnn::fpga::run(&a),
         Command::Hwcost(a) => gbnn::hwcost::run(&a),

@@ -14,6 +14,7 @@ pub mod mcu;
 /// `gbnn retrieve`.
 pub mod retrieve;
 pub mod scenario;
+pub mod score;
 /// `gbnn store`.
 pub mod store;
 
