@@ -123,3 +123,33 @@ fn score_rates_a_retrieval_against_the_truth() {
     std::fs::write(p("short.csv"), "1,2,3,4\n").unwrap();
     nb().args(["gbnn", "score", "--result"]).arg(p("short.csv")).arg("--truth").arg(p("truth.csv")).assert().code(2);
 }
+
+#[test]
+fn search_results_are_plain_csv() {
+    let d = tempfile::tempdir().unwrap();
+    let codes = d.path().join("c.bin");
+    let mut b = b"NBFLYHSH".to_vec();
+    b.extend(1u32.to_le_bytes());
+    b.extend(8u32.to_le_bytes());
+    b.extend(3u64.to_le_bytes());
+    for w in [0b0000_0001u64, 0b0000_0011, 0b1111_0000] {
+        b.extend(w.to_le_bytes());
+    }
+    std::fs::write(&codes, b).unwrap();
+    let out = d.path().join("hits.csv");
+    assert_cmd::Command::cargo_bin("neurobits")
+        .unwrap()
+        .args(["flyhash", "search", "--r", "2", "--db"])
+        .arg(&codes)
+        .arg("--queries")
+        .arg(&codes)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "query,rank,index,distance");
+    assert_eq!(&lines[1..3], ["0,0,0,0", "0,1,1,1"]);
+    assert_eq!(lines.len(), 1 + 3 * 2);
+}

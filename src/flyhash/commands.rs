@@ -210,10 +210,12 @@ pub fn search(a: &SearchConfig) -> Result<()> {
         |g| Ok(g.hamming_top_r(&db, &q, words, a.r)?),
         |cpu| Ok(cpu.install(|| super::search::top_r(&db, &q, words, a.r))),
     )?;
-    let mut s = String::new();
-    for row in res {
-        s += &row.iter().map(|(i, d)| format!("{i}:{d}")).collect::<Vec<_>>().join(",");
-        s.push('\n');
+    // Plain CSV, one hit per line, nearest first: read by any CSV reader as it is.
+    let mut s = String::from("query,rank,index,distance\n");
+    for (q, row) in res.iter().enumerate() {
+        for (rank, (i, d)) in row.iter().enumerate() {
+            s += &format!("{q},{rank},{i},{d}\n");
+        }
     }
     write_string(&a.out, &s)
 }
