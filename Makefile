@@ -11,7 +11,7 @@ QEMU_MCU := qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb -nographic -moni
 	-semihosting-config enable=on,target=native -icount shift=0
 PTXAS = $(shell python3 -c "import nvidia.cuda_nvcc as m, os; print(os.path.join(list(m.__path__)[0], 'bin', 'ptxas'))" 2>/dev/null)
 
-.PHONY: fuzz setup demo test mcu-build mcu-test bench gpu-bundle gpu-test gpu-bench clean
+.PHONY: completions fuzz setup demo test mcu-build mcu-test bench gpu-bundle gpu-test gpu-bench clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -102,6 +102,15 @@ fuzz: setup
 	@rustup component add --toolchain nightly rust-src 2>&1 | grep -v 'is up to date' || true
 	@command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz --locked
 	./fuzz/run.sh $(FUZZ_SECONDS)
+
+# Shell completions and the man page into out/share (copy them where your shell looks).
+completions: setup
+	$(CARGO) build --release --bin neurobits
+	mkdir -p out/share/bash-completion/completions out/share/zsh/site-functions out/share/fish/vendor_completions.d out/share/man/man1
+	$(BIN) completions bash > out/share/bash-completion/completions/neurobits
+	$(BIN) completions zsh > out/share/zsh/site-functions/_neurobits
+	$(BIN) completions fish > out/share/fish/vendor_completions.d/neurobits.fish
+	$(BIN) man > out/share/man/man1/neurobits.1
 
 clean:
 	$(CARGO) clean

@@ -153,3 +153,16 @@ fn search_results_are_plain_csv() {
     assert_eq!(&lines[1..3], ["0,0,0,0", "0,1,1,1"]);
     assert_eq!(lines.len(), 1 + 3 * 2);
 }
+
+#[test]
+fn completions_and_man_page() {
+    let run = |args: &[&str]| {
+        let o = assert_cmd::Command::cargo_bin("neurobits").unwrap().args(args).output().unwrap();
+        assert!(o.status.success(), "{args:?}");
+        String::from_utf8(o.stdout).unwrap()
+    };
+    assert!(run(&["completions", "bash"]).contains("neurobits__ocnn__cluster"));
+    assert!(run(&["completions", "zsh"]).contains("#compdef neurobits"));
+    let man = run(&["man"]);
+    assert!(man.starts_with(".ie") && man.contains(".TH neurobits 1"));
+}

@@ -38,6 +38,14 @@ pub enum Command {
     /// Oscillatory chaotic neural network (OCNN): clustering by synchronized chaos.
     #[command(subcommand)]
     Ocnn(OcnnCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to standard output.
+    Man,
 }
 
 /// `neurobits ocnn …`.
@@ -125,6 +133,16 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             FlyCommand::Eval(a) => flyhash::commands::eval(&a),
             FlyCommand::Bench(a) => flyhash::bench::run(&a),
         },
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "neurobits", &mut out);
+            crate::out!("{}", String::from_utf8_lossy(&out))
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(&mut out)?;
+            crate::out!("{}", String::from_utf8_lossy(&out))
+        }
         Command::Ocnn(OcnnCommand::Cluster(a)) => crate::ocnn::run_cluster(&a),
         Command::Ocnn(OcnnCommand::Experiment(a)) => crate::ocnn::experiment::run(&a),
         Command::Ocnn(OcnnCommand::Bench(a)) => crate::ocnn::bench::run(&a),
