@@ -161,7 +161,7 @@ fn completions_and_man_page() {
         assert!(o.status.success(), "{args:?}");
         String::from_utf8(o.stdout).unwrap()
     };
-    assert!(run(&["completions", "bash"]).contains("neurobits__ocnn__cluster"));
+    assert!(run(&["completions", "bash"]).contains("neurobits__subcmd__ocnn__subcmd__cluster"));
     assert!(run(&["completions", "zsh"]).contains("#compdef neurobits"));
     let man = run(&["man"]);
     assert!(man.starts_with(".ie") && man.contains(".TH neurobits 1"));
