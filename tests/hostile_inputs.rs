@@ -325,3 +325,46 @@ fn an_interrupted_store_leaves_no_temporary_file() {
         assert_eq!(status.code(), Some(130), "{status:?}");
     }
 }
+
+/// The NPY and CSV variants users write: Fortran order, big-endian, half floats, small integers,
+/// a CSV header row — all read as the same matrix.
+#[test]
+fn npy_and_csv_variants() {
+    let npy_of = |descr: &str, fortran: bool, shape: &str, body: Vec<u8>| {
+        let mut h = format!(
+            "{{'descr': '{descr}', 'fortran_order': {}, 'shape': {shape}, }}",
+            if fortran { "True" } else { "False" }
+        );
+        while (10 + h.len() + 1) % 64 != 0 {
+            h.push(' ');
+        }
+        h.push('\n');
+        let mut b = b"\x93NUMPY\x01\x00".to_vec();
+        b.extend((h.len() as u16).to_le_bytes());
+        b.extend(h.as_bytes());
+        b.extend(body);
+        b
+    };
+    let want = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0]; // 2 × 3, row-major
+    let c_le: Vec<u8> = want.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let f_le: Vec<u8> = [1.0f32, 4.0, 2.0, 5.0, 3.0, 6.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let c_be: Vec<u8> = want.iter().flat_map(|v| v.to_be_bytes()).collect();
+    let f16: Vec<u8> =
+        [0x3c00u16, 0x4000, 0x4200, 0x4400, 0x4500, 0x4600].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let i2: Vec<u8> = [1i16, 2, 3, 4, 5, 6].iter().flat_map(|v| v.to_be_bytes()).collect();
+    for (what, b) in [
+        ("<f4 C", npy_of("<f4", false, "(2, 3)", c_le)),
+        ("<f4 Fortran", npy_of("<f4", true, "(2, 3)", f_le)),
+        (">f4", npy_of(">f4", false, "(2, 3)", c_be)),
+        ("<f2", npy_of("<f2", false, "(2, 3)", f16)),
+        (">i2", npy_of(">i2", false, "(2, 3)", i2)),
+    ] {
+        let m = npy(&b, "x").unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!((m.rows, m.cols, &m.data[..]), (2, 3, &want[..]), "{what}");
+    }
+    let neg = npy_of("<i1", false, "(2,)", vec![0xff, 0x7f]);
+    assert_eq!(npy(&neg, "x").unwrap().data, [-1.0, 127.0]);
+    let m = neurobits::flyhash::data::csv("a,b,c\n1,2,3\n4,5,6\n", "x").unwrap();
+    assert_eq!((m.rows, m.cols, &m.data[..]), (2, 3, &want[..]));
+    assert!(neurobits::flyhash::data::csv("1,2,3\na,b,c\n", "x").is_err(), "a non-numeric row after data");
+}

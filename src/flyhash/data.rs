@@ -54,14 +54,19 @@ fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     Ok(raw)
 }
 
-/// Reads a matrix, choosing the format by extension (`.csv`, `.npy`, otherwise IDX).
+/// Reads a matrix, choosing the format by its content (NPY magic, IDX magic, else CSV text),
+/// so a misnamed file still reads; a `.npy` name without the NPY magic is an error. Gzip is undone
+/// first.
 pub fn read(path: &Path) -> Result<Matrix> {
     let name = path.display().to_string();
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    let m = match ext {
-        "csv" => csv(&String::from_utf8(read_bytes(path)?).map_err(|_| anyhow!("{name}: not a text file"))?, &name)?,
-        "npy" => npy(&read_bytes(path)?, &name)?,
-        _ => idx(&read_bytes(path)?, &name)?,
+    let b = read_bytes(path)?;
+    let npy_name = path.extension().is_some_and(|e| e == "npy");
+    let m = if b.starts_with(b"\x93NUMPY") || npy_name {
+        npy(&b, &name)?
+    } else if b.len() >= 4 && b[0] == 0 && b[1] == 0 && matches!(b[2], 0x08 | 0x09 | 0x0B..=0x0E) {
+        idx(&b, &name)?
+    } else {
+        csv(std::str::from_utf8(&b).map_err(|_| anyhow!("{name}: neither NPY, IDX nor CSV text"))?, &name)?
     };
     m.check_finite(&name)?;
     Ok(m)
@@ -108,12 +113,16 @@ pub fn idx(b: &[u8], name: &str) -> Result<Matrix> {
     Ok(Matrix { rows, cols: count.checked_div(rows).unwrap_or(0), data })
 }
 
-/// CSV: one row per line, comma-separated numbers; blank lines skipped.
+/// CSV: one row per line, comma-separated numbers; blank lines and a header row skipped.
 pub fn csv(text: &str, name: &str) -> Result<Matrix> {
     let (mut data, mut cols, mut rows) = (Vec::new(), None, 0);
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() {
+            continue;
+        }
+        // A header row (a first line none of whose fields is a number) is skipped.
+        if rows == 0 && cols.is_none() && line.split(',').all(|f| f.trim().parse::<f32>().is_err()) {
             continue;
         }
         let before = data.len();
@@ -139,7 +148,8 @@ pub fn csv(text: &str, name: &str) -> Result<Matrix> {
     Ok(Matrix { rows, cols, data })
 }
 
-/// NPY (version 1–3): little-endian `f4`, `f8`, `u1`, `i4` or `i8`, C order, 1-D (one row) or 2-D.
+/// NPY (version 1–3): floats of 2, 4 or 8 bytes and integers of 1–8 bytes, either byte order, C or
+/// Fortran order (`np.save(x.T)`), 1-D (one row) or 2-D.
 pub fn npy(b: &[u8], name: &str) -> Result<Matrix> {
     if b.len() < 10 || &b[..6] != b"\x93NUMPY" {
         bail!("{name}: not an NPY file (bad magic)");
@@ -158,9 +168,7 @@ pub fn npy(b: &[u8], name: &str) -> Result<Matrix> {
     };
     let descr = field("descr")?;
     let descr = descr.trim_start_matches('\'').split('\'').next().unwrap_or("");
-    if field("fortran_order")?.starts_with("True") {
-        bail!("{name}: Fortran-ordered NPY is not supported");
-    }
+    let fortran = field("fortran_order")?.starts_with("True");
     let shape_s = field("shape")?.strip_prefix('(').ok_or_else(|| anyhow!("{name}: corrupt NPY shape"))?;
     let shape_s = &shape_s[..shape_s.find(')').ok_or_else(|| anyhow!("{name}: corrupt NPY shape"))?];
     let shape: Vec<usize> = shape_s
@@ -176,25 +184,80 @@ pub fn npy(b: &[u8], name: &str) -> Result<Matrix> {
     };
     let body = b.get(start + hlen..).unwrap_or(&[]);
     let count = rows.checked_mul(cols).ok_or_else(|| anyhow!("{name}: absurd NPY shape"))?;
-    let size = match descr {
-        "<f4" | "<i4" => 4,
-        "<f8" | "<i8" => 8,
-        "|u1" => 1,
-        d => bail!("{name}: unsupported NPY dtype {d}"),
+    // dtype: byte order (`<` little, `>` big, `|`/`=` not applicable or native = little here),
+    // kind (f, i, u) and width.
+    let (order, kind, size) = {
+        let d = descr.as_bytes();
+        let size: usize = descr.get(2..).and_then(|w| w.parse().ok()).unwrap_or(0);
+        match (d.first(), d.get(1)) {
+            (Some(&o @ (b'<' | b'>' | b'|' | b'=')), Some(&k @ (b'f' | b'i' | b'u'))) => (o, k, size),
+            _ => bail!("{name}: unsupported NPY dtype {descr}"),
+        }
     };
+    let ok = matches!((kind, size), (b'f', 2 | 4 | 8) | (b'i' | b'u', 1 | 2 | 4 | 8));
+    if !ok {
+        bail!("{name}: unsupported NPY dtype {descr}");
+    }
     let need = count.checked_mul(size).ok_or_else(|| anyhow!("{name}: absurd NPY shape"))?;
     if body.len() != need {
         bail!("{name}: NPY data is {} bytes, shape {rows}x{cols} needs {need}", body.len());
     }
-    ensure_fits(&format!("{name}: the values as f32"), count as u128 * 4)?;
-    let data = match descr {
-        "<f4" => body.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect(),
-        "<f8" => body.chunks(8).map(|c| f64::from_le_bytes(c.try_into().unwrap()) as f32).collect(),
-        "<i4" => body.chunks(4).map(|c| i32::from_le_bytes(c.try_into().unwrap()) as f32).collect(),
-        "<i8" => body.chunks(8).map(|c| i64::from_le_bytes(c.try_into().unwrap()) as f32).collect(),
-        _ => body.iter().map(|&x| x as f32).collect(),
+    ensure_fits(&format!("{name}: the values as f32"), count as u128 * 8)?;
+    let value = |c: &[u8]| -> f32 {
+        let mut x = [0u8; 8];
+        if order == b'>' {
+            for (k, &v) in c.iter().rev().enumerate() {
+                x[k] = v;
+            }
+        } else {
+            x[..c.len()].copy_from_slice(c);
+        }
+        let u = u64::from_le_bytes(x);
+        match (kind, size) {
+            (b'f', 2) => f16_to_f32(u as u16),
+            (b'f', 4) => f32::from_bits(u as u32),
+            (b'f', _) => f64::from_bits(u) as f32,
+            (b'u', _) => u as f32,
+            // Sign-extend the `size`-byte integer.
+            _ => ((u << (64 - 8 * size)) as i64 >> (64 - 8 * size)) as f32,
+        }
+    };
+    let flat: Vec<f32> = body.chunks(size).map(value).collect();
+    // Fortran order (what `np.save(x.T)` writes): column-major; transpose to rows.
+    let data = if fortran && rows > 1 && cols > 1 {
+        let mut t = vec![0f32; count];
+        for c in 0..cols {
+            for r in 0..rows {
+                t[r * cols + c] = flat[c * rows + r];
+            }
+        }
+        t
+    } else {
+        flat
     };
     Ok(Matrix { rows, cols, data })
+}
+
+/// IEEE half precision to `f32` (exact: every `f16` is an `f32`).
+///
+/// ```
+/// use neurobits::flyhash::data::f16_to_f32;
+/// assert_eq!((f16_to_f32(0x3c00), f16_to_f32(0xc000), f16_to_f32(0x0001)), (1.0, -2.0, 2f32.powi(-24)));
+/// assert!(f16_to_f32(0x7e00).is_nan() && f16_to_f32(0x7c00).is_infinite());
+/// ```
+pub fn f16_to_f32(h: u16) -> f32 {
+    let (sign, exp, frac) = ((h >> 15) as u32, ((h >> 10) & 0x1f) as u32, (h & 0x3ff) as u32);
+    let mag = match exp {
+        0 => frac as f32 * 2f32.powi(-24),
+        31 if frac == 0 => f32::INFINITY,
+        31 => f32::NAN,
+        _ => f32::from_bits(((exp + 112) << 23) | (frac << 13)),
+    };
+    if sign == 1 {
+        -mag
+    } else {
+        mag
+    }
 }
 
 /// Fashion-MNIST from Debian's `dataset-fashion-mnist` (`make setup` installs it).
