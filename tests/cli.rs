@@ -255,7 +255,7 @@ fn experiment_writes_table_csv_json_and_plots() {
     // joint and sum-of-max agree on probes of stored messages, point by point.
     for e in [4, 5] {
         let rate = |rule: &str| {
-            rows.as_array().unwrap().iter().find(|r| r["rule"] == rule && r["erased"] == e).unwrap()["strict"]
+            rows["rows"].as_array().unwrap().iter().find(|r| r["rule"] == rule && r["erased"] == e).unwrap()["strict"]
                 .as_f64()
                 .unwrap()
         };

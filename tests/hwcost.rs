@@ -16,8 +16,7 @@ fn run(args: &[&str]) -> Vec<Value> {
     for f in ["hwcost.md", "hwcost.csv", "hwcost.svg"] {
         assert!(d.path().join(f).is_file(), "{f}");
     }
-    serde_json::from_str::<Value>(&std::fs::read_to_string(d.path().join("hwcost.json")).unwrap())
-        .unwrap()
+    serde_json::from_str::<Value>(&std::fs::read_to_string(d.path().join("hwcost.json")).unwrap()).unwrap()["rows"]
         .as_array()
         .unwrap()
         .clone()

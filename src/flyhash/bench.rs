@@ -12,7 +12,6 @@ use std::time::Instant;
 use super::cpu::{self, Wta};
 use super::data::{self, Matrix};
 use crate::device::{bench_devices, BenchDevice};
-use crate::io::atomic::write_string;
 
 #[derive(clap::Args, Debug)]
 /// `flyhash bench`: FlyHash timed on the CPU and GPU.
@@ -201,7 +200,7 @@ pub fn run(a: &FlyBenchConfig) -> Result<()> {
         }
     }
     if let Some(out) = &a.out {
-        write_string(out, &(serde_json::to_string_pretty(&entries)? + "\n"))?;
+        crate::io::json::write(out, &entries)?;
     }
     Ok(())
 }

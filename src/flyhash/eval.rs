@@ -117,7 +117,7 @@ pub fn run(data: &Path, queries: usize, ks: &[u32], neighbours: usize, seed: u64
         );
     }
     write_string(&out.join("eval.csv"), &csv)?;
-    write_string(&out.join("eval.json"), &(serde_json::to_string_pretty(&rows)? + "\n"))?;
+    crate::io::json::write(&out.join("eval.json"), &rows)?;
     let series = vec![
         Series {
             label: "FlyHash (m = 20k, k winners)".into(),

@@ -17,7 +17,6 @@ use super::scenario::{scenario, Scenario};
 use super::RuleArg;
 use crate::device::Cpu;
 use crate::device::{bench_devices, BenchDevice};
-use crate::io::atomic::write_string;
 use std::path::PathBuf;
 
 #[derive(Serialize, Clone, Debug)]
@@ -153,7 +152,7 @@ pub fn run(a: &BenchConfig) -> Result<()> {
         gpu_rows(&ctx, gpu, &rules, &cpu_states, &mut report)?;
     }
     if let Some(out) = &a.out {
-        write_string(out, &(serde_json::to_string_pretty(&report)? + "\n"))?;
+        crate::io::json::write(out, &report)?;
     }
     Ok(())
 }

@@ -132,7 +132,7 @@ fn write_outputs(a: &ExperimentConfig, gamma: u32, rows: &[Row]) -> Result<()> {
     // All files of a run appear together, or none do.
     write_set(&a.out, &names, |dir| {
         write_string(&dir.join("results.csv"), &csv)?;
-        write_string(&dir.join("results.json"), &(serde_json::to_string_pretty(rows)? + "\n"))?;
+        crate::io::json::write(&dir.join("results.json"), &rows)?;
         let curves = |pick: &dyn Fn(&Row) -> Option<String>, y: &dyn Fn(&Row) -> f64| {
             let mut out: Vec<Series> = Vec::new();
             for r in rows {

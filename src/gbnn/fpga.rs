@@ -9,7 +9,6 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::RuleArg;
-use crate::io::atomic::write_string;
 use std::path::PathBuf;
 
 /// One rule's run on the circuit.
@@ -113,7 +112,7 @@ pub fn run(a: &FpgaConfig) -> Result<()> {
             "clock_mhz_assumed": a.clock_mhz, "store_cycles": store_cycles, "rules": rows,
             "resources": resources_json(&r),
         });
-        write_string(path, &(serde_json::to_string_pretty(&doc)? + "\n"))?;
+        crate::io::json::write(path, &doc)?;
     }
     anyhow::ensure!(rows.iter().all(|r| r.identical_to_cpu), "the circuit's states differ from the CPU driver's");
     Ok(())

@@ -135,7 +135,7 @@ pub fn run(a: &HwcostConfig) -> Result<()> {
     write_set(&a.out, &["hwcost.md", "hwcost.csv", "hwcost.json", "hwcost.svg"], |dir| {
         write_string(&dir.join("hwcost.md"), &md)?;
         write_string(&dir.join("hwcost.csv"), &csv(&rows))?;
-        write_string(&dir.join("hwcost.json"), &(serde_json::to_string_pretty(&rows)? + "\n"))?;
+        crate::io::json::write(&dir.join("hwcost.json"), &rows)?;
         let bars: Vec<Bars> = rules
             .iter()
             .map(|r| Bars {

@@ -125,7 +125,7 @@ pub fn run(a: &ScoreConfig) -> Result<()> {
         100.0 * score.expected
     )?;
     if let Some(j) = &a.json {
-        crate::io::atomic::write_string(j, &(serde_json::to_string_pretty(&score)? + "\n"))?;
+        crate::io::json::write(j, &score)?;
     }
     Ok(())
 }

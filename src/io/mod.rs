@@ -3,6 +3,7 @@
 
 pub mod atomic;
 pub mod codes;
+pub mod json;
 pub mod memory;
 pub mod netfile;
 pub mod output;

@@ -149,7 +149,7 @@ pub fn run(b: &BenchConfig) -> Result<()> {
         }
     }
     if let Some(out) = &b.out {
-        crate::io::atomic::write_string(out, &(serde_json::to_string_pretty(&rows)? + "\n"))?;
+        crate::io::json::write(out, &rows)?;
     }
     Ok(())
 }

@@ -214,6 +214,6 @@ pub fn run(e: &ExperimentConfig) -> Result<()> {
     }
     write_set(&e.out, &["results.csv", "results.json"], |dir| {
         crate::io::atomic::write_string(&dir.join("results.csv"), &csv)?;
-        crate::io::atomic::write_string(&dir.join("results.json"), &(serde_json::to_string_pretty(&rows)? + "\n"))
+        crate::io::json::write(&dir.join("results.json"), &rows)
     })
 }

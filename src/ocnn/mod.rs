@@ -246,8 +246,7 @@ pub fn run_cluster(c: &ClusterConfig) -> Result<()> {
         v["sync"] = format!("{:?}", c.sync).to_lowercase().into();
         v["dtype"] = format!("{:?}", c.dtype).to_lowercase().into();
         v["input"] = c.input.display().to_string().into();
-        v["version"] = env!("CARGO_PKG_VERSION").into();
-        crate::io::atomic::write_string(j, &(serde_json::to_string_pretty(&v)? + "\n"))?;
+        crate::io::json::write(j, &v)?;
     }
     if let Some(dir) = &c.plots {
         plots(dir, &p, &report, &c.input.display().to_string())?;
