@@ -6,12 +6,21 @@ use std::path::Path;
 
 use crate::io::atomic::write_string;
 
-/// One curve: a label and its points.
+/// One curve: a label, its points and, optionally, an interval around each point.
 pub struct Series {
     /// Series name, as the legend shows it.
     pub label: String,
     /// (x, y) points.
     pub points: Vec<(f64, f64)>,
+    /// `(low, high)` of each point (e.g. a Wilson 95 % interval), drawn as a bar; empty for none.
+    pub intervals: Vec<(f64, f64)>,
+}
+
+impl Series {
+    /// A curve without intervals.
+    pub fn new(label: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
+        Series { label: label.into(), points, intervals: Vec::new() }
+    }
 }
 
 /// Axis and title text of a chart.
@@ -24,21 +33,29 @@ pub struct Labels<'a> {
     pub y: &'a str,
 }
 
-/// Writes a line chart of `series` to `path` (SVG). `log_y` plots y on a log scale.
+/// Writes a line chart of `series` to `path` (SVG). `log_y` plots y on a log scale. Series are
+/// told apart by colour (Okabe–Ito), marker and dash pattern together, so that coinciding
+/// curves stay visible (each later series is drawn smaller on top) and a grey-scale print still
+/// separates them; the legend sits to the right of the plot, outside the data.
 pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) -> Result<()> {
-    let pts = || series.iter().flat_map(|s| s.points.iter());
-    let (x0, x1) = pts().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let pts = || {
+        series.iter().flat_map(|s| {
+            s.points.iter().copied().chain(s.intervals.iter().flat_map(|&(lo, hi)| [(f64::NAN, lo), (f64::NAN, hi)]))
+        })
+    };
+    let (x0, x1) = pts().filter(|p| p.0.is_finite()).fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
     let (y0, y1) = pts().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
     if !(x0 <= x1 && y0 <= y1) {
         return Err(anyhow!("nothing to plot for {}", path.display()));
     }
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (960, 520)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| anyhow!("plot: {e}"))?;
-        let mut b = ChartBuilder::on(&root);
-        b.caption(labels.title, ("sans-serif", 22)).margin(15).x_label_area_size(45).y_label_area_size(65);
-        let colors = [&BLUE, &RED, &GREEN, &MAGENTA, &CYAN, &BLACK, &RGBColor(255, 140, 0), &RGBColor(128, 0, 128)];
+        // The legend gets its own column to the right of the plot.
+        let (plot, legend) = root.split_horizontally(740);
+        let mut b = ChartBuilder::on(&plot);
+        b.caption(labels.title, ("sans-serif", 20)).margin(15).x_label_area_size(45).y_label_area_size(65);
         macro_rules! draw {
             ($chart:expr) => {{
                 let mut chart = $chart;
@@ -50,23 +67,32 @@ pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) 
                     .draw()
                     .map_err(|e| anyhow!("plot: {e}"))?;
                 for (i, s) in series.iter().enumerate() {
-                    let col = colors[i % colors.len()];
-                    chart
-                        .draw_series(LineSeries::new(s.points.clone(), col.stroke_width(2)))
-                        .map_err(|e| anyhow!("plot: {e}"))?
-                        .label(s.label.clone())
-                        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col.stroke_width(2)));
-                    chart
-                        .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, col.filled())))
-                        .map_err(|e| anyhow!("plot: {e}"))?;
-                }
-                chart
-                    .configure_series_labels()
-                    .background_style(WHITE.mix(0.8))
-                    .border_style(BLACK)
-                    .position(SeriesLabelPosition::UpperRight)
-                    .draw()
+                    let col = OKABE_ITO[i % OKABE_ITO.len()];
+                    // Later series thinner and with smaller markers, so that equal curves show.
+                    let (width, size) = (3u32.saturating_sub(i as u32 / 2).max(1), 6i32 - (i as i32).min(3));
+                    for (&(x, _), &(lo, hi)) in s.points.iter().zip(&s.intervals) {
+                        chart
+                            .draw_series(std::iter::once(PathElement::new(vec![(x, lo), (x, hi)], col.stroke_width(1))))
+                            .map_err(|e| anyhow!("plot: {e}"))?;
+                    }
+                    let style = col.stroke_width(width);
+                    match i % 3 {
+                        0 => chart.draw_series(LineSeries::new(s.points.clone(), style)).map(drop),
+                        1 => chart.draw_series(DashedLineSeries::new(s.points.clone(), 8, 5, style)).map(drop),
+                        _ => chart.draw_series(DashedLineSeries::new(s.points.clone(), 2, 4, style)).map(drop),
+                    }
                     .map_err(|e| anyhow!("plot: {e}"))?;
+                    match (i / 3) % 3 {
+                        0 => chart.draw_series(s.points.iter().map(|&p| Circle::new(p, size, col.filled()))).map(drop),
+                        1 => chart
+                            .draw_series(s.points.iter().map(|&p| TriangleMarker::new(p, size, col.filled())))
+                            .map(drop),
+                        _ => chart
+                            .draw_series(s.points.iter().map(|&p| Cross::new(p, size, col.stroke_width(2))))
+                            .map(drop),
+                    }
+                    .map_err(|e| anyhow!("plot: {e}"))?;
+                }
             }};
         }
         let xr = x0 - 0.2..x1 + 0.2;
@@ -75,6 +101,33 @@ pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) 
             draw!(b.build_cartesian_2d(xr, (lo * 0.5..y1 * 2.0).log_scale()).map_err(|e| anyhow!("plot: {e}"))?);
         } else {
             draw!(b.build_cartesian_2d(xr, (y0.min(0.0))..(y1 * 1.05).max(1e-9)).map_err(|e| anyhow!("plot: {e}"))?);
+        }
+        // The legend: a sample of each series' line, dash and marker, then its name.
+        for (i, s) in series.iter().enumerate() {
+            let col = OKABE_ITO[i % OKABE_ITO.len()];
+            let y = 60 + 26 * i as i32;
+            let seg = vec![(8, y), (48, y)];
+            let style = col.stroke_width(2);
+            match i % 3 {
+                0 => legend.draw(&PathElement::new(seg, style)),
+                1 => legend
+                    .draw(&PathElement::new(vec![(8, y), (24, y)], style))
+                    .and(legend.draw(&PathElement::new(vec![(32, y), (48, y)], style))),
+                _ => legend
+                    .draw(&PathElement::new(vec![(8, y), (12, y)], style))
+                    .and(legend.draw(&PathElement::new(vec![(26, y), (30, y)], style)))
+                    .and(legend.draw(&PathElement::new(vec![(44, y), (48, y)], style))),
+            }
+            .map_err(|e| anyhow!("plot: {e}"))?;
+            match (i / 3) % 3 {
+                0 => legend.draw(&Circle::new((28, y), 5, col.filled())),
+                1 => legend.draw(&TriangleMarker::new((28, y), 5, col.filled())),
+                _ => legend.draw(&Cross::new((28, y), 5, col.stroke_width(2))),
+            }
+            .map_err(|e| anyhow!("plot: {e}"))?;
+            legend
+                .draw(&Text::new(s.label.clone(), (56, y - 7), ("sans-serif", 14)))
+                .map_err(|e| anyhow!("plot: {e}"))?;
         }
         root.present().map_err(|e| anyhow!("plot: {e}"))?;
     }

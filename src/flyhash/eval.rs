@@ -119,14 +119,8 @@ pub fn run(data: &Path, queries: usize, ks: &[u32], neighbours: usize, seed: u64
     write_string(&out.join("eval.csv"), &csv)?;
     crate::io::json::write(&out.join("eval.json"), &rows)?;
     let series = vec![
-        Series {
-            label: "FlyHash (m = 20k, k winners)".into(),
-            points: rows.iter().map(|r| (r.k as f64, r.flyhash_precision)).collect(),
-        },
-        Series {
-            label: "SimHash (k bits)".into(),
-            points: rows.iter().map(|r| (r.k as f64, r.simhash_precision)).collect(),
-        },
+        Series::new("FlyHash (m = 20k, k winners)", rows.iter().map(|r| (r.k as f64, r.flyhash_precision)).collect()),
+        Series::new("SimHash (k bits)", rows.iter().map(|r| (r.k as f64, r.simhash_precision)).collect()),
     ];
     let title =
         format!("Fashion-MNIST: precision of top-{neighbours} Hamming vs Euclidean neighbours ({queries} queries)");

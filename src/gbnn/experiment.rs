@@ -104,7 +104,10 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
     pb.finish_and_clear();
     write_outputs(a, s.gamma, &rows)?;
     crate::out!("{}", table(&rows, s.gamma))?;
-    eprintln!("wrote results.csv, results.json, retrieval.svg, gamma.svg, time.svg to {}", a.out.display());
+    eprintln!(
+        "wrote results.csv, results.json, retrieval.svg, expected.svg, gamma.svg, time.svg to {}",
+        a.out.display()
+    );
     Ok(())
 }
 
@@ -125,7 +128,7 @@ fn write_outputs(a: &ExperimentConfig, gamma: u32, rows: &[Row]) -> Result<()> {
             r.seconds
         );
     }
-    let mut names = vec!["results.csv", "results.json", "retrieval.svg", "time.svg"];
+    let mut names = vec!["results.csv", "results.json", "retrieval.svg", "expected.svg", "time.svg"];
     if rows.iter().any(|r| r.rule == "sum-of-sum") {
         names.push("gamma.svg");
     }
@@ -133,13 +136,22 @@ fn write_outputs(a: &ExperimentConfig, gamma: u32, rows: &[Row]) -> Result<()> {
     write_set(&a.out, &names, |dir| {
         write_string(&dir.join("results.csv"), &csv)?;
         crate::io::json::write(&dir.join("results.json"), &rows)?;
-        let curves = |pick: &dyn Fn(&Row) -> Option<String>, y: &dyn Fn(&Row) -> f64| {
+        // `band`: the Wilson 95 % interval of the strict rate (None: no interval).
+        let curves = |pick: &dyn Fn(&Row) -> Option<String>, y: &dyn Fn(&Row) -> f64, band: bool| {
             let mut out: Vec<Series> = Vec::new();
             for r in rows {
                 if let Some(label) = pick(r) {
-                    match out.iter_mut().find(|s| s.label == label) {
-                        Some(s) => s.points.push((r.erased as f64, y(r))),
-                        None => out.push(Series { label, points: vec![(r.erased as f64, y(r))] }),
+                    let at = match out.iter().position(|s| s.label == label) {
+                        Some(i) => i,
+                        None => {
+                            out.push(Series::new(label, Vec::new()));
+                            out.len() - 1
+                        }
+                    };
+                    out[at].points.push((r.erased as f64, y(r)));
+                    if band {
+                        let k = (r.rates.strict * r.probes as f64).round() as usize;
+                        out[at].intervals.push(super::score::wilson95(k, r.probes as usize));
                     }
                 }
             }
@@ -147,11 +159,17 @@ fn write_outputs(a: &ExperimentConfig, gamma: u32, rows: &[Row]) -> Result<()> {
         };
         let main = |r: &Row| (r.gamma == gamma).then(|| r.rule.to_string());
         let sc = rows.first().map(|r| r.scenario).unwrap_or(0);
-        let title = format!("Scenario {sc}: retrieval rate (strict), gamma = {gamma}");
-        let labels = Labels { title: &title, x: "erased clusters", y: "retrieval rate" };
-        line_chart(&dir.join("retrieval.svg"), &labels, &curves(&main, &|r| r.rates.strict), false)?;
-        let sweep =
-            curves(&|r: &Row| (r.rule == "sum-of-sum").then(|| format!("gamma = {}", r.gamma)), &|r| r.rates.strict);
+        let title = format!("Scenario {sc}: strict retrieval rate (Wilson 95 % bars), gamma = {gamma}");
+        let labels = Labels { title: &title, x: "erased clusters", y: "retrieval rate (strict)" };
+        line_chart(&dir.join("retrieval.svg"), &labels, &curves(&main, &|r| r.rates.strict, true), false)?;
+        let title = format!("Scenario {sc}: expected retrieval rate (uniform pick among ties), gamma = {gamma}");
+        let labels = Labels { title: &title, x: "erased clusters", y: "retrieval rate (expected)" };
+        line_chart(&dir.join("expected.svg"), &labels, &curves(&main, &|r| r.rates.expected, false), false)?;
+        let sweep = curves(
+            &|r: &Row| (r.rule == "sum-of-sum").then(|| format!("gamma = {}", r.gamma)),
+            &|r| r.rates.strict,
+            true,
+        );
         if !sweep.is_empty() {
             let title = format!("Scenario {sc}: sum-of-sum retrieval rate vs gamma");
             let labels = Labels { title: &title, x: "erased clusters", y: "retrieval rate" };
@@ -159,7 +177,7 @@ fn write_outputs(a: &ExperimentConfig, gamma: u32, rows: &[Row]) -> Result<()> {
         }
         let title = format!("Scenario {sc}: running time (all probes)");
         let labels = Labels { title: &title, x: "erased clusters", y: "seconds (log)" };
-        line_chart(&dir.join("time.svg"), &labels, &curves(&main, &|r| r.seconds.max(1e-6)), true)?;
+        line_chart(&dir.join("time.svg"), &labels, &curves(&main, &|r| r.seconds.max(1e-6), false), true)?;
         Ok(())
     })
 }

@@ -273,8 +273,7 @@ pub fn plots(dir: &std::path::Path, p: &Points, r: &Report, name: &str) -> Resul
         r.k, r.k_non_singleton, r.threshold_percent
     );
     let axis = if p.dim > 2 { ("x1 (first two of the coordinates)", "x2") } else { ("x", "y") };
-    let curve =
-        Series { label: "clusters".into(), points: r.curve.iter().map(|&(p, k)| (p as f64, k as f64)).collect() };
+    let curve = Series::new("clusters", r.curve.iter().map(|&(p, k)| (p as f64, k as f64)).collect());
     crate::io::atomic::write_set(dir, &["clusters.svg", "k-theta.svg"], |d| {
         scatter(&d.join("clusters.svg"), &Labels { title: &title, x: axis.0, y: axis.1 }, &xy, &r.labels)?;
         let t = format!("{name}: clusters k against the threshold (chosen: {} %)", r.threshold_percent);
