@@ -134,84 +134,101 @@ pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) 
     write_string(path, &svg)
 }
 
-/// One group of bars: a label (e.g. a rule) and `(bar label, value)` pairs.
+/// One series of a dot chart: a label (e.g. a rule) and `(category, value)` pairs; `None` marks a
+/// category where the value is not available (drawn as "n/a", never silently dropped).
 pub struct Bars {
     /// Series name, as the legend shows it.
     pub label: String,
-    /// (bar label, value) pairs.
-    pub values: Vec<(String, f64)>,
+    /// (category, value) pairs.
+    pub values: Vec<(String, Option<f64>)>,
 }
 
-/// Grouped bar chart with a log-scale y axis, as SVG. Bars with the same label share a colour.
+/// A dot chart with a log-scale y axis, as SVG: categories along x (e.g. targets), one marker per
+/// series in each (colour and shape by series). Points on a log axis, not bars from an arbitrary
+/// floor; unavailable values are written "n/a" at the bottom of their column.
 pub fn bar_chart_log(path: &Path, title: &str, groups: &[Bars]) -> Result<()> {
-    let vals = || groups.iter().flat_map(|g| g.values.iter().map(|v| v.1)).filter(|&v| v > 0.0);
+    let vals = || groups.iter().flat_map(|g| g.values.iter().filter_map(|v| v.1)).filter(|&v| v > 0.0);
     let lo = vals().fold(f64::MAX, f64::min);
     let hi = vals().fold(f64::MIN, f64::max);
     if lo > hi || !lo.is_finite() {
         return Err(anyhow!("nothing to plot for {}", path.display()));
     }
-    let mut names: Vec<String> = Vec::new();
+    let mut cats: Vec<String> = Vec::new();
     for g in groups {
         for (n, _) in &g.values {
-            if !names.contains(n) {
-                names.push(n.clone());
+            if !cats.contains(n) {
+                cats.push(n.clone());
             }
         }
     }
-    let per = names.len() as f64 + 1.0;
-    let colors = [&BLUE, &RED, &GREEN, &MAGENTA, &CYAN, &BLACK, &RGBColor(255, 140, 0), &RGBColor(128, 0, 128)];
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (1000, 560)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (1100, 600)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| anyhow!("plot: {e}"))?;
-        let mut chart = ChartBuilder::on(&root)
+        let (plot, legend) = root.split_horizontally(900);
+        let (y0, y1) = (lo / 4.0, hi * 2.0);
+        let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", 20))
             .margin(15)
-            .x_label_area_size(40)
+            .x_label_area_size(150)
             .y_label_area_size(70)
-            .build_cartesian_2d(0.0..groups.len() as f64 * per, (lo * 0.25..hi * 2.0).log_scale())
+            .build_cartesian_2d(-0.5..cats.len() as f64 - 0.5, (y0..y1).log_scale())
             .map_err(|e| anyhow!("plot: {e}"))?;
+        let cats_fmt = cats.clone();
         chart
             .configure_mesh()
             .disable_x_mesh()
-            .x_labels(0)
+            .x_labels(cats.len().max(1))
+            .x_label_formatter(&move |x| {
+                let i = x.round();
+                if (x - i).abs() < 1e-6 && i >= 0.0 {
+                    cats_fmt.get(i as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .x_label_style(("sans-serif", 12).into_font().transform(FontTransform::Rotate90))
             .y_desc("microseconds (log)")
             .draw()
             .map_err(|e| anyhow!("plot: {e}"))?;
-        let style = ("sans-serif", 16).into_font().color(&BLACK);
-        chart
-            .draw_series(
-                groups
-                    .iter()
-                    .enumerate()
-                    .map(|(i, g)| Text::new(g.label.clone(), (i as f64 * per + 0.5, lo * 0.35), style.clone())),
-            )
-            .map_err(|e| anyhow!("plot: {e}"))?;
-        for (k, name) in names.iter().enumerate() {
-            let col = colors[k % colors.len()];
-            let rects: Vec<_> = groups
-                .iter()
-                .enumerate()
-                .filter_map(|(i, g)| g.values.iter().find(|v| &v.0 == name).map(|v| (i, v.1)))
-                .filter(|&(_, v)| v > 0.0)
-                .map(|(i, v)| {
-                    let x0 = i as f64 * per + 0.5 + k as f64;
-                    Rectangle::new([(x0, lo * 0.5), (x0 + 0.9, v)], col.filled())
-                })
-                .collect();
-            chart
-                .draw_series(rects)
-                .map_err(|e| anyhow!("plot: {e}"))?
-                .label(name.clone())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], col.filled()));
+        let n = groups.len().max(1) as f64;
+        for (k, g) in groups.iter().enumerate() {
+            let col = OKABE_ITO[k % OKABE_ITO.len()];
+            let dx = (k as f64 - (n - 1.0) / 2.0) * 0.6 / n;
+            for (c, v) in &g.values {
+                let x = cats.iter().position(|x| x == c).unwrap_or(0) as f64 + dx;
+                match v {
+                    Some(v) if *v > 0.0 => match k % 3 {
+                        0 => chart.draw_series(std::iter::once(Circle::new((x, *v), 6, col.filled()))).map(drop),
+                        1 => {
+                            chart.draw_series(std::iter::once(TriangleMarker::new((x, *v), 6, col.filled()))).map(drop)
+                        }
+                        _ => chart.draw_series(std::iter::once(Cross::new((x, *v), 6, col.stroke_width(2)))).map(drop),
+                    },
+                    _ => chart
+                        .draw_series(std::iter::once(Text::new(
+                            "n/a",
+                            (x - 0.1, y0 * 1.3),
+                            ("sans-serif", 12).into_font().color(&col),
+                        )))
+                        .map(drop),
+                }
+                .map_err(|e| anyhow!("plot: {e}"))?;
+            }
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
+        for (k, g) in groups.iter().enumerate() {
+            let col = OKABE_ITO[k % OKABE_ITO.len()];
+            let y = 60 + 26 * k as i32;
+            match k % 3 {
+                0 => legend.draw(&Circle::new((20, y), 6, col.filled())),
+                1 => legend.draw(&TriangleMarker::new((20, y), 6, col.filled())),
+                _ => legend.draw(&Cross::new((20, y), 6, col.stroke_width(2))),
+            }
             .map_err(|e| anyhow!("plot: {e}"))?;
+            legend
+                .draw(&Text::new(g.label.clone(), (36, y - 7), ("sans-serif", 14)))
+                .map_err(|e| anyhow!("plot: {e}"))?;
+        }
         root.present().map_err(|e| anyhow!("plot: {e}"))?;
     }
     write_string(path, &svg)

@@ -144,11 +144,12 @@ pub fn run(a: &HwcostConfig) -> Result<()> {
                 values: rows
                     .iter()
                     .filter(|x| x.rule == r.name() && !x.target.starts_with("cpu all cores"))
-                    .filter_map(|x| Some((x.target.clone(), x.latency_us?)))
+                    .map(|x| (x.target.clone(), x.latency_us))
                     .collect(),
             })
             .collect();
-        let title = format!("GBNN {}x{}: latency per retrieval (us, log scale)", a.clusters, a.neurons);
+        let title =
+            format!("GBNN {}x{}: latency per retrieval (us, log scale; n/a: not available)", a.clusters, a.neurons);
         bar_chart_log(&dir.join("hwcost.svg"), &title, &bars)?;
         Ok(())
     })?;
