@@ -166,3 +166,40 @@ fn completions_and_man_page() {
     let man = run(&["man"]);
     assert!(man.starts_with(".ie") && man.contains(".TH neurobits 1"));
 }
+
+#[test]
+fn an_interrupted_experiment_resumes_from_its_finished_points() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("exp");
+    std::fs::create_dir_all(&out).unwrap();
+    // What an interrupted run left: its key, then one finished point (with a marker value).
+    let key = "scenario=1 seed=1 probes=100 erased=1..2 configs=[(Joint, 2)] device=Cpu";
+    let done = r#"{"scenario":1,"rule":"joint","gamma":2,"erased":1,"probes":100,"strict":0.125,"contains":1.0,"expected":0.5,"mean_iterations":2.0,"seconds":0.1}"#;
+    std::fs::write(out.join("partial.jsonl"), format!("{key}\n{done}\n")).unwrap();
+    let o = assert_cmd::Command::cargo_bin("neurobits")
+        .unwrap()
+        .args([
+            "gbnn",
+            "experiment",
+            "--scenario",
+            "1",
+            "--rules",
+            "joint",
+            "--gammas",
+            "--erased",
+            "1..2",
+            "--probes",
+            "100",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("resuming: 1 of 2 points"), "{err}");
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    assert!(csv.contains("0.125"), "the finished point is reused, not recomputed: {csv}");
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert!(!out.join("partial.jsonl").exists(), "removed once the run is complete");
+}

@@ -16,13 +16,13 @@ use crate::plot::{line_chart, Labels, Series};
 use crate::progress::bar;
 use std::path::PathBuf;
 
-#[derive(Serialize, Clone, Debug)]
+#[derive(Serialize, serde::Deserialize, Clone, Debug, PartialEq)]
 /// One result row.
 pub struct Row {
     /// Scenario number.
     pub scenario: u8,
     /// Rule name.
-    pub rule: &'static str,
+    pub rule: String,
     /// Sum-of-sum reinforcement factor γ.
     pub gamma: u32,
     /// Erased clusters per probe.
@@ -79,30 +79,78 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
         backend.name()
     );
     let g = *net.geometry();
-    let pb = bar(((e1 - e0 + 1) * configs.len()) as u64, "retrieving");
-    let mut rows = Vec::new();
+    // Resume: every finished point is appended to `partial.jsonl` (after a line naming the run);
+    // a rerun of the same run skips the points found there.
+    let key = format!(
+        "scenario={} seed={} probes={probes} erased={e0}..{e1} configs={configs:?} device={:?}",
+        s.id, a.seed, a.device
+    );
+    let partial = a.out.join("partial.jsonl");
+    let mut rows: Vec<Row> = match std::fs::read_to_string(&partial) {
+        Ok(text) if text.lines().next() == Some(key.as_str()) => {
+            text.lines().skip(1).filter_map(|l| serde_json::from_str(l).ok()).collect()
+        }
+        _ => Vec::new(),
+    };
+    if !rows.is_empty() {
+        eprintln!(
+            "resuming: {} of {} points already done ({})",
+            rows.len(),
+            (e1 - e0 + 1) * configs.len(),
+            partial.display()
+        );
+    } else {
+        std::fs::write(&partial, format!("{key}\n")).with_context(|| format!("cannot write {}", partial.display()))?;
+    }
+    // Progress in probes (the work), ticking while a chunk runs.
+    let total = (e1 - e0 + 1) as u64 * configs.len() as u64 * probes;
+    let pb = bar(total, "probes");
+    pb.enable_steady_tick(std::time::Duration::from_millis(250));
+    pb.inc(rows.len() as u64 * probes);
+    let chunk = (probes as usize / 32).max(64) * g.clusters();
     for e in e0..=e1 {
+        let todo: Vec<_> = configs
+            .iter()
+            .filter(|&&(rule, gamma)| !rows.iter().any(|r| r.rule == rule.name() && r.gamma == gamma && r.erased == e))
+            .collect();
+        if todo.is_empty() {
+            continue;
+        }
         let (pr, truth) = s.probes(a.seed, probes, e)?;
-        for &(rule, gamma) in &configs {
+        for &&(rule, gamma) in &todo {
             let t = Instant::now();
-            let batch = backend.retrieve(&pr, rule, &Params { gamma, max_iter: 20 })?;
-            let seconds = t.elapsed().as_secs_f64();
-            let iters: u64 = batch.stats.iter().map(|x| x.iterations as u64).sum();
-            rows.push(Row {
+            let (mut states, mut iters) = (Vec::with_capacity(probes as usize * g.row_words()), 0u64);
+            for part in pr.chunks(chunk) {
+                let batch = backend.retrieve(part, rule, &Params { gamma, max_iter: 20 })?;
+                iters += batch.stats.iter().map(|x| x.iterations as u64).sum::<u64>();
+                states.extend_from_slice(&batch.states);
+                pb.inc((part.len() / g.clusters()) as u64);
+            }
+            let row = Row {
                 scenario: s.id,
-                rule: rule.name(),
+                rule: rule.name().to_string(),
                 gamma,
                 erased: e,
                 probes,
-                rates: rates(&g, &batch.states, &truth),
+                rates: rates(&g, &states, &truth),
                 mean_iterations: iters as f64 / probes.max(1) as f64,
-                seconds,
-            });
-            pb.inc(1);
+                seconds: t.elapsed().as_secs_f64(),
+            };
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&partial)
+                .with_context(|| format!("cannot write {}", partial.display()))?;
+            std::io::Write::write_all(&mut f, (serde_json::to_string(&row)? + "\n").as_bytes())?;
+            rows.push(row);
         }
     }
+    // Table order: erased, then the configurations' order, whatever order they were computed in.
+    rows.sort_by_key(|r| {
+        (r.erased, configs.iter().position(|&(rule, gamma)| rule.name() == r.rule && gamma == r.gamma))
+    });
     pb.finish_and_clear();
     write_outputs(a, s.gamma, &rows)?;
+    std::fs::remove_file(&partial).ok();
     crate::out!("{}", table(&rows, s.gamma))?;
     eprintln!(
         "wrote results.csv, results.json, retrieval.svg, expected.svg, gamma.svg, time.svg to {}",
@@ -186,8 +234,8 @@ fn write_outputs(a: &ExperimentConfig, gamma: u32, rows: &[Row]) -> Result<()> {
 pub fn table(rows: &[Row], gamma: u32) -> String {
     let mut cols: Vec<(&str, u32)> = Vec::new();
     for r in rows {
-        if !cols.contains(&(r.rule, r.gamma)) {
-            cols.push((r.rule, r.gamma));
+        if !cols.contains(&(r.rule.as_str(), r.gamma)) {
+            cols.push((r.rule.as_str(), r.gamma));
         }
     }
     let name = |(rule, g): (&str, u32)| {
@@ -207,7 +255,8 @@ pub fn table(rows: &[Row], gamma: u32) -> String {
     for e in es {
         out += &format!("{e:>7}");
         for &c in &cols {
-            let r = rows.iter().find(|r| r.erased == e && (r.rule, r.gamma) == c).expect("every cell computed");
+            let r =
+                rows.iter().find(|r| r.erased == e && (r.rule.as_str(), r.gamma) == c).expect("every cell computed");
             out += &format!(" | {:>15.2}%", 100.0 * r.rates.strict);
         }
         out.push('\n');

@@ -30,7 +30,7 @@ pub fn geometry(clusters: usize, neurons: usize) -> Result<Geometry> {
 
 /// Retrieval rates of a batch: fractions of probes with strict success, containing the truth,
 /// and the expected success of a uniform pick among ambiguous neurons.
-#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Rates {
     /// Fraction of probes with exactly the true neuron on in every cluster.
     pub strict: f64,
