@@ -93,6 +93,7 @@ gpu-bench:
 	.bundle/neurobits gbnn bench --scenario 3 --device all --baseline-probes 0 --out out/bench-gpu-scenario3.json
 	.bundle/neurobits flyhash bench --config fmnist --device all --data .bundle --out out/flyhash-fmnist.json
 	.bundle/neurobits flyhash bench --config batch --device all --out out/flyhash-batch.json
+	.bundle/neurobits ocnn bench --device all --out out/ocnn-bench.json
 
 # Every fuzz target (network, message/probe CSV, IDX, NPY, matrix CSV, projection, code files)
 # for FUZZ_SECONDS each, two at a time, from the seed corpus in fuzz/corpus/ (needs nightly).
