@@ -62,6 +62,7 @@ mcu-test: mcu-build
 bench: setup
 	$(CARGO) bench --bench gbnn
 	$(CARGO) build --release --bin neurobits
+	mkdir -p out
 	$(BIN) gbnn bench --scenario 2 --out out/bench-scenario2.json
 
 # GPU runs happen on a machine without Rust: build the release test and CLI binaries here into
@@ -89,6 +90,7 @@ gpu-test:
 # On a machine with a CUDA GPU: the side-by-side tables of Scenarios 2 and 3.
 gpu-bench:
 	@test -x .bundle/neurobits || $(MAKE) gpu-bundle
+	mkdir -p out
 	.bundle/neurobits gbnn bench --scenario 2 --device all --out out/bench-gpu-scenario2.json
 	.bundle/neurobits gbnn bench --scenario 3 --device all --baseline-probes 0 --out out/bench-gpu-scenario3.json
 	.bundle/neurobits flyhash bench --config fmnist --device all --data .bundle --out out/flyhash-fmnist.json
