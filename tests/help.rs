@@ -203,3 +203,38 @@ fn an_interrupted_experiment_resumes_from_its_finished_points() {
     assert_eq!(csv.lines().count(), 3, "{csv}");
     assert!(!out.join("partial.jsonl").exists(), "removed once the run is complete");
 }
+
+#[test]
+fn search_simd_path_equals_the_portable_path() {
+    // Random 2048-bit codes from the portable PRNG; the same search with and without SIMD.
+    let d = tempfile::tempdir().unwrap();
+    let write = |name: &str, n: u64, seed: u64| {
+        let p = d.path().join(name);
+        let mut b = b"NBFLYHSH".to_vec();
+        b.extend(1u32.to_le_bytes());
+        b.extend(2048u32.to_le_bytes());
+        b.extend(n.to_le_bytes());
+        for i in 0..n * 32 {
+            b.extend(neurobits_core::prng::draw(seed, i).to_le_bytes());
+        }
+        std::fs::write(&p, b).unwrap();
+        p
+    };
+    let (db, q) = (write("db.bin", 700, 1), write("q.bin", 50, 2));
+    let run = |no_simd: bool, out: &str| {
+        let mut c = assert_cmd::Command::cargo_bin("neurobits").unwrap();
+        if no_simd {
+            c.env("NEUROBITS_NO_SIMD", "1");
+        }
+        c.args(["flyhash", "search", "--r", "30", "--db"])
+            .arg(&db)
+            .arg("--queries")
+            .arg(&q)
+            .arg("--out")
+            .arg(d.path().join(out))
+            .assert()
+            .success();
+        std::fs::read_to_string(d.path().join(out)).unwrap()
+    };
+    assert_eq!(run(true, "portable.csv"), run(false, "simd.csv"));
+}
