@@ -15,6 +15,15 @@ fn main() {
     if let Err(e) = neurobits::io::atomic::install_signal_cleanup() {
         fail(&format!("{e:#}"));
     }
+    // Old spellings still work, with a warning (clap's aliases cannot warn).
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).is_some_and(|a| a == "fpga") {
+        for (old, new) in [("--rule", "--rules"), ("--json", "--out")] {
+            if args.iter().any(|a| a == old || a.starts_with(&format!("{old}="))) {
+                eprintln!("warning: `fpga {old}` is deprecated; use `{new}`");
+            }
+        }
+    }
     let cli = match neurobits::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => e.exit(),

@@ -291,15 +291,11 @@ fn fpga_reports_cycles_and_rejects_oversized_circuits() {
     assert_eq!(j["resources"]["weight_ffs"], 28 * 2500);
     let none = d.path().join("none.json");
     fails(
-        &["fpga", "--clusters", "21", "--neurons", "20", "--json", s(&none)],
+        &["fpga", "--clusters", "21", "--neurons", "20", "--out", s(&none)],
         "420 neurons exceeds the 400-neuron",
         &none,
     );
-    fails(
-        &["fpga", "--clusters", "5", "--neurons", "20", "--json", s(&none)],
-        "no circuit is compiled for 5x20",
-        &none,
-    );
-    fails(&["fpga", "--clock-mhz", "NaN", "--json", s(&none)], "--clock-mhz", &none);
-    fails(&["fpga", "--probes", "500", "--messages", "300", "--json", s(&none)], "500 distinct probes", &none);
+    fails(&["fpga", "--clusters", "5", "--neurons", "20", "--out", s(&none)], "no circuit is compiled for 5x20", &none);
+    fails(&["fpga", "--clock-mhz", "NaN", "--out", s(&none)], "--clock-mhz", &none);
+    fails(&["fpga", "--probes", "500", "--messages", "300", "--out", s(&none)], "500 distinct probes", &none);
 }

@@ -238,3 +238,37 @@ fn search_simd_path_equals_the_portable_path() {
     };
     assert_eq!(run(true, "portable.csv"), run(false, "simd.csv"));
 }
+
+#[test]
+fn fpga_takes_rules_and_out_and_warns_on_the_old_spellings() {
+    let d = tempfile::tempdir().unwrap();
+    let base = ["fpga", "--clusters", "3", "--neurons", "3", "--messages", "4", "--probes", "4", "--erased", "1"];
+    let run =
+        |extra: &[&str]| assert_cmd::Command::cargo_bin("neurobits").unwrap().args(base).args(extra).output().unwrap();
+    let new = d.path().join("new.json");
+    let o = run(&["--rules", "joint,sum-of-max", "--out", new.to_str().unwrap()]);
+    assert!(o.status.success() && !String::from_utf8_lossy(&o.stderr).contains("deprecated"));
+    let old = d.path().join("old.json");
+    let o = run(&["--rule", "joint,sum-of-max", "--json", old.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success()
+            && err.contains("`fpga --rule` is deprecated")
+            && err.contains("`fpga --json` is deprecated"),
+        "{err}"
+    );
+    let rules = |p: &std::path::Path| {
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        v["rules"].as_array().unwrap().iter().map(|r| r["rule"].as_str().unwrap().to_string()).collect::<Vec<_>>()
+    };
+    assert_eq!(rules(&new), ["joint", "sum-of-max"]);
+    assert_eq!(rules(&new), rules(&old));
+}
+
+#[test]
+fn experiment_erased_takes_a_number_or_a_range() {
+    assert_eq!(neurobits::gbnn::experiment::parse_range("3", 8).unwrap(), (3, 3));
+    assert_eq!(neurobits::gbnn::experiment::parse_range("2..5", 8).unwrap(), (2, 5));
+    assert!(neurobits::gbnn::experiment::parse_range("9", 8).is_err());
+    assert!(neurobits::gbnn::experiment::parse_range("5..2", 8).is_err());
+}

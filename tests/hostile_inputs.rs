@@ -162,7 +162,7 @@ fn huge_gamma_ranks_as_the_largest_meaningful_one() {
         "1",
         "--gamma",
         "4294967294",
-        "--json",
+        "--out",
     ])
     .arg(&json)
     .assert()

@@ -40,7 +40,8 @@ pub struct Row {
 
 /// Parses `a..b` (inclusive).
 pub fn parse_range(s: &str, clusters: usize) -> Result<(usize, usize)> {
-    let (a, b) = s.split_once("..").ok_or_else(|| anyhow!("--erased '{s}': expected a..b"))?;
+    // A single number, as the other commands take it, is the range of that number alone.
+    let (a, b) = s.split_once("..").unwrap_or((s, s));
     let a: usize = a.trim().parse().map_err(|_| anyhow!("--erased '{s}': '{a}' is not a number"))?;
     let b: usize = b.trim().parse().map_err(|_| anyhow!("--erased '{s}': '{b}' is not a number"))?;
     if a > b || b > clusters {
@@ -273,7 +274,7 @@ pub struct ExperimentConfig {
     /// Rules to compare (γ = 2, as in the paper).
     #[arg(long, value_enum, value_delimiter = ',', default_values_t = [RuleArg::SumOfSum, RuleArg::SumOfMax, RuleArg::BailOutEarly, RuleArg::Joint])]
     pub rules: Vec<RuleArg>,
-    /// Erased clusters, as `a..b` (inclusive); default 1..C-1.
+    /// Erased clusters: a number, or a range `a..b` (inclusive); default 1..C-1.
     #[arg(long)]
     pub erased: Option<String>,
     /// γ values of the sum-of-sum sweep (Fig. 10); empty to skip.

@@ -88,7 +88,7 @@ pub fn run_sized(a: &FpgaConfig, rules: &[Rule]) -> Result<(Vec<FpgaRow>, u64)> 
 
 /// Runs `fpga`: prints the report, writes JSON, and fails if the circuit differs from the CPU.
 pub fn run(a: &FpgaConfig) -> Result<()> {
-    if let Some(out) = &a.json {
+    if let Some(out) = &a.out {
         crate::io::atomic::check_writable(out)?;
     }
     let (cl, l) = (a.clusters, a.neurons);
@@ -102,11 +102,11 @@ pub fn run(a: &FpgaConfig) -> Result<()> {
         bail!("--clock-mhz must be a positive number");
     }
     let rules: Vec<Rule> =
-        if a.rule.is_empty() { Rule::ALL.to_vec() } else { a.rule.iter().map(|&r| r.into()).collect() };
+        if a.rules.is_empty() { Rule::ALL.to_vec() } else { a.rules.iter().map(|&r| r.into()).collect() };
     let (rows, store_cycles) = run_sized(a, &rules)?;
     let r = resources(cl, l, a.gamma);
     crate::out!("{}", table(a, &rows, store_cycles, &r))?;
-    if let Some(path) = &a.json {
+    if let Some(path) = &a.out {
         let doc = json!({
             "clusters": cl, "neurons": l, "messages": a.messages, "erased": a.erased, "gamma": a.gamma,
             "clock_mhz_assumed": a.clock_mhz, "store_cycles": store_cycles, "rules": rows,
@@ -175,9 +175,9 @@ pub struct FpgaConfig {
     /// Neurons per cluster L.
     #[arg(long, default_value_t = 50)]
     pub neurons: usize,
-    /// Rules to run (default: all).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    pub rule: Vec<RuleArg>,
+    /// Rules to run, comma-separated (default: all). `--rule` is the old spelling.
+    #[arg(long, value_enum, value_delimiter = ',', alias = "rule")]
+    pub rules: Vec<RuleArg>,
     /// Random messages stored.
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
     pub messages: u64,
@@ -196,7 +196,7 @@ pub struct FpgaConfig {
     #[arg(long, default_value_t = 1)]
     /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
-    /// Also write the report as JSON.
-    #[arg(long)]
-    pub json: Option<PathBuf>,
+    /// Also write the report as JSON to this file. `--json` is the old spelling.
+    #[arg(long, alias = "json")]
+    pub out: Option<PathBuf>,
 }

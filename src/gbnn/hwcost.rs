@@ -235,14 +235,14 @@ fn fpga_rows(a: &HwcostConfig, rules: &[Rule]) -> Result<Vec<Row>> {
     let fa = FpgaConfig {
         clusters: a.clusters,
         neurons: a.neurons,
-        rule: vec![],
+        rules: vec![],
         messages: a.messages,
         probes: a.probes,
         erased: a.erased,
         gamma: a.gamma,
         clock_mhz: a.fpga_clock_mhz,
         seed: a.seed,
-        json: None,
+        out: None,
     };
     let (fr, _) = match super::fpga::run_sized(&fa, rules) {
         Ok(x) => x,
