@@ -16,6 +16,26 @@ pub enum DeviceChoice {
     Auto,
 }
 
+/// Whether the CPU hot paths take their POPCNT/AVX2 versions: the release binary targets
+/// baseline x86-64, so each hot loop is compiled a second time with those features and chosen
+/// at run time when the CPU has both (`std::arch::is_x86_feature_detected!`).
+/// `NEUROBITS_NO_SIMD` forces the portable versions (tests compare the two).
+///
+/// ```
+/// # // The answer depends on the CPU; it is only ever false without x86-64.
+/// let _ = neurobits::device::simd();
+/// ```
+pub fn simd() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("popcnt")
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::env::var_os("NEUROBITS_NO_SIMD").is_none()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// A rayon thread pool: the CPU backend of every model.
 pub struct Cpu {
     pool: rayon::ThreadPool,
@@ -69,11 +89,6 @@ impl Device {
                 }
             },
         })
-    }
-
-    /// The CPU alone, with `threads` threads (`None`: all cores).
-    pub fn cpu_only(threads: Option<usize>) -> Result<Device> {
-        Ok(Device { cpu: Cpu::new(threads)?, gpu: None, fallback: false })
     }
 
     /// Where work goes first: the GPU's name, or the CPU pool's.

@@ -171,3 +171,27 @@ fn clusters_two_separated_blobs_and_writes_one_label_per_point() {
     assert_eq!((r["k"].as_u64(), r["n"].as_u64(), r["dim"].as_u64()), (Some(2), Some(80), Some(2)));
     assert_eq!(r["hits_sha256"].as_str().unwrap().len(), 64);
 }
+
+#[test]
+fn cpu_simd_path_equals_the_portable_path() {
+    let Some(path) = fcps("Hepta.data") else { return };
+    let d = tempfile::tempdir().unwrap();
+    let run = |no_simd: bool| {
+        let json = d.path().join(format!("r{no_simd}.json"));
+        let mut c = assert_cmd::Command::cargo_bin("neurobits").unwrap();
+        if no_simd {
+            c.env("NEUROBITS_NO_SIMD", "1");
+        }
+        c.args(["ocnn", "cluster", "--iters", "300", "--input"])
+            .arg(&path)
+            .arg("--out")
+            .arg(d.path().join("l.csv"))
+            .arg("--json")
+            .arg(&json)
+            .assert()
+            .success();
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+        (v["state_sha256"].as_str().unwrap().to_string(), v["hits_sha256"].as_str().unwrap().to_string())
+    };
+    assert_eq!(run(true), run(false));
+}

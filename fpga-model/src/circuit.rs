@@ -138,7 +138,8 @@ impl<S: Size> Circuit<S> {
                 let mut next = self.v;
                 let (w, v, p) = (self.w.as_ref(), self.v.as_ref(), self.probe.as_ref());
                 let erased = g.erased_mask(p);
-                let u = self.sched.next_update().unwrap_or(Update::SumOfMax);
+                // The controller enters Update only when the schedule has an update to run.
+                let Some(u) = self.sched.next_update() else { unreachable!("Update phase with no update pending") };
                 for (k, o) in next.as_mut().iter_mut().enumerate() {
                     *o = u.word(&g, w, v, p, erased, k / wpc, k % wpc);
                 }

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 pub fn top_r(db: &[Word], queries: &[Word], words: usize, r: usize) -> Vec<Vec<(u32, u32)>> {
     let n = db.len() / words;
     let r = r.min(n);
-    let fast = simd();
+    let fast = crate::device::simd();
     queries
         .par_chunks(words)
         .map_init(
@@ -24,7 +24,7 @@ pub fn top_r(db: &[Word], queries: &[Word], words: usize, r: usize) -> Vec<Vec<(
             |dist, q| {
                 #[cfg(target_arch = "x86_64")]
                 if fast {
-                    // SAFETY: `simd()` checked that the CPU has POPCNT and AVX2.
+                    // SAFETY: `device::simd()` checked that the CPU has POPCNT and AVX2.
                     return unsafe { one_query_simd(db, q, words, r, dist) };
                 }
                 let _ = fast;
@@ -32,18 +32,6 @@ pub fn top_r(db: &[Word], queries: &[Word], words: usize, r: usize) -> Vec<Vec<(
             },
         )
         .collect()
-}
-
-/// Whether the POPCNT/AVX2 path runs (`NEUROBITS_NO_SIMD` forces the portable one).
-pub fn simd() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("popcnt")
-            && std::arch::is_x86_feature_detected!("avx2")
-            && std::env::var_os("NEUROBITS_NO_SIMD").is_none()
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
 }
 
 /// One query: every distance, then the top `r` — the same integers on every path.

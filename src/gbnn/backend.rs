@@ -72,13 +72,13 @@ impl Resident<'_> {
 
     /// Retrieves `probes` (`K·C` symbols, checked by the caller) from the resident network.
     pub fn retrieve(&self, probes: &[u16], rule: Rule, params: &Params) -> Result<Batch> {
-        let g = self.net.geometry();
-        let k = (probes.len() / g.clusters()) as u128;
-        // The final states come back to host memory on every device (plus stats).
-        crate::io::memory::ensure_fits("the final states", k * (g.row_words() as u128 * 8 + 8))?;
         match &self.gpu {
             Some(d) => self.device.run(
                 |_| {
+                    // The final states come back to host memory (the CPU path checks its own).
+                    let g = self.net.geometry();
+                    let k = (probes.len() / g.clusters()) as u128;
+                    crate::io::memory::ensure_fits("the final states", k * (g.row_words() as u128 * 8 + 8))?;
                     let out = d.retrieve(probes, rule, params)?;
                     Ok(Batch { states: out.states, stats: out.stats, kernel_seconds: Some(out.kernel_ms / 1e3) })
                 },

@@ -1,5 +1,5 @@
-//! From hit counts to labels: the maximum spanning forest of the hit graph, the `k(θ)` curve on
-//! the percent grid, the automatic threshold and the labels (rules in `neurobits_core::ocnn`).
+//! From hit counts to labels: the `k(θ)` curve on the percent grid, the automatic threshold and
+//! the labels (the rules are `neurobits_core::ocnn`'s).
 
 use neurobits_core::ocnn::{labels_at, linked, linked_prefix, plateau, UnionFind};
 

@@ -41,9 +41,11 @@ pub fn run<T: Real + Send + Sync>(
     let mut hits = vec![0u32; n * (n - 1) / 2];
     let mut words = vec![0u64; n];
     let mut filled = 0u32;
+    // Decided once per run, not per neuron update.
+    let simd = crate::device::simd();
     let step = |x: &[T], f: &mut [T], next: &mut [T]| {
         f.par_iter_mut().zip(x).for_each(|(f, &x)| *f = transfer(x));
-        next.par_iter_mut().enumerate().for_each(|(i, y)| *y = update(&w.j[i * n..(i + 1) * n], w.norm[i], f));
+        next.par_iter_mut().enumerate().for_each(|(i, y)| *y = update(simd, &w.j[i * n..(i + 1) * n], w.norm[i], f));
     };
     for _ in 0..transient {
         step(&x, &mut f, &mut next);
@@ -73,22 +75,23 @@ pub fn run<T: Real + Send + Sync>(
     Trajectory { state: x, hits }
 }
 
-/// The core's `update_neuron`, compiled for AVX2 when the CPU has it (runtime dispatch: the
-/// release binary targets baseline x86-64). Same IEEE operations in the same order, so the
-/// same bits; AVX2 only widens the 32 lanes' adds from 4 to 8 per instruction. No FMA is enabled.
+/// The core's `update_neuron`, compiled for AVX2 when `simd` ([`crate::device::simd`]): the
+/// release binary targets baseline x86-64. Same IEEE operations in the same order, so the same
+/// bits; AVX2 only widens the 32 lanes' adds from 4 to 8 per instruction. No FMA is enabled.
 #[inline]
-fn update<T: Real>(row: &[T], norm: T, f: &[T]) -> T {
+fn update<T: Real>(simd: bool, row: &[T], norm: T, f: &[T]) -> T {
     #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx2")]
         fn avx2<T: Real>(row: &[T], norm: T, f: &[T]) -> T {
             update_neuron(row, norm, f)
         }
-        if std::arch::is_x86_feature_detected!("avx2") && std::env::var_os("NEUROBITS_NO_SIMD").is_none() {
-            // SAFETY: the CPU supports AVX2 (checked just above).
+        if simd {
+            // SAFETY: `simd` is true only where the CPU has AVX2 (crate::device::simd).
             return unsafe { avx2(row, norm, f) };
         }
     }
+    let _ = simd;
     update_neuron(row, norm, f)
 }
 

@@ -69,7 +69,7 @@ kernel_struct! {
 }
 
 kernel_struct! {
-    /// `gbnn_step_word`: one [`super::Update::per_word`] update, one thread per (active probe, word).
+    /// `gbnn_step_word`: one per-word update (`Update::word`; all but sum-of-sum), one thread per (active probe, word).
     StepWord => GbnnStepWord {
         /// Network shape.
         shape: Shape,

@@ -14,7 +14,6 @@ use crate::Word;
 /// use neurobits_core::gbnn::{Rule, Update};
 /// assert_eq!(Rule::Joint.update(0), Update::JointFirst);
 /// assert_eq!(Rule::Joint.update(1), Update::JointIter);
-/// assert!(!Update::SumOfSum.per_word());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -66,30 +65,8 @@ impl Update {
         }
     }
 
-    /// Whether each word of the next state depends on the current state through [`Update::word`]
-    /// alone (else a whole cluster at a time, [`Update::cluster`]).
-    pub const fn per_word(self) -> bool {
-        !matches!(self, Update::SumOfSum)
-    }
-
-    /// The clusters this update can change; the others keep their words (`erased`: the probe's
-    /// erased-cluster mask).
-    ///
-    /// ```
-    /// use neurobits_core::gbnn::{Geometry, Update};
-    /// let g = Geometry::new(4, 8).unwrap();
-    /// assert_eq!(Update::JointIter.changes(&g, 0b0110), 0b0110);
-    /// assert_eq!(Update::SumOfMax.changes(&g, 0b0110), 0b1111);
-    /// ```
-    pub const fn changes(self, geom: &Geometry, erased: u64) -> u64 {
-        match self {
-            Update::JointFirst | Update::JointIter => erased,
-            _ => geom.all_clusters(),
-        }
-    }
-
-    /// Word `wi` of cluster `c` of the next state, for a [`Update::per_word`] update (`erased`:
-    /// [`Geometry::erased_mask`] of `symbols`).
+    /// Word `wi` of cluster `c` of the next state, for every update but sum-of-sum, which needs
+    /// the whole cluster (`erased`: [`Geometry::erased_mask`] of `symbols`).
     ///
     /// ```
     /// use neurobits_core::gbnn::{Geometry, Update, ERASED, store::store_message};
@@ -156,27 +133,11 @@ impl Update {
         c: usize,
         out: &mut [Word],
     ) {
-        // One loop per arm (not `word` per word): the rule is chosen once per cluster.
         match self {
             Update::SumOfSum => sum_of_sum_cluster(geom, w, v, c, params.gamma, out),
-            Update::SumOfMax => {
+            _ => {
                 for (wi, o) in out.iter_mut().enumerate() {
-                    *o = sum_of_max_word(geom, w, v, c, wi);
-                }
-            }
-            Update::BailOutEarly => {
-                for (wi, o) in out.iter_mut().enumerate() {
-                    *o = bail_out_early_word(geom, w, v, c, wi, geom.all_clusters());
-                }
-            }
-            Update::JointFirst => {
-                for (wi, o) in out.iter_mut().enumerate() {
-                    *o = joint_first_word(geom, w, symbols, c, wi);
-                }
-            }
-            Update::JointIter => {
-                for (wi, o) in out.iter_mut().enumerate() {
-                    *o = joint_iter_word(geom, w, v, erased, c, wi);
+                    *o = self.word(geom, w, v, symbols, erased, c, wi);
                 }
             }
         }

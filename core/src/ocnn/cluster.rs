@@ -73,25 +73,17 @@ pub fn linked_prefix(hits: u32, t: u32, grid: &[u32]) -> usize {
     grid.partition_point(|&p| linked(hits, p, t))
 }
 
-/// Components of the graph on `0..n` with `edges`: writes each point's cluster into `labels`
-/// (clusters numbered 0, 1, … in the order of their smallest members) and returns their number.
-/// `parent` is scratch of `n` words.
+/// Labels from a finished union-find: each point's cluster into `labels` (clusters numbered
+/// 0, 1, … in the order of their smallest members); returns the number of clusters.
 ///
 /// ```
-/// use neurobits_core::ocnn::components;
+/// use neurobits_core::ocnn::{labels_at, UnionFind};
 /// let (mut parent, mut labels) = ([0u32; 5], [0u32; 5]);
-/// let k = components(&[(4, 2), (3, 0)], &mut parent, &mut labels);
-/// assert_eq!((k, labels), (3, [0, 1, 2, 0, 2]));
+/// let mut uf = UnionFind::new(&mut parent);
+/// uf.union(4, 2);
+/// uf.union(3, 0);
+/// assert_eq!((labels_at(&mut uf, &mut labels), labels), (3, [0, 1, 2, 0, 2]));
 /// ```
-pub fn components(edges: &[(u32, u32)], parent: &mut [u32], labels: &mut [u32]) -> u32 {
-    let mut uf = UnionFind::new(parent);
-    for &(a, b) in edges {
-        uf.union(a, b);
-    }
-    labels_at(&mut uf, labels)
-}
-
-/// Labels from a finished union-find (see [`components`]); returns the number of clusters.
 pub fn labels_at(uf: &mut UnionFind<'_>, labels: &mut [u32]) -> u32 {
     let mut k = 0;
     for i in 0..labels.len() {

@@ -120,25 +120,6 @@ fn lanes32_by_lane<T: Real>(n: usize, term: impl Fn(usize) -> T) -> T {
     butterfly(acc)
 }
 
-/// [`lanes32`] over a sparse row: `(column, term)` pairs in ascending column order; the missing
-/// columns' terms are `0` (adding `±0` changes no IEEE sum, so this equals the dense sum).
-///
-/// ```
-/// use neurobits_core::ocnn::{lanes32, lanes32_sparse};
-/// let dense = [0.5f32, 0.0, 0.25, 0.0, 3.0];
-/// let sparse = [(0u32, 0.5f32), (2, 0.25), (4, 3.0)];
-/// assert_eq!(lanes32_sparse(sparse.iter().copied()), lanes32(5, |j| dense[j]));
-/// ```
-#[inline(always)]
-pub fn lanes32_sparse<T: Real>(terms: impl Iterator<Item = (u32, T)>) -> T {
-    let mut acc = [T::ZERO; 32];
-    for (j, t) in terms {
-        let l = (j % 32) as usize;
-        acc[l] = acc[l] + t;
-    }
-    butterfly(acc)
-}
-
 /// `C_i = Σ_j J_ij` of a dense row, in the lanes32 order.
 ///
 /// ```
@@ -162,20 +143,6 @@ pub fn row_norm<T: Real>(row: &[T]) -> T {
 #[inline]
 pub fn update_neuron<T: Real>(row: &[T], norm: T, f: &[T]) -> T {
     let s = lanes32(row.len(), |j| row[j] * f[j]);
-    s / norm
-}
-
-/// [`update_neuron`] over a sparse row (`cols` ascending, `vals` their weights).
-///
-/// ```
-/// use neurobits_core::ocnn::{update_neuron, update_neuron_sparse};
-/// let f = [0.5f32, -0.25, 0.75];
-/// let dense = [0.0f32, 0.5, 1.0];
-/// assert_eq!(update_neuron_sparse(&[1, 2], &[0.5, 1.0], 1.5, &f), update_neuron(&dense, 1.5, &f));
-/// ```
-#[inline]
-pub fn update_neuron_sparse<T: Real>(cols: &[u32], vals: &[T], norm: T, f: &[T]) -> T {
-    let s = lanes32_sparse(cols.iter().zip(vals).map(|(&j, &w)| (j, w * f[j as usize])));
     s / norm
 }
 

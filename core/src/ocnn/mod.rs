@@ -20,10 +20,7 @@ pub mod kernels;
 mod real;
 mod sync;
 
-pub use cluster::{components, labels_at, linked, linked_prefix, plateau, UnionFind};
-pub use dynamics::{
-    butterfly, combine, initial_state, lane_sum, lanes32, lanes32_sparse, row_norm, transfer, update_neuron,
-    update_neuron_sparse,
-};
+pub use cluster::{labels_at, linked, linked_prefix, plateau, UnionFind};
+pub use dynamics::{butterfly, combine, initial_state, lane_sum, lanes32, row_norm, transfer, update_neuron};
 pub use real::Real;
 pub use sync::{phase_bit, phase_hits, SyncMode};
