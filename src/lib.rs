@@ -35,7 +35,8 @@ macro_rules! out {
 macro_rules! outln {
     ($($t:tt)*) => {{
         use std::io::Write as _;
-        writeln!(std::io::stdout(), $($t)*).map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))
+        $crate::progress::suspend(|| writeln!(std::io::stdout(), $($t)*))
+            .map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))
     }};
 }
 

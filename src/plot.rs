@@ -1,6 +1,8 @@
 //! SVG line charts (plotters), written atomically.
 
 use anyhow::{anyhow, Result};
+use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, ValueFormatter};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -20,6 +22,33 @@ impl Series {
     /// A curve without intervals.
     pub fn new(label: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
         Series { label: label.into(), points, intervals: Vec::new() }
+    }
+}
+
+/// A linear x axis whose ticks are given (plotters' `WithKeyPoints` has no label formatter for
+/// f64, so this is the few lines it would take).
+struct XTicks {
+    inner: RangedCoordf64,
+    keys: Vec<f64>,
+}
+
+impl Ranged for XTicks {
+    type FormatOption = NoDefaultFormatting;
+    type ValueType = f64;
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(v, limit)
+    }
+    fn key_points<H: KeyPointHint>(&self, _: H) -> Vec<f64> {
+        self.keys.clone()
+    }
+    fn range(&self) -> std::ops::Range<f64> {
+        self.inner.range()
+    }
+}
+
+impl ValueFormatter<f64> for XTicks {
+    fn format(v: &f64) -> String {
+        format!("{}", *v as f32) // shortest form that reads back: 16, 0.5, 1e-6
     }
 }
 
@@ -50,7 +79,7 @@ pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) 
     }
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (960, 520)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (1000, 520)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| anyhow!("plot: {e}"))?;
         // The legend gets its own column to the right of the plot.
         let (plot, legend) = root.split_horizontally(740);
@@ -59,13 +88,7 @@ pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) 
         macro_rules! draw {
             ($chart:expr) => {{
                 let mut chart = $chart;
-                chart
-                    .configure_mesh()
-                    .x_label_formatter(&|x| format!("{x:.0}"))
-                    .x_desc(labels.x)
-                    .y_desc(labels.y)
-                    .draw()
-                    .map_err(|e| anyhow!("plot: {e}"))?;
+                chart.configure_mesh().x_desc(labels.x).y_desc(labels.y).draw().map_err(|e| anyhow!("plot: {e}"))?;
                 for (i, s) in series.iter().enumerate() {
                     let col = OKABE_ITO[i % OKABE_ITO.len()];
                     // Later series thinner and with smaller markers, so that equal curves show.
@@ -95,7 +118,15 @@ pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) 
                 }
             }};
         }
-        let xr = x0 - 0.2..x1 + 0.2;
+        // Ticks at the data's own x values when there are few (k = 16, 32, 64 or erased = 0..8),
+        // so that every point sits on a labelled tick; otherwise plotters' round numbers.
+        let mut xs: Vec<f64> = pts().map(|p| p.0).filter(|x| x.is_finite()).collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup();
+        let pad = ((x1 - x0) * 0.02).max(0.2);
+        let inner: RangedCoordf64 = (x0 - pad..x1 + pad).into();
+        let keys = if xs.len() <= 16 { xs } else { inner.key_points(11) };
+        let xr = XTicks { inner, keys };
         if log_y {
             let lo = pts().map(|p| p.1).filter(|&y| y > 0.0).fold(f64::MAX, f64::min).min(y1);
             draw!(b.build_cartesian_2d(xr, (lo * 0.5..y1 * 2.0).log_scale()).map_err(|e| anyhow!("plot: {e}"))?);

@@ -62,6 +62,9 @@ fn paper_example_round_trip_csv_and_json() {
     assert_eq!(j["probes"][0]["converged"], false);
     assert_eq!(j["probes"][0]["iterations"], 20);
     assert_eq!(j["probes"][0]["active"], serde_json::json!([[0], [1], [0]]));
+    // Machine-readable outputs say what wrote them and how.
+    assert!(j["meta"]["version"].as_str().unwrap().contains('('), "{}", j["meta"]);
+    assert!(j["meta"]["command_line"].as_array().unwrap().iter().any(|a| a == "sum-of-sum"));
 }
 
 #[test]

@@ -12,6 +12,8 @@ use std::time::Instant;
 use super::cpu::{self, Wta};
 use super::data::{self, Matrix};
 use crate::device::{bench_devices, BenchDevice};
+use crate::progress::stages;
+use indicatif::ProgressBar;
 
 #[derive(clap::Args, Debug)]
 /// `flyhash bench`: FlyHash timed on the CPU and GPU.
@@ -100,12 +102,25 @@ fn print(e: &Entry) -> Result<()> {
     Ok(())
 }
 
-fn run_one(p: &FlyParams, x: &Matrix, cpu_on: bool, gpu: Option<&Gpu>, entries: &mut Vec<Entry>) -> Result<()> {
+/// Steps `run_one` takes (for the progress display).
+fn steps(cpu_on: bool, gpu: bool) -> u64 {
+    cpu_on as u64 + 3 * gpu as u64
+}
+
+fn run_one(
+    p: &FlyParams,
+    x: &Matrix,
+    cpu_on: bool,
+    gpu: Option<&Gpu>,
+    pb: &ProgressBar,
+    entries: &mut Vec<Entry>,
+) -> Result<()> {
     let words = p.code_words();
     let proj = cpu::projection(p);
     let b = x.rows;
     let mut cpu_codes = None;
     if cpu_on {
+        pb.set_message(format!("CPU: hashing {b} inputs"));
         let t = Instant::now();
         let codes = cpu::hash(p, &proj, x, Wta::Exact);
         let secs = t.elapsed().as_secs_f64();
@@ -119,14 +134,18 @@ fn run_one(p: &FlyParams, x: &Matrix, cpu_on: bool, gpu: Option<&Gpu>, entries: 
             identical_to_cpu: None,
         });
         print(entries.last().expect("pushed"))?;
+        pb.inc(1);
         cpu_codes = Some(codes);
     }
     if let Some(gpu) = gpu {
+        pb.set_message(format!("GPU: projection and upload of {b} inputs"));
         let f = gpu.fly(*p)?;
         anyhow::ensure!(f.projection()? == proj, "the GPU drew a different projection");
         let inputs = f.upload(&x.data, b)?;
+        pb.inc(1);
         let mut codes = Vec::new();
         for w in [Wta::Exact, Wta::Bisect64] {
+            pb.set_message(format!("GPU: hashing {b} inputs ({w:?}, warm-up then timed)"));
             f.hash_into(&inputs, super::gpu::wta(w), &mut codes)?; // warm-up: JIT, buffers, pages
             let (kernel_ms, total_ms) = f.hash_into(&inputs, super::gpu::wta(w), &mut codes)?;
             let out = neurobits_gpu_host::flyhash::FlyBatch { codes: std::mem::take(&mut codes), kernel_ms, total_ms };
@@ -144,6 +163,7 @@ fn run_one(p: &FlyParams, x: &Matrix, cpu_on: bool, gpu: Option<&Gpu>, entries: 
                 identical_to_cpu: same,
             });
             print(entries.last().expect("pushed"))?;
+            pb.inc(1);
             if same == Some(false) {
                 bail!("GPU exact codes differ from the CPU's");
             }
@@ -160,8 +180,15 @@ pub fn run(a: &FlyBenchConfig) -> Result<()> {
     }
     let (cpu_on, gpu) = bench_devices(a.device)?;
     let mut entries = Vec::new();
+    let pb = match a.config {
+        Config::Fmnist => stages(1 + steps(cpu_on, gpu.is_some())),
+        Config::Batch => {
+            stages((1..=a.max_exp).map(|e| steps(cpu_on && (1usize << e) <= a.cpu_max_batch, gpu.is_some())).sum())
+        }
+    };
     match a.config {
         Config::Fmnist => {
+            pb.set_message("reading Fashion-MNIST");
             let x = data::read(&a.data.join("train-images-idx3-ubyte.gz"))?;
             let p = FlyParams::new(
                 x.cols as u32,
@@ -178,7 +205,8 @@ pub fn run(a: &FlyBenchConfig) -> Result<()> {
                 p.k,
                 x.rows
             )?;
-            run_one(&p, &x, cpu_on, gpu.as_ref(), &mut entries)?;
+            pb.inc(1);
+            run_one(&p, &x, cpu_on, gpu.as_ref(), &pb, &mut entries)?;
             let c = entries.iter().find(|e| e.implementation.starts_with("cpu")).map(|e| e.seconds);
             let g = entries.iter().find(|e| e.implementation.starts_with("gpu exact")).map(|e| e.seconds);
             if let (Some(c), Some(g)) = (c, g) {
@@ -195,10 +223,11 @@ pub fn run(a: &FlyBenchConfig) -> Result<()> {
                     b as u128 * (1024 * 4 + 131_072 / 8),
                 )?;
                 let x = uniform(b, 1024, a.seed);
-                run_one(&p, &x, cpu_on && b <= a.cpu_max_batch, gpu.as_ref(), &mut entries)?;
+                run_one(&p, &x, cpu_on && b <= a.cpu_max_batch, gpu.as_ref(), &pb, &mut entries)?;
             }
         }
     }
+    pb.finish_and_clear();
     if let Some(out) = &a.out {
         crate::io::json::write(out, &entries)?;
     }

@@ -17,6 +17,8 @@ use super::scenario::{scenario, Scenario};
 use super::RuleArg;
 use crate::device::Cpu;
 use crate::device::{bench_devices, BenchDevice};
+use crate::progress::stages;
+use indicatif::ProgressBar;
 use std::path::PathBuf;
 
 #[derive(Serialize, Clone, Debug)]
@@ -117,6 +119,12 @@ pub fn run(a: &BenchConfig) -> Result<()> {
     )?;
     let t = Instant::now();
     let net = s.network(a.seed)?;
+    // One step per table row (CPU rules, optional baseline, GPU upload, rules, cuBLAS, bandwidth).
+    let cpu_steps =
+        if use_cpu { (1 + a.single_core as u64) * rules.len() as u64 + (a.baseline_probes > 0) as u64 } else { 0 };
+    let gpu_steps = if gpu.is_some() { 2 + rules.len() as u64 + (s.id == 2) as u64 } else { 0 };
+    let pb = stages(1 + cpu_steps + gpu_steps);
+    pb.inc(1);
     crate::outln!(
         "stored {} messages on the CPU in {:.3} s (W = {:.1} MiB)",
         s.stored,
@@ -135,6 +143,7 @@ pub fn run(a: &BenchConfig) -> Result<()> {
         }
         for b in &backends {
             for &rule in &rules {
+                pb.set_message(format!("{}: {} on {count} probes", b.name(), rule.name()));
                 let t = Instant::now();
                 let batch = b.retrieve(&net, &probes, rule, &params)?;
                 let secs = t.elapsed().as_secs_f64();
@@ -142,15 +151,19 @@ pub fn run(a: &BenchConfig) -> Result<()> {
                 report.entries.push(ctx.entry(b.name(), rule, secs, &batch.states, iters));
                 print_entry(report.entries.last().expect("just pushed"))?;
                 cpu_states.entry(rule.name()).or_insert(batch.states);
+                pb.inc(1);
             }
         }
         if a.baseline_probes > 0 {
+            pb.set_message("CPU dense-float baseline");
             cpu_dense_baseline(&ctx, a.baseline_probes, &mut report)?;
+            pb.inc(1);
         }
     }
     if let Some(gpu) = &gpu {
-        gpu_rows(&ctx, gpu, &rules, &cpu_states, &mut report)?;
+        gpu_rows(&ctx, gpu, &rules, &cpu_states, &pb, &mut report)?;
     }
+    pb.finish_and_clear();
     if let Some(out) = &a.out {
         crate::io::json::write(out, &report)?;
     }
@@ -198,6 +211,7 @@ fn gpu_rows(
     gpu: &Gpu,
     rules: &[Rule],
     cpu: &HashMap<&'static str, Vec<Word>>,
+    pb: &ProgressBar,
     report: &mut Report,
 ) -> Result<()> {
     let g = *ctx.net.geometry();
@@ -209,12 +223,15 @@ fn gpu_rows(
         total as f64 / 1073741824.0
     )?;
     report.device = Some(gpu.name());
+    pb.set_message("GPU: uploading W");
     let t = Instant::now();
     let dnet = gpu.upload(ctx.net)?;
+    pb.inc(1);
     crate::outln!("uploaded W in {:.3} s; it stays resident", t.elapsed().as_secs_f64())?;
     let name = format!("gpu ({})", gpu.name());
     let mut sos_states = None;
     for &rule in rules {
+        pb.set_message(format!("GPU: {} on {} probes (warm-up, then timed)", rule.name(), ctx.count));
         // One untimed warm-up (module JIT, first-touch allocations), then the timed run.
         dnet.retrieve(&ctx.probes[..g.clusters().min(ctx.probes.len())], rule, &ctx.params)?;
         let out = dnet.retrieve(ctx.probes, rule, &ctx.params)?;
@@ -230,6 +247,7 @@ fn gpu_rows(
         if rule == Rule::SumOfSum {
             sos_states = Some(out.states);
         }
+        pb.inc(1);
     }
     let cpu_joint =
         report.entries.iter().find(|e| e.rule == "joint" && e.implementation.starts_with("cpu")).map(|e| e.seconds);
@@ -242,6 +260,7 @@ fn gpu_rows(
         )?;
     }
     if ctx.s.id == 2 {
+        pb.set_message("GPU: the paper's cuBLAS method");
         let dense = DenseGpu::new(gpu, ctx.net, ctx.s.gamma)?;
         let (states, kernel_ms, total_ms) = dense.retrieve(ctx.probes, ctx.params.max_iter)?;
         let mut e = ctx.entry(
@@ -261,7 +280,9 @@ fn gpu_rows(
                 kernel_ms / 1e3 / gj.kernel_seconds.unwrap_or(f64::NAN)
             )?;
         }
+        pb.inc(1);
     }
+    pb.set_message("GPU: copy bandwidth");
     if let Some(gj) = &gpu_joint {
         let bw = gpu.copy_bandwidth(1 << 30)?;
         let e = report.erased;
@@ -280,6 +301,7 @@ fn gpu_rows(
         report.joint_achieved_gb_s = Some(achieved / 1e9);
         report.joint_fraction_of_bound = Some(achieved / bw);
     }
+    pb.inc(1);
     Ok(())
 }
 

@@ -106,7 +106,6 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
     // Progress in probes (the work), ticking while a chunk runs.
     let total = (e1 - e0 + 1) as u64 * configs.len() as u64 * probes;
     let pb = bar(total, "probes");
-    pb.enable_steady_tick(std::time::Duration::from_millis(250));
     pb.inc(rows.len() as u64 * probes);
     let chunk = (probes as usize / 32).max(64) * g.clusters();
     for e in e0..=e1 {

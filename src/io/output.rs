@@ -47,5 +47,6 @@ pub fn json(geom: &Geometry, rule: &str, states: &[Word], stats: &[Stats]) -> St
         .collect();
     let doc =
         json!({"rule": rule, "clusters": geom.clusters(), "neurons": geom.neurons_per_cluster(), "probes": probes});
+    let doc = super::json::document(&doc).expect("JSON of plain values");
     serde_json::to_string_pretty(&doc).expect("JSON of plain values") + "\n"
 }

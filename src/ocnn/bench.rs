@@ -91,12 +91,16 @@ pub fn run(b: &BenchConfig) -> Result<()> {
         "k"
     )?;
     let mut rows = Vec::new();
+    let steps = |n: usize| 1 + 3 * gpu.is_some() as u64 + (use_cpu && n <= b.cpu_max) as u64;
+    let pb = crate::progress::stages(b.sizes.iter().map(|&n| steps(n)).sum());
     for &n in &b.sizes {
+        pb.set_message(format!("N = {n}: points, scale, weights"));
         let p = random_points(n, 2, b.seed);
         let t = Instant::now();
         let a = scale::scale(&p)?;
         let w = weights::dense::<f32>(&p, a)?;
         let prepare_s = t.elapsed().as_secs_f64();
+        pb.inc(1);
         let grid = clusters::grid(true);
         let mut finish = |name: String, dynamics_s: f64, kernel_s: Option<f64>, hits: &[u32]| -> Result<()> {
             let t = Instant::now();
@@ -125,11 +129,13 @@ pub fn run(b: &BenchConfig) -> Result<()> {
                 row.k
             )?;
             rows.push(row);
+            pb.inc(1);
             Ok(())
         };
         if let Some(g) = &gpu {
             let resident = g.ocnn(n, &w.j, &w.norm)?;
             for d in [Decomposition::XThreads, Decomposition::ThreadPerNeuron, Decomposition::YThreads] {
+                pb.set_message(format!("N = {n}: GPU {d:?}"));
                 let t = Instant::now();
                 let r = resident.run(b.seed, 0, b.iters, SyncMode::Phase, d)?;
                 let dynamics_s = t.elapsed().as_secs_f64();
@@ -138,6 +144,7 @@ pub fn run(b: &BenchConfig) -> Result<()> {
             }
         }
         if use_cpu && n <= b.cpu_max {
+            pb.set_message(format!("N = {n}: CPU"));
             let t = Instant::now();
             let tr = cpu::run(&w, b.seed, 0, b.iters, SyncMode::Phase);
             finish(
@@ -148,6 +155,7 @@ pub fn run(b: &BenchConfig) -> Result<()> {
             )?;
         }
     }
+    pb.finish_and_clear();
     if let Some(out) = &b.out {
         crate::io::json::write(out, &rows)?;
     }
