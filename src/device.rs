@@ -16,24 +16,73 @@ pub enum DeviceChoice {
     Auto,
 }
 
-/// Whether the CPU hot paths take their POPCNT/AVX2 versions: the release binary targets
-/// baseline x86-64, so each hot loop is compiled a second time with those features and chosen
-/// at run time when the CPU has both (`std::arch::is_x86_feature_detected!`).
-/// `NEUROBITS_NO_SIMD` forces the portable versions (tests compare the two).
+/// The instruction sets a CPU hot path may use, best last. The release binary targets baseline
+/// x86-64, so each hot loop is compiled again for these features (`#[target_feature]`, plain
+/// `std::arch`) and the version is chosen at run time (`is_x86_feature_detected!`); every version
+/// gives the same integers (tests force each one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Simd {
+    /// Baseline x86-64 (or another architecture).
+    Portable,
+    /// POPCNT and AVX2.
+    Avx2,
+    /// AVX-512 F/BW/VL with VPOPCNTDQ (Ice Lake and later, Zen 4 and later).
+    Avx512,
+}
+
+/// The best [`Simd`] level this CPU has, capped by `NEUROBITS_SIMD=portable|avx2|avx512` (tests
+/// use it to force each path; `NEUROBITS_NO_SIMD` = `portable`). Asking for more than the CPU
+/// has gives what it has.
+///
+/// ```
+/// use neurobits::device::{simd_level, Simd};
+/// assert!(simd_level() >= Simd::Portable);
+/// ```
+pub fn simd_level() -> Simd {
+    let cap = match std::env::var("NEUROBITS_SIMD").as_deref() {
+        _ if std::env::var_os("NEUROBITS_NO_SIMD").is_some() => Simd::Portable,
+        Ok("portable") => Simd::Portable,
+        Ok("avx2") => Simd::Avx2,
+        _ => Simd::Avx512,
+    };
+    simd_detected().min(cap)
+}
+
+/// The best [`Simd`] level this CPU has, whatever the environment says.
+///
+/// ```
+/// assert!(neurobits::device::simd_detected() >= neurobits::device::simd_level());
+/// ```
+pub fn simd_detected() -> Simd {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        if has!("avx512f")
+            && has!("avx512bw")
+            && has!("avx512vl")
+            && has!("avx512vpopcntdq")
+            && has!("popcnt")
+            && has!("avx2")
+        {
+            Simd::Avx512
+        } else if has!("popcnt") && has!("avx2") {
+            Simd::Avx2
+        } else {
+            Simd::Portable
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    Simd::Portable
+}
+
+/// Whether the CPU hot paths may take their POPCNT/AVX2 versions ([`simd_level`] ≥ AVX2).
 ///
 /// ```
 /// # // The answer depends on the CPU; it is only ever false without x86-64.
 /// let _ = neurobits::device::simd();
 /// ```
 pub fn simd() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("popcnt")
-            && std::arch::is_x86_feature_detected!("avx2")
-            && std::env::var_os("NEUROBITS_NO_SIMD").is_none()
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    simd_level() >= Simd::Avx2
 }
 
 /// A rayon thread pool: the CPU backend of every model.

@@ -233,6 +233,32 @@ fn search_matches_a_brute_force_with_index_ties() {
     }
 }
 
+/// Every instruction-set version of the search gives the portable version's answer, on code
+/// lengths with a partial 512-bit chunk (5, 13 words) and without (16), with a partial block of
+/// queries (19 = 2·8 + 3) and database tiles (8 MiB of distances per task split 70 000 codes).
+#[test]
+fn every_simd_search_path_equals_the_portable_one() {
+    use neurobits::device::{simd_detected, Simd};
+    for (words, n) in [(5usize, 1000usize), (13, 700), (16, 70_000)] {
+        let db: Vec<u64> = (0..(n * words) as u64).map(|i| draw(7, i) & draw(8, i)).collect();
+        let q: Vec<u64> = (0..(19 * words) as u64).map(|i| draw(9, i) & draw(10, i)).collect();
+        let want = search::top_r_on(Simd::Portable, &db, &q, words, 40);
+        for (qi, row) in want.iter().enumerate() {
+            let d = |j: usize| {
+                neurobits_core::flyhash::hamming(&db[j * words..(j + 1) * words], &q[qi * words..(qi + 1) * words])
+            };
+            assert!(row.iter().all(|&(j, dist)| d(j as usize) == dist));
+        }
+        for level in [Simd::Avx2, Simd::Avx512] {
+            if level > simd_detected() {
+                eprintln!("this CPU lacks {level:?}: that path is not run here");
+                continue;
+            }
+            assert_eq!(search::top_r_on(level, &db, &q, words, 40), want, "{level:?}, {words} words");
+        }
+    }
+}
+
 #[test]
 fn fashion_mnist_is_readable() {
     let dir = Path::new(data::FASHION_MNIST);

@@ -221,11 +221,9 @@ fn search_simd_path_equals_the_portable_path() {
         p
     };
     let (db, q) = (write("db.bin", 700, 1), write("q.bin", 50, 2));
-    let run = |no_simd: bool, out: &str| {
+    let run = |level: &str, out: &str| {
         let mut c = assert_cmd::Command::cargo_bin("neurobits").unwrap();
-        if no_simd {
-            c.env("NEUROBITS_NO_SIMD", "1");
-        }
+        c.env("NEUROBITS_SIMD", level);
         c.args(["flyhash", "search", "--r", "30", "--db"])
             .arg(&db)
             .arg("--queries")
@@ -236,7 +234,9 @@ fn search_simd_path_equals_the_portable_path() {
             .success();
         std::fs::read_to_string(d.path().join(out)).unwrap()
     };
-    assert_eq!(run(true, "portable.csv"), run(false, "simd.csv"));
+    let portable = run("portable", "portable.csv");
+    assert_eq!(portable, run("avx2", "avx2.csv"));
+    assert_eq!(portable, run("avx512", "avx512.csv"));
 }
 
 #[test]

@@ -113,33 +113,38 @@ pub fn idx(b: &[u8], name: &str) -> Result<Matrix> {
     Ok(Matrix { rows, cols: count.checked_div(rows).unwrap_or(0), data })
 }
 
-/// CSV: one row per line, comma-separated numbers; blank lines and a header row skipped.
+/// CSV (the `csv` crate: quoting, CRLF): one row per line, comma-separated numbers; blank lines
+/// and a header row (a first row none of whose fields is a number) skipped.
 pub fn csv(text: &str, name: &str) -> Result<Matrix> {
+    let mut r =
+        csv::ReaderBuilder::new().has_headers(false).flexible(true).trim(csv::Trim::All).from_reader(text.as_bytes());
     let (mut data, mut cols, mut rows) = (Vec::new(), None, 0);
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() {
+    let mut rec = csv::StringRecord::new();
+    loop {
+        match r.read_record(&mut rec) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => bail!("{name}: {e}"),
+        }
+        let line = rec.position().map_or(0, |p| p.line());
+        if rec.iter().all(str::is_empty) {
             continue;
         }
-        // A header row (a first line none of whose fields is a number) is skipped.
-        if rows == 0 && cols.is_none() && line.split(',').all(|f| f.trim().parse::<f32>().is_err()) {
+        if rows == 0 && cols.is_none() && rec.iter().all(|f| f.parse::<f32>().is_err()) {
             continue;
         }
         let before = data.len();
-        for (j, f) in line.split(',').enumerate() {
-            let v: f32 = f
-                .trim()
-                .parse()
-                .map_err(|_| anyhow!("{name}:{}: field {}: '{}' is not a number", i + 1, j + 1, f.trim()))?;
+        for (j, f) in rec.iter().enumerate() {
+            let v: f32 = f.parse().map_err(|_| anyhow!("{name}:{line}: field {}: '{f}' is not a number", j + 1))?;
             if !v.is_finite() {
-                bail!("{name}:{}: field {}: {v} is not a finite number", i + 1, j + 1);
+                bail!("{name}:{line}: field {}: {v} is not a finite number", j + 1);
             }
             data.push(v);
         }
         let n = data.len() - before;
         match cols {
             None => cols = Some(n),
-            Some(c) if c != n => bail!("{name}:{}: expected {c} fields, found {n}", i + 1),
+            Some(c) if c != n => bail!("{name}:{line}: expected {c} fields, found {n}"),
             _ => {}
         }
         rows += 1;
@@ -148,81 +153,62 @@ pub fn csv(text: &str, name: &str) -> Result<Matrix> {
     Ok(Matrix { rows, cols, data })
 }
 
-/// NPY (version 1–3): floats of 2, 4 or 8 bytes and integers of 1–8 bytes, either byte order, C or
-/// Fortran order (`np.save(x.T)`), 1-D (one row) or 2-D.
+/// NPY (version 1–3, read by the `npyz` crate): floats of 2, 4 or 8 bytes and integers of 1–8
+/// bytes, either byte order, C or Fortran order (`np.save(x.T)`), 1-D (one row) or 2-D. The
+/// shape is checked against the file's size and the memory budget before anything is allocated
+/// (a header can claim any shape).
 pub fn npy(b: &[u8], name: &str) -> Result<Matrix> {
-    if b.len() < 10 || &b[..6] != b"\x93NUMPY" {
+    use npyz::{DType, Order, TypeChar};
+    if !b.starts_with(b"\x93NUMPY") {
         bail!("{name}: not an NPY file (bad magic)");
     }
-    let (hlen, start) = match b[6] {
-        1 => (u16::from_le_bytes([b[8], b[9]]) as usize, 10),
-        2 | 3 if b.len() >= 12 => (u32::from_le_bytes(b[8..12].try_into().unwrap()) as usize, 12),
-        v => bail!("{name}: unsupported NPY version {v}"),
-    };
-    let header =
-        std::str::from_utf8(b.get(start..start + hlen).ok_or_else(|| anyhow!("{name}: truncated NPY header"))?)
-            .map_err(|_| anyhow!("{name}: corrupt NPY header"))?;
-    let field = |k: &str| -> Result<&str> {
-        let at = header.find(&format!("'{k}'")).ok_or_else(|| anyhow!("{name}: NPY header lacks '{k}'"))?;
-        Ok(header.get(at + k.len() + 2..).unwrap_or("").trim_start_matches([':', ' ']))
-    };
-    let descr = field("descr")?;
-    let descr = descr.trim_start_matches('\'').split('\'').next().unwrap_or("");
-    let fortran = field("fortran_order")?.starts_with("True");
-    let shape_s = field("shape")?.strip_prefix('(').ok_or_else(|| anyhow!("{name}: corrupt NPY shape"))?;
-    let shape_s = &shape_s[..shape_s.find(')').ok_or_else(|| anyhow!("{name}: corrupt NPY shape"))?];
-    let shape: Vec<usize> = shape_s
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse().map_err(|_| anyhow!("{name}: corrupt NPY shape")))
-        .collect::<Result<_>>()?;
-    let (rows, cols) = match shape[..] {
-        [n] => (1, n),
-        [r, c] => (r, c),
-        _ => bail!("{name}: NPY array must be 1-D or 2-D, found {} dimensions", shape.len()),
-    };
-    let body = b.get(start + hlen..).unwrap_or(&[]);
-    let count = rows.checked_mul(cols).ok_or_else(|| anyhow!("{name}: absurd NPY shape"))?;
-    // dtype: byte order (`<` little, `>` big, `|`/`=` not applicable or native = little here),
-    // kind (f, i, u) and width.
-    let (order, kind, size) = {
-        let d = descr.as_bytes();
-        let size: usize = descr.get(2..).and_then(|w| w.parse().ok()).unwrap_or(0);
-        match (d.first(), d.get(1)) {
-            (Some(&o @ (b'<' | b'>' | b'|' | b'=')), Some(&k @ (b'f' | b'i' | b'u'))) => (o, k, size),
-            _ => bail!("{name}: unsupported NPY dtype {descr}"),
+    let f = npyz::NpyFile::new(b).map_err(|e| anyhow!("{name}: corrupt NPY file: {e}"))?;
+    let dims = |s: &[u64]| -> Option<(usize, usize)> {
+        match *s {
+            [n] => Some((1, usize::try_from(n).ok()?)),
+            [r, c] => Some((usize::try_from(r).ok()?, usize::try_from(c).ok()?)),
+            _ => None,
         }
     };
-    let ok = matches!((kind, size), (b'f', 2 | 4 | 8) | (b'i' | b'u', 1 | 2 | 4 | 8));
-    if !ok {
-        bail!("{name}: unsupported NPY dtype {descr}");
+    let (rows, cols) = dims(f.shape())
+        .ok_or_else(|| anyhow!("{name}: NPY array must be 1-D or 2-D of a sane size, found shape {:?}", f.shape()))?;
+    let DType::Plain(ts) = f.dtype() else { bail!("{name}: unsupported NPY dtype (structured or array)") };
+    let (kind, size) = (ts.type_char(), ts.size_field() as usize);
+    if !matches!((kind, size), (TypeChar::Float, 2 | 4 | 8) | (TypeChar::Int | TypeChar::Uint, 1 | 2 | 4 | 8)) {
+        bail!("{name}: unsupported NPY dtype {ts}");
     }
+    let count = rows.checked_mul(cols).ok_or_else(|| anyhow!("{name}: absurd NPY shape"))?;
     let need = count.checked_mul(size).ok_or_else(|| anyhow!("{name}: absurd NPY shape"))?;
-    if body.len() != need {
-        bail!("{name}: NPY data is {} bytes, shape {rows}x{cols} needs {need}", body.len());
+    // The body is what follows the header: magic, version, header length (2 bytes in v1, 4 after).
+    let start = match b[6] {
+        1 => 10 + u16::from_le_bytes([b[8], b[9]]) as usize,
+        _ => 12 + u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize,
+    };
+    let body = b.len().saturating_sub(start);
+    if body != need {
+        bail!("{name}: NPY data is {body} bytes, shape {rows}x{cols} needs {need}");
     }
     ensure_fits(&format!("{name}: the values as f32"), count as u128 * 8)?;
-    let value = |c: &[u8]| -> f32 {
-        let mut x = [0u8; 8];
-        if order == b'>' {
-            for (k, &v) in c.iter().rev().enumerate() {
-                x[k] = v;
-            }
-        } else {
-            x[..c.len()].copy_from_slice(c);
-        }
-        let u = u64::from_le_bytes(x);
-        match (kind, size) {
-            (b'f', 2) => f16_to_f32(u as u16),
-            (b'f', 4) => f32::from_bits(u as u32),
-            (b'f', _) => f64::from_bits(u) as f32,
-            (b'u', _) => u as f32,
-            // Sign-extend the `size`-byte integer.
-            _ => ((u << (64 - 8 * size)) as i64 >> (64 - 8 * size)) as f32,
-        }
+    let fortran = f.order() == Order::Fortran;
+    let bad = |e: std::io::Error| anyhow!("{name}: corrupt NPY data: {e}");
+    macro_rules! as_f32 {
+        ($t:ty) => {
+            f.into_vec::<$t>().map_err(bad)?.into_iter().map(|v| v as f32).collect::<Vec<f32>>()
+        };
+    }
+    let flat: Vec<f32> = match (kind, size) {
+        (TypeChar::Float, 2) => f.into_vec::<npyz::half::f16>().map_err(bad)?.into_iter().map(f32::from).collect(),
+        (TypeChar::Float, 4) => f.into_vec::<f32>().map_err(bad)?,
+        (TypeChar::Float, _) => as_f32!(f64),
+        (TypeChar::Int, 1) => as_f32!(i8),
+        (TypeChar::Int, 2) => as_f32!(i16),
+        (TypeChar::Int, 4) => as_f32!(i32),
+        (TypeChar::Int, _) => as_f32!(i64),
+        (_, 1) => as_f32!(u8),
+        (_, 2) => as_f32!(u16),
+        (_, 4) => as_f32!(u32),
+        _ => as_f32!(u64),
     };
-    let flat: Vec<f32> = body.chunks(size).map(value).collect();
     // Fortran order (what `np.save(x.T)` writes): column-major; transpose to rows.
     let data = if fortran && rows > 1 && cols > 1 {
         let mut t = vec![0f32; count];
@@ -236,28 +222,6 @@ pub fn npy(b: &[u8], name: &str) -> Result<Matrix> {
         flat
     };
     Ok(Matrix { rows, cols, data })
-}
-
-/// IEEE half precision to `f32` (exact: every `f16` is an `f32`).
-///
-/// ```
-/// use neurobits::flyhash::data::f16_to_f32;
-/// assert_eq!((f16_to_f32(0x3c00), f16_to_f32(0xc000), f16_to_f32(0x0001)), (1.0, -2.0, 2f32.powi(-24)));
-/// assert!(f16_to_f32(0x7e00).is_nan() && f16_to_f32(0x7c00).is_infinite());
-/// ```
-pub fn f16_to_f32(h: u16) -> f32 {
-    let (sign, exp, frac) = ((h >> 15) as u32, ((h >> 10) & 0x1f) as u32, (h & 0x3ff) as u32);
-    let mag = match exp {
-        0 => frac as f32 * 2f32.powi(-24),
-        31 if frac == 0 => f32::INFINITY,
-        31 => f32::NAN,
-        _ => f32::from_bits(((exp + 112) << 23) | (frac << 13)),
-    };
-    if sign == 1 {
-        -mag
-    } else {
-        mag
-    }
 }
 
 /// Fashion-MNIST from Debian's `dataset-fashion-mnist` (`make setup` installs it).
