@@ -259,6 +259,33 @@ fn every_simd_search_path_equals_the_portable_one() {
     }
 }
 
+/// The sixteen-lane CPU hash, on every instruction set, equals the one-input rule of the core
+/// (activation, then the exact radix WTA) input by input — on tied integer inputs and on a batch
+/// that is not a multiple of sixteen.
+#[test]
+fn batched_cpu_hash_equals_the_one_input_rule_on_every_simd_level() {
+    use neurobits::device::{simd_detected, Simd};
+    use neurobits_core::flyhash::{activation, sort_key, wta_pack};
+    for (rows, d, m, s, k) in [(37usize, 20u32, 128u32, 3u32, 10u32), (21, 64, 1000, 9, 50)] {
+        let x = data::csv(&tied_csv(rows, d as usize, 3), "x").unwrap();
+        let p = FlyParams::new(d, m, s, k, 4).unwrap();
+        let proj = cpu::projection(&p);
+        let w = p.code_words();
+        let mut want = vec![0u64; rows * w];
+        for (i, code) in want.chunks_mut(w).enumerate() {
+            let act: Vec<f32> = proj.chunks(s as usize).map(|r| activation(r, x.row(i))).collect();
+            wta_pack(m as usize, k as usize, |r| sort_key(act[r]), &mut [0; 256], code);
+        }
+        for level in [Simd::Portable, Simd::Avx2, Simd::Avx512] {
+            if level > simd_detected() {
+                eprintln!("this CPU lacks {level:?}: that path is not run here");
+                continue;
+            }
+            assert_eq!(cpu::hash_on(level, &p, &proj, &x, cpu::Wta::Exact), want, "{level:?}");
+        }
+    }
+}
+
 #[test]
 fn fashion_mnist_is_readable() {
     let dir = Path::new(data::FASHION_MNIST);

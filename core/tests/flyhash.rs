@@ -40,6 +40,17 @@ proptest! {
     }
 
     #[test]
+    fn compacting_wta_equals_the_plain_one(seed in any::<u64>(), m in 1usize..300, kf in 0.0f64..1.0, wide in any::<bool>()) {
+        // Tied small integers, or spread floats whose keys differ in every byte.
+        let v: Vec<f32> = if wide { tied(seed, m).iter().enumerate().map(|(i, x)| x * (1 + i % 5) as f32 * 1e3 + (draw(seed, i as u64) >> 40) as f32).collect() } else { tied(seed, m) };
+        let k = 1 + ((m - 1) as f64 * kf) as usize;
+        let keys: Vec<u32> = v.iter().map(|&x| sort_key(x)).collect();
+        let mut out = vec![u64::MAX; m.div_ceil(64)];
+        wta_pack_keys(&keys, k, &mut [0; 256], &mut vec![0; m], &mut out);
+        prop_assert_eq!(out, code(&v, k));
+    }
+
+    #[test]
     fn exact_wta_on_arbitrary_floats(v in proptest::collection::vec(-1e6f32..1e6, 1..200), kf in 0.0f64..1.0) {
         let k = 1 + ((v.len() - 1) as f64 * kf) as usize;
         prop_assert_eq!(code(&v, k), reference(&v, k));

@@ -159,8 +159,18 @@ pub fn csv(text: &str, name: &str) -> Result<Matrix> {
 /// (a header can claim any shape).
 pub fn npy(b: &[u8], name: &str) -> Result<Matrix> {
     use npyz::{DType, Order, TypeChar};
-    if !b.starts_with(b"\x93NUMPY") {
+    if !b.starts_with(b"\x93NUMPY") || b.len() < 10 {
         bail!("{name}: not an NPY file (bad magic)");
+    }
+    // The body follows the header: magic, version, header length (2 bytes in v1, 4 after).
+    // Checked against the file before npyz sees it: npyz allocates the claimed header length.
+    let start = match b[6] {
+        1 => 10 + u16::from_le_bytes([b[8], b[9]]) as usize,
+        _ if b.len() >= 12 => 12usize.saturating_add(u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize),
+        _ => bail!("{name}: truncated NPY header"),
+    };
+    if start > b.len() {
+        bail!("{name}: truncated NPY header");
     }
     let f = npyz::NpyFile::new(b).map_err(|e| anyhow!("{name}: corrupt NPY file: {e}"))?;
     let dims = |s: &[u64]| -> Option<(usize, usize)> {
@@ -179,12 +189,7 @@ pub fn npy(b: &[u8], name: &str) -> Result<Matrix> {
     }
     let count = rows.checked_mul(cols).ok_or_else(|| anyhow!("{name}: absurd NPY shape"))?;
     let need = count.checked_mul(size).ok_or_else(|| anyhow!("{name}: absurd NPY shape"))?;
-    // The body is what follows the header: magic, version, header length (2 bytes in v1, 4 after).
-    let start = match b[6] {
-        1 => 10 + u16::from_le_bytes([b[8], b[9]]) as usize,
-        _ => 12 + u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize,
-    };
-    let body = b.len().saturating_sub(start);
+    let body = b.len() - start;
     if body != need {
         bail!("{name}: NPY data is {body} bytes, shape {rows}x{cols} needs {need}");
     }

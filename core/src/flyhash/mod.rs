@@ -21,6 +21,8 @@ mod wta;
 
 pub use hamming::hamming;
 pub use params::FlyParams;
-pub use projection::{activation, activation_with, projection_row};
+pub use projection::{activation, activation_with, projection_row, Lanes};
 pub use search::{sort_hits, top_r};
-pub use wta::{bisect64, kth_largest, pack_above, select, select_range, sort_key, ties_left, wta_pack, RadixSelect};
+pub use wta::{
+    bisect64, kth_largest, pack_above, select, select_range, sort_key, ties_left, wta_pack, wta_pack_keys, RadixSelect,
+};

@@ -50,11 +50,46 @@ pub fn activation(indices: &[u32], x: &[f32]) -> f32 {
 /// let xt = [1.5f32, 9.0, 2.0];
 /// assert_eq!(neurobits_core::flyhash::activation_with(&[0, 2], |i| xt[i]), 3.5);
 /// ```
+///
+/// The value type is generic so that a driver can add [`Lanes`] (several inputs at once, one
+/// per lane): each lane then goes through exactly this sequence of `f32` additions.
 #[inline(always)]
-pub fn activation_with(indices: &[u32], x: impl Fn(usize) -> f32) -> f32 {
-    let mut acc = 0.0f32;
+pub fn activation_with<T: Copy + Default + core::ops::Add<Output = T>>(indices: &[u32], x: impl Fn(usize) -> T) -> T {
+    let mut acc = T::default(); // +0.0
     for &i in indices {
-        acc += x(i as usize);
+        acc = acc + x(i as usize);
     }
     acc
+}
+
+/// `B` independent `f32` values added lane by lane: [`activation_with`] over `Lanes` computes `B`
+/// inputs' activations in one pass over the projection row, each lane bit-identical to
+/// [`activation`] of that input (the compiler turns the lane loop into vector additions).
+///
+/// ```
+/// use neurobits_core::flyhash::{activation, activation_with, Lanes};
+/// let (x0, x1) = ([1.5f32, 9.0, 2.0], [0.1f32, 0.2, 0.3]);
+/// let a = activation_with(&[0, 2], |i| Lanes([x0[i], x1[i]]));
+/// assert_eq!(a.0, [activation(&[0, 2], &x0), activation(&[0, 2], &x1)]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(transparent)]
+pub struct Lanes<const B: usize>(pub [f32; B]);
+
+impl<const B: usize> Default for Lanes<B> {
+    #[inline(always)]
+    fn default() -> Self {
+        Lanes([0.0; B])
+    }
+}
+
+impl<const B: usize> core::ops::Add for Lanes<B> {
+    type Output = Self;
+    #[inline(always)]
+    fn add(mut self, o: Self) -> Self {
+        for (a, b) in self.0.iter_mut().zip(o.0) {
+            *a += b;
+        }
+        self
+    }
 }

@@ -207,6 +207,94 @@ pub fn wta_pack(m: usize, k: usize, key: impl Fn(usize) -> u32, hist: &mut [u32;
     select(m, k, key, t, above, |i| out[i / 64] |= 1 << (i % 64));
 }
 
+/// [`wta_pack`] over keys already in memory, with the same [`RadixSelect`] passes but fewer
+/// reads: the second pass also collects the indices of the keys that still match (`cand`, at
+/// least `m` long), and the third and fourth passes and the ties read only those; the keys above
+/// the threshold are packed by one comparison pass. Same winners as [`wta_pack`]: the passes fix
+/// the same bytes from the same counts.
+///
+/// ```
+/// use neurobits_core::flyhash::{wta_pack, wta_pack_keys};
+/// let keys = [5u32, 9, 7, 9, 1, 7, 7];
+/// let (mut a, mut b) = ([0u64; 1], [0u64; 1]);
+/// wta_pack(7, 4, |i| keys[i], &mut [0; 256], &mut a);
+/// wta_pack_keys(&keys, 4, &mut [0; 256], &mut [0; 7], &mut b);
+/// assert_eq!((a, b), ([0b0101110], [0b0101110])); // 9, 9, then the first two 7s
+/// ```
+#[inline]
+pub fn wta_pack_keys(keys: &[u32], k: usize, hist: &mut [u32; 256], cand: &mut [u32], out: &mut [Word]) {
+    let mut st = RadixSelect::new(k as u32);
+    // Activations crowd into a few bins, so one histogram would make each increment wait for the
+    // previous one to the same bin; four interleaved histograms, summed, break that chain.
+    let mut h4 = [[0u32; 256]; 4];
+    let sum = |h4: &[[u32; 256]; 4], hist: &mut [u32; 256]| {
+        for (b, h) in hist.iter_mut().enumerate() {
+            *h = h4[0][b] + h4[1][b] + h4[2][b] + h4[3][b];
+        }
+    };
+    // Pass 1: every key.
+    let mut quads = keys.chunks_exact(4);
+    for q in &mut quads {
+        for (h, &x) in h4.iter_mut().zip(q) {
+            h[(x >> 24) as usize] += 1;
+        }
+    }
+    for &x in quads.remainder() {
+        h4[0][(x >> 24) as usize] += 1;
+    }
+    sum(&h4, hist);
+    st.advance(hist);
+    // Pass 2: every key, keeping (branch-free) the indices of those that match the first byte.
+    h4 = [[0; 256]; 4];
+    let mut n = 0;
+    for (i, &x) in keys.iter().enumerate() {
+        let (hit, b) = match st.bin(x) {
+            Some(b) => (1, b),
+            None => (0, 0),
+        };
+        h4[i % 4][b] += hit;
+        cand[n] = i as u32;
+        n += hit as usize;
+    }
+    sum(&h4, hist);
+    st.advance(hist);
+    // Passes 3 and 4: the candidates only, narrowed again after pass 3.
+    while !st.done() {
+        *hist = [0; 256];
+        let mut kept = 0;
+        for j in 0..n {
+            let i = cand[j];
+            if let Some(b) = st.bin(keys[i as usize]) {
+                hist[b] += 1;
+                cand[kept] = i;
+                kept += 1;
+            }
+        }
+        n = kept;
+        st.advance(hist);
+    }
+    let (t, mut ties) = (st.threshold(), st.ties());
+    out.fill(0);
+    // Keys above t, 64 per word (a compare the compiler vectorizes).
+    for (w, chunk) in out.iter_mut().zip(keys.chunks(64)) {
+        let mut bits = 0u64;
+        for (j, &x) in chunk.iter().enumerate() {
+            bits |= ((x > t) as u64) << j;
+        }
+        *w = bits;
+    }
+    // The lowest-index ties: every key equal to t is among the candidates, in index order.
+    for &i in &cand[..n] {
+        if ties == 0 {
+            break;
+        }
+        if keys[i as usize] == t {
+            out[i as usize / 64] |= 1 << (i % 64);
+            ties -= 1;
+        }
+    }
+}
+
 /// The 64-step bisection of da Cunha et al. (2023, Algorithm 2) for one column: returns `mid`;
 /// the paper's winners are the values `> mid`, which can number more or fewer than `k` (ties,
 /// rounding). `eps` is the paper's margin around the minimum and maximum.
