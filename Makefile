@@ -11,7 +11,7 @@ QEMU_MCU := qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb -nographic -moni
 	-semihosting-config enable=on,target=native -icount shift=0
 PTXAS = $(shell python3 -c "import nvidia.cuda_nvcc as m, os; print(os.path.join(list(m.__path__)[0], 'bin', 'ptxas'))" 2>/dev/null)
 
-.PHONY: completions fuzz setup demo test mcu-build mcu-test bench gpu-bundle gpu-test gpu-bench clean
+.PHONY: peers completions fuzz setup demo test mcu-build mcu-test bench gpu-bundle gpu-test gpu-bench clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -64,6 +64,15 @@ bench: setup
 	$(CARGO) build --release --bin neurobits
 	mkdir -p out
 	$(BIN) gbnn bench --scenario 2 --out out/bench-scenario2.json
+
+# The CPU peers (numpy/scipy FlyHash, faiss search) next to ours, one thread each, with ratios.
+# Their Python packages go into a virtual environment of their own (out/peers-venv).
+PEERS_PY := out/peers-venv/bin/python
+peers: setup
+	$(CARGO) build --release --bin neurobits
+	@test -x $(PEERS_PY) || python3 -m venv out/peers-venv
+	@$(PEERS_PY) -c "import numpy, scipy, faiss" 2>/dev/null || $(PEERS_PY) -m pip install -q --disable-pip-version-check numpy scipy faiss-cpu
+	$(PEERS_PY) peers/run_cpu.py $(BIN) /usr/share/datasets/fashion-mnist out/peers
 
 # GPU runs happen on a machine without Rust: build the release test and CLI binaries here into
 # .bundle/ (git-ignored) and carry that folder there.
