@@ -28,6 +28,7 @@ fn config(input: PathBuf) -> ClusterConfig {
         eps: 0.2,
         threshold: "auto".into(),
         scale: None,
+        cutoff: None,
         dtype: Dtype::F32,
         device: neurobits::device::DeviceChoice::Cpu,
         json: None,
@@ -102,6 +103,10 @@ fn bad_inputs_end_in_one_line_and_exit_2() {
         ("bad threshold", "0 0\n1 0\n0 1\n1 1\n", &["--threshold", "120"]),
         ("bad eps", "0 0\n1 0\n0 1\n1 1\n", &["--sync", "fragmentary", "--eps", "-1"]),
         ("empty", "", &[]),
+        ("cutoff 0", "0 0\n1 0\n0 1\n1 1\n", &["--cutoff", "0"]),
+        ("cutoff nan", "0 0\n1 0\n0 1\n1 1\n", &["--cutoff", "nan"]),
+        ("cutoff isolates a point", "0 0\n1 0\n0 1\n1 1\n9 9\n", &["--cutoff", "2", "--scale", "1"]),
+        ("cutoff on the gpu", "0 0\n1 0\n0 1\n1 1\n", &["--cutoff", "3", "--device", "gpu"]),
     ];
     for (name, text, extra) in cases {
         let input = d.path().join("p.txt");
@@ -194,4 +199,50 @@ fn cpu_simd_path_equals_the_portable_path() {
         (v["state_sha256"].as_str().unwrap().to_string(), v["hits_sha256"].as_str().unwrap().to_string())
     };
     assert_eq!(run(true), run(false));
+}
+
+/// The sparse coupling (`--cutoff`) is the dense coupling with the far weights set to zero: the
+/// same trajectory bit for bit (zero terms do not change a lanes32 sum), and on the coupled pairs
+/// the same hit counts — for f32 and f64, phase and fragmentary, in 2-D and 3-D.
+#[test]
+fn sparse_coupling_equals_the_dense_one_with_zeros() {
+    use neurobits::ocnn::{bench::random_points, cpu, weights};
+    use neurobits_core::ocnn::SyncMode;
+    fn check<T: neurobits_core::ocnn::Real + Send + Sync>(dim: usize, r: f64, mode: SyncMode<T>) {
+        let p = random_points(300, dim, 5);
+        let a = ocnn::scale::scale(&p).unwrap();
+        let dense = weights::dense_cut::<T>(&p, a, Some(r)).unwrap();
+        let sparse = weights::sparse::<T>(&p, a, r).unwrap();
+        let n = p.n;
+        // The CSR holds exactly the nonzero-distance-within-cutoff pairs, columns ascending.
+        for i in 0..n {
+            let cols = &sparse.cols[sparse.ptr[i]..sparse.ptr[i + 1]];
+            assert!(cols.windows(2).all(|w| w[0] < w[1]) && !cols.contains(&(i as u32)));
+            for (k, &j) in cols.iter().enumerate() {
+                assert_eq!(sparse.vals[sparse.ptr[i] + k].to_f64(), dense.j[i * n + j as usize].to_f64());
+            }
+        }
+        assert!(sparse.hit_ptr[n] < n * (n - 1) / 4, "the cutoff should drop most pairs");
+        let (td, ts) = (cpu::run(&dense, 1, 10, 200, mode), cpu::run(&sparse, 1, 10, 200, mode));
+        assert!(td.state.iter().zip(&ts.state).all(|(a, b)| a.to_f64().to_bits() == b.to_f64().to_bits()));
+        for (s, (i, j)) in sparse.pairs().enumerate() {
+            assert_eq!(ts.hits[s], td.hits[cpu::tri(n, i as usize, j as usize)], "pair ({i}, {j})");
+        }
+    }
+    check::<f32>(2, 3.0, SyncMode::Phase);
+    check::<f64>(2, 3.0, SyncMode::Phase);
+    check::<f32>(3, 2.5, SyncMode::Fragmentary(0.2));
+    check::<f64>(3, 2.5, SyncMode::Phase);
+}
+
+#[test]
+fn lsun_with_a_cutoff_finds_the_three_clusters() {
+    let Some(path) = fcps("Lsun.data") else { return };
+    let p = points::load(&path).unwrap().skip(3);
+    let c = ClusterConfig { cutoff: Some(3.0), ..config(path) };
+    let r = ocnn::cluster_cpu::<f32>(&p, Some(0.21925040730964698), &c).unwrap();
+    assert_eq!(r.k, 3);
+    assert!(r.coupled_pairs < 400 * 399 / 2 / 5, "{} coupled pairs", r.coupled_pairs);
+    let sizes: Vec<usize> = (0..3).map(|c| r.labels.iter().filter(|&&l| l == c).count()).collect();
+    assert_eq!(sizes, [200, 100, 100]);
 }

@@ -18,6 +18,7 @@ fn config(sync: SyncArg, dtype: Dtype, iters: u32) -> ClusterConfig {
         eps: 0.2,
         threshold: "auto".into(),
         scale: None,
+        cutoff: None,
         dtype,
         device: DeviceChoice::Gpu,
         json: None,

@@ -1,9 +1,7 @@
 //! From hit counts to labels: the `k(θ)` curve on the percent grid, the automatic threshold and
 //! the labels (the rules are `neurobits_core::ocnn`'s).
 
-use neurobits_core::ocnn::{labels_at, linked, linked_prefix, plateau, UnionFind};
-
-use super::cpu::tri;
+use neurobits_core::ocnn::{labels_at, linked_prefix, plateau, UnionFind};
 
 /// The clustering of one run.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +35,20 @@ pub fn grid(phase: bool) -> Vec<u32> {
 /// union-find gives `k(p)` for the whole grid; a second union-find over the pairs linked at the
 /// chosen `p` gives the labels.
 pub fn cluster(n: usize, hits: &[u32], t: u32, grid: &[u32], fixed: Option<u32>) -> anyhow::Result<Clustering> {
+    let pairs = (0..n as u32).flat_map(|i| (i + 1..n as u32).map(move |j| (i, j)));
+    cluster_pairs(n, hits, pairs, t, grid, fixed)
+}
+
+/// [`cluster`] over any set of counted pairs: `hits[s]` belongs to the `s`-th pair of `pairs`
+/// (a sparse coupling counts only its coupled pairs; the others are never linked).
+pub fn cluster_pairs(
+    n: usize,
+    hits: &[u32],
+    pairs: impl Iterator<Item = (u32, u32)>,
+    t: u32,
+    grid: &[u32],
+    fixed: Option<u32>,
+) -> anyhow::Result<Clustering> {
     use rayon::prelude::*;
     // A fixed threshold outside the grid gets its own grid point, so that its pairs are buckets.
     let mut grid = grid.to_vec();
@@ -59,15 +71,11 @@ pub fn cluster(n: usize, hits: &[u32], t: u32, grid: &[u32], fixed: Option<u32>)
     // Counting sort of the linked pairs by bucket; pairs enumerated row by row, as stored.
     let mut edges = vec![(0u32, 0u32); start[len + 1]];
     let mut at = start.clone();
-    let mut idx = 0;
-    for i in 0..n {
-        for j in i + 1..n {
-            let b = bucket[idx] as usize;
-            idx += 1;
-            if b > 0 {
-                edges[at[b]] = (i as u32, j as u32);
-                at[b] += 1;
-            }
+    for ((i, j), &b) in pairs.zip(&bucket) {
+        let b = b as usize;
+        if b > 0 {
+            edges[at[b]] = (i, j);
+            at[b] += 1;
         }
     }
     // k(p) for the grid from the highest threshold down: each bucket adds the pairs that the
@@ -94,7 +102,6 @@ pub fn cluster(n: usize, hits: &[u32], t: u32, grid: &[u32], fixed: Option<u32>)
     let pos = grid.iter().position(|&g| g == p).expect("p is a grid point");
     let mut uf = UnionFind::new(&mut parent);
     for &(i, j) in &edges[start[pos + 1]..] {
-        debug_assert!(linked(hits[tri(n, i as usize, j as usize)], p, t));
         uf.union(i, j);
     }
     let mut labels = vec![0u32; n];

@@ -1,10 +1,12 @@
 //! The CPU driver: the core's update over all neurons (rayon), phase bits packed 64 iterations
 //! per word, hit counts over all pairs every 64 iterations (the paper's 64-iteration buffer).
 
-use neurobits_core::ocnn::{initial_state, phase_bit, phase_hits, transfer, update_neuron, Real, SyncMode};
+use neurobits_core::ocnn::{
+    initial_state, phase_bit, phase_hits, transfer, update_neuron, update_neuron_sparse, Real, SyncMode,
+};
 use rayon::prelude::*;
 
-use super::weights::Dense;
+use super::weights::{Dense, Sparse};
 
 /// What a run leaves: the final state and the hit counts of the upper triangle.
 pub struct Trajectory<T> {
@@ -28,24 +30,24 @@ pub fn tri(n: usize, i: usize, j: usize) -> usize {
 /// Iterates `transient + iters` times from the seed's initial state and counts, for every pair,
 /// the observed iterations on which it is synchronized.
 pub fn run<T: Real + Send + Sync>(
-    w: &Dense<T>,
+    w: &impl Coupling<T>,
     seed: u64,
     transient: u32,
     iters: u32,
     mode: SyncMode<T>,
 ) -> Trajectory<T> {
-    let n = w.n;
+    let n = w.n();
     let mut x: Vec<T> = (0..n as u64).map(|i| initial_state(seed, i)).collect();
     let mut next = vec![T::ZERO; n];
     let mut f = vec![T::ZERO; n];
-    let mut hits = vec![0u32; n * (n - 1) / 2];
+    let mut hits = vec![0u32; w.hit_slots()];
     let mut words = vec![0u64; n];
     let mut filled = 0u32;
     // Decided once per run, not per neuron update.
     let simd = crate::device::simd();
     let step = |x: &[T], f: &mut [T], next: &mut [T]| {
         f.par_iter_mut().zip(x).for_each(|(f, &x)| *f = transfer(x));
-        next.par_iter_mut().enumerate().for_each(|(i, y)| *y = update(simd, &w.j[i * n..(i + 1) * n], w.norm[i], f));
+        next.par_iter_mut().enumerate().for_each(|(i, y)| *y = w.update(simd, i, f));
     };
     for _ in 0..transient {
         step(&x, &mut f, &mut next);
@@ -60,68 +62,139 @@ pub fn run<T: Real + Send + Sync>(
                 }
                 filled += 1;
                 if filled == 64 {
-                    flush(&mut hits, &words, 64);
+                    flush(w, &mut hits, &words, 64);
                     words.iter_mut().for_each(|w| *w = 0);
                     filled = 0;
                 }
             }
-            SyncMode::Fragmentary(_) => count_close(&mut hits, &next, mode),
+            SyncMode::Fragmentary(_) => count_close(w, &mut hits, &next, mode),
         }
         std::mem::swap(&mut x, &mut next);
     }
     if filled > 0 {
-        flush(&mut hits, &words, filled);
+        flush(w, &mut hits, &words, filled);
     }
     Trajectory { state: x, hits }
 }
 
-/// The core's `update_neuron`, compiled for AVX2 when `simd` ([`crate::device::simd`]): the
-/// release binary targets baseline x86-64. Same IEEE operations in the same order, so the same
-/// bits; AVX2 only widens the 32 lanes' adds from 4 to 8 per instruction. No FMA is enabled.
-#[inline]
-fn update<T: Real>(simd: bool, row: &[T], norm: T, f: &[T]) -> T {
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx2")]
-        fn avx2<T: Real>(row: &[T], norm: T, f: &[T]) -> T {
-            update_neuron(row, norm, f)
-        }
+/// The coupling a run iterates over: dense (every pair) or sparse (`--cutoff`, the coupled pairs
+/// only). It says how neuron `i` updates and which pairs have hit slots.
+pub trait Coupling<T: Real>: Sync {
+    /// Neurons.
+    fn n(&self) -> usize;
+    /// Neuron `i`'s next state from the transfer values `f` (the core's update of its row).
+    fn update(&self, simd: bool, i: usize, f: &[T]) -> T;
+    /// Hit slots: pairs counted for synchronization.
+    fn hit_slots(&self) -> usize;
+    /// Row `i`'s counted pairs: `(i, partner(i, k))` for its `k`-th slot.
+    fn partner(&self, i: usize, k: usize) -> usize;
+    /// Slots of row `i`, in order (the hit vector is these rows one after the other).
+    fn row_slots(&self, i: usize) -> usize;
+}
+
+impl<T: Real + Send + Sync> Coupling<T> for Dense<T> {
+    fn n(&self) -> usize {
+        self.n
+    }
+    fn update(&self, simd: bool, i: usize, f: &[T]) -> T {
+        let row = &self.j[i * self.n..(i + 1) * self.n];
+        #[cfg(target_arch = "x86_64")]
         if simd {
             // SAFETY: `simd` is true only where the CPU has AVX2 (crate::device::simd).
-            return unsafe { avx2(row, norm, f) };
+            return unsafe { dense_avx2(row, self.norm[i], f) };
         }
+        let _ = simd;
+        update_neuron(row, self.norm[i], f)
     }
-    let _ = simd;
+    fn hit_slots(&self) -> usize {
+        self.n * (self.n - 1) / 2
+    }
+    fn partner(&self, i: usize, k: usize) -> usize {
+        i + 1 + k
+    }
+    fn row_slots(&self, i: usize) -> usize {
+        self.n - 1 - i
+    }
+}
+
+impl<T: Real + Send + Sync> Coupling<T> for Sparse<T> {
+    fn n(&self) -> usize {
+        self.n
+    }
+    fn update(&self, simd: bool, i: usize, f: &[T]) -> T {
+        let (cols, vals) = (&self.cols[self.ptr[i]..self.ptr[i + 1]], &self.vals[self.ptr[i]..self.ptr[i + 1]]);
+        #[cfg(target_arch = "x86_64")]
+        if simd {
+            // SAFETY: `simd` is true only where the CPU has AVX2 (crate::device::simd).
+            return unsafe { sparse_avx2(cols, vals, self.norm[i], f) };
+        }
+        let _ = simd;
+        update_neuron_sparse(cols, vals, self.norm[i], f)
+    }
+    fn hit_slots(&self) -> usize {
+        self.hit_ptr[self.n]
+    }
+    fn partner(&self, i: usize, k: usize) -> usize {
+        self.cols[self.upper[i] + k] as usize
+    }
+    fn row_slots(&self, i: usize) -> usize {
+        self.hit_ptr[i + 1] - self.hit_ptr[i]
+    }
+}
+
+/// The core's dense update compiled for AVX2 (chosen when [`crate::device::simd`]): the release
+/// binary targets baseline x86-64. Same IEEE operations in the same order, so the same bits; AVX2
+/// only widens the 32 lanes' adds from 4 to 8 per instruction. No FMA is enabled.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn dense_avx2<T: Real>(row: &[T], norm: T, f: &[T]) -> T {
     update_neuron(row, norm, f)
 }
 
-/// Adds the agreements of `valid` packed phase bits to every pair.
-fn flush(hits: &mut [u32], words: &[u64], valid: u32) {
-    let n = words.len();
-    row_chunks(hits, n).for_each(|(i, row)| {
+/// The core's sparse update compiled for AVX2 (as [`dense_avx2`]).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn sparse_avx2<T: Real>(cols: &[u32], vals: &[T], norm: T, f: &[T]) -> T {
+    update_neuron_sparse(cols, vals, norm, f)
+}
+
+/// Adds the agreements of `valid` packed phase bits to every counted pair.
+fn flush<T: Real>(w: &impl Coupling<T>, hits: &mut [u32], words: &[u64], valid: u32) {
+    row_chunks(w, hits).for_each(|(i, row)| {
         for (k, h) in row.iter_mut().enumerate() {
-            *h += phase_hits(words[i], words[i + 1 + k], valid);
+            *h += phase_hits(words[i], words[w.partner(i, k)], valid);
         }
     });
 }
 
-/// Adds one iteration of fragmentary synchronization to every pair.
-fn count_close<T: Real + Send + Sync>(hits: &mut [u32], x: &[T], mode: SyncMode<T>) {
-    let n = x.len();
-    row_chunks(hits, n).for_each(|(i, row)| {
+/// Adds one iteration of fragmentary synchronization to every counted pair.
+fn count_close<T: Real + Send + Sync>(w: &impl Coupling<T>, hits: &mut [u32], x: &[T], mode: SyncMode<T>) {
+    row_chunks(w, hits).for_each(|(i, row)| {
         for (k, h) in row.iter_mut().enumerate() {
-            *h += mode.close(x[i], x[i + 1 + k]) as u32;
+            *h += mode.close(x[i], x[w.partner(i, k)]) as u32;
         }
     });
 }
 
-/// The upper triangle's rows `(i, hits of (i, i+1..n))`, in parallel.
-fn row_chunks(hits: &mut [u32], n: usize) -> impl ParallelIterator<Item = (usize, &mut [u32])> {
+/// The hit vector's rows `(i, hits of row i's pairs)`, in parallel.
+fn row_chunks<'h, T: Real>(
+    w: &impl Coupling<T>,
+    hits: &'h mut [u32],
+) -> impl ParallelIterator<Item = (usize, &'h mut [u32])> {
+    let n = w.n();
     let mut rows = Vec::with_capacity(n);
     let mut rest = hits;
-    for i in 0..n.saturating_sub(1) {
-        let (row, tail) = rest.split_at_mut(n - 1 - i);
-        rows.push((i, row));
+    for i in 0..n {
+        let (row, tail) = rest.split_at_mut(w.row_slots(i));
+        if !row.is_empty() {
+            rows.push((i, row));
+        }
         rest = tail;
     }
     rows.into_par_iter()

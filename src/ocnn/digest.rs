@@ -25,6 +25,19 @@ pub fn hits(n: usize, upper: &[u32], t: u32) -> String {
     hex(&h.finalize())
 }
 
+/// Hex SHA-256 of a sparse coupling's hits: `(i, j, hits)` as little-endian `u32`s for every
+/// coupled pair `i < j`, row by row, columns ascending (the full matrix of `N = 10⁶` would be
+/// 4 TB; the pairs that are not coupled are never counted).
+pub fn sparse_hits(pairs: impl Iterator<Item = (u32, u32)>, hits: &[u32]) -> String {
+    let mut h = Sha256::new();
+    for ((i, j), &v) in pairs.zip(hits) {
+        h.update(i.to_le_bytes());
+        h.update(j.to_le_bytes());
+        h.update(v.to_le_bytes());
+    }
+    hex(&h.finalize())
+}
+
 /// Hex SHA-256 of the state as little-endian `f32` or `f64` (its working type).
 pub fn state<T: Real>(x: &[T]) -> String {
     let mut h = Sha256::new();

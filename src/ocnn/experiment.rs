@@ -155,6 +155,7 @@ pub fn run(e: &ExperimentConfig) -> Result<()> {
         let a = super::scale::scale(&p)?;
         for &seed in &e.seeds {
             let c = ClusterConfig {
+                cutoff: None,
                 input: e.data.join(set.file),
                 out: "-".into(),
                 seed,

@@ -89,6 +89,10 @@ pub struct ClusterConfig {
     /// Scale constant a (default: from the Delaunay triangulation).
     #[arg(long)]
     pub scale: Option<f64>,
+    /// Couple only pairs within R·a (sparse rows; synchronization counted on those pairs only);
+    /// default: dense coupling of every pair, as in the paper.
+    #[arg(long, value_name = "R")]
+    pub cutoff: Option<f64>,
     /// Working type of the dynamics.
     #[arg(long, value_enum, default_value_t = Dtype::F32)]
     pub dtype: Dtype,
@@ -124,8 +128,11 @@ pub struct Report {
     pub k_non_singleton: u32,
     /// `(p, k)` over the grid.
     pub curve: Vec<(u32, u32)>,
-    /// SHA-256 of the full hit matrix (i32 LE, diagonal T).
+    /// SHA-256 of the full hit matrix (i32 LE, diagonal T); with `--cutoff`, of the coupled
+    /// pairs' `(i, j, hits)` as u32 LE.
     pub hits_sha256: String,
+    /// Coupled pairs `i < j` (`n(n−1)/2` when dense).
+    pub coupled_pairs: usize,
     /// SHA-256 of the final state (LE, working type).
     pub state_sha256: String,
     /// Seconds per stage.
@@ -168,33 +175,45 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         None => scale::scale(p)?,
     };
     seconds.insert("scale", t0.elapsed().as_secs_f64());
-    let t0 = Instant::now();
-    let w = weights::dense::<T>(p, a)?;
-    seconds.insert("weights", t0.elapsed().as_secs_f64());
     let mode = match c.sync {
         SyncArg::Phase => SyncMode::Phase,
         SyncArg::Fragmentary if c.eps.is_finite() && c.eps > 0.0 => SyncMode::Fragmentary(T::from_f64(c.eps)),
         SyncArg::Fragmentary => anyhow::bail!("--eps {}: must be a positive number", c.eps),
     };
-    let t0 = Instant::now();
-    let tr = match gpu {
-        None => cpu::run(&w, c.seed, c.transient, c.iters, mode),
-        Some(g) => {
-            let run = g.ocnn(p.n, &w.j, &w.norm)?.run(c.seed, c.transient, c.iters, mode, c.variant.into())?;
-            seconds.insert("gpu kernels", run.kernel_ms / 1e3);
-            cpu::Trajectory { state: run.state, hits: cpu::upper_triangle(p.n, &run.hits) }
-        }
+    let (grid, fixed) = (clusters::grid(c.sync == SyncArg::Phase), parse_threshold(&c.threshold)?);
+    let (tr, cl, hits_sha256, coupled_pairs) = if let Some(r) = c.cutoff {
+        anyhow::ensure!(gpu.is_none(), "--cutoff runs on the CPU only in this version (no sparse GPU kernel yet)");
+        let t0 = Instant::now();
+        let w = weights::sparse::<T>(p, a, r)?;
+        seconds.insert("weights", t0.elapsed().as_secs_f64());
+        let t0 = Instant::now();
+        let tr = cpu::run(&w, c.seed, c.transient, c.iters, mode);
+        seconds.insert("dynamics and sync", t0.elapsed().as_secs_f64());
+        let t0 = Instant::now();
+        let cl = clusters::cluster_pairs(p.n, &tr.hits, w.pairs(), c.iters, &grid, fixed)?;
+        seconds.insert("clusters", t0.elapsed().as_secs_f64());
+        let digest = digest::sparse_hits(w.pairs(), &tr.hits);
+        (tr, cl, digest, w.hit_ptr[p.n])
+    } else {
+        let t0 = Instant::now();
+        let w = weights::dense::<T>(p, a)?;
+        seconds.insert("weights", t0.elapsed().as_secs_f64());
+        let t0 = Instant::now();
+        let tr = match gpu {
+            None => cpu::run(&w, c.seed, c.transient, c.iters, mode),
+            Some(g) => {
+                let run = g.ocnn(p.n, &w.j, &w.norm)?.run(c.seed, c.transient, c.iters, mode, c.variant.into())?;
+                seconds.insert("gpu kernels", run.kernel_ms / 1e3);
+                cpu::Trajectory { state: run.state, hits: cpu::upper_triangle(p.n, &run.hits) }
+            }
+        };
+        seconds.insert("dynamics and sync", t0.elapsed().as_secs_f64());
+        let t0 = Instant::now();
+        let cl = clusters::cluster(p.n, &tr.hits, c.iters, &grid, fixed)?;
+        seconds.insert("clusters", t0.elapsed().as_secs_f64());
+        let digest = digest::hits(p.n, &tr.hits, c.iters);
+        (tr, cl, digest, p.n * (p.n - 1) / 2)
     };
-    seconds.insert("dynamics and sync", t0.elapsed().as_secs_f64());
-    let t0 = Instant::now();
-    let cl = clusters::cluster(
-        p.n,
-        &tr.hits,
-        c.iters,
-        &clusters::grid(c.sync == SyncArg::Phase),
-        parse_threshold(&c.threshold)?,
-    )?;
-    seconds.insert("clusters", t0.elapsed().as_secs_f64());
     Ok(Report {
         n: p.n,
         dim: p.dim,
@@ -203,7 +222,8 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         k: cl.k,
         k_non_singleton: cl.k_non_singleton,
         curve: cl.curve,
-        hits_sha256: digest::hits(p.n, &tr.hits, c.iters),
+        hits_sha256,
+        coupled_pairs,
         state_sha256: digest::state(&tr.state),
         seconds,
         labels: cl.labels,
@@ -217,8 +237,19 @@ pub fn run_cluster(c: &ClusterConfig) -> Result<()> {
         crate::io::atomic::check_writable(j)?;
     }
     parse_threshold(&c.threshold)?;
+    if let Some(r) = c.cutoff {
+        anyhow::ensure!(r.is_finite() && r > 0.0, "--cutoff {r}: must be a positive number (in units of a)");
+    }
+    // The sparse coupling has no GPU kernel yet: auto runs it on the CPU, gpu is refused.
+    let choice = match (c.cutoff, c.device) {
+        (Some(_), DeviceChoice::Gpu) => {
+            anyhow::bail!("--cutoff runs on the CPU only in this version: use --device cpu")
+        }
+        (Some(_), _) => DeviceChoice::Cpu,
+        (None, d) => d,
+    };
     let p = points::load(&c.input)?;
-    let device = crate::device::Device::open(c.device)?;
+    let device = crate::device::Device::open(choice)?;
     let report = device.run(
         |g| match c.dtype {
             Dtype::F32 => cluster_on::<f32>(&p, c.scale, c, Some(g)),
@@ -246,6 +277,7 @@ pub fn run_cluster(c: &ClusterConfig) -> Result<()> {
         v["sync"] = format!("{:?}", c.sync).to_lowercase().into();
         v["dtype"] = format!("{:?}", c.dtype).to_lowercase().into();
         v["input"] = c.input.display().to_string().into();
+        v["cutoff"] = c.cutoff.into();
         crate::io::json::write(j, &v)?;
     }
     if let Some(dir) = &c.plots {

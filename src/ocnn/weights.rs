@@ -3,8 +3,9 @@
 //! Every target receives these same bits.
 
 use anyhow::{bail, Result};
-use neurobits_core::ocnn::{row_norm, Real};
+use neurobits_core::ocnn::{lanes32_sparse, row_norm, Real};
 use rayon::prelude::*;
+use std::collections::HashMap;
 
 use super::points::Points;
 use super::scale::squared;
@@ -33,14 +34,22 @@ pub fn weight(d2: f64, a: f64) -> f64 {
 /// The dense coupling of `p` with scale `a`. Fails on a row whose weights all vanish in the
 /// working type (`C_i = 0`, spec OPEN-11): a point too far from every other for this `a`.
 pub fn dense<T: Real + Send + Sync>(p: &Points, a: f64) -> Result<Dense<T>> {
+    dense_cut(p, a, None)
+}
+
+/// [`dense`] with the weights of pairs farther than `cutoff · a` set to zero: the same `J` as
+/// [`sparse`], stored densely (the tests compare the two).
+pub fn dense_cut<T: Real + Send + Sync>(p: &Points, a: f64, cutoff: Option<f64>) -> Result<Dense<T>> {
+    let r2 = cutoff.map_or(f64::INFINITY, |r| (r * a) * (r * a));
     let n = p.n;
     let bytes = (n as u128 * n as u128).saturating_mul(core::mem::size_of::<T>() as u128);
     ensure_fits(&format!("the dense {n}x{n} coupling"), bytes)?;
     let mut j = vec![T::ZERO; n * n];
     j.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
         for (k, w) in row.iter_mut().enumerate() {
-            if k != i {
-                *w = T::from_f64(weight(squared(p.point(i), p.point(k)), a));
+            let d2 = squared(p.point(i), p.point(k));
+            if k != i && d2 <= r2 {
+                *w = T::from_f64(weight(d2, a));
             }
         }
     });
@@ -49,4 +58,95 @@ pub fn dense<T: Real + Send + Sync>(p: &Points, a: f64) -> Result<Dense<T>> {
         bail!("point {i} has no coupling left in this precision (C = 0): raise --scale or use --dtype f64");
     }
     Ok(Dense { n, j, norm })
+}
+
+/// Sparse coupling (`--cutoff R`): each point is coupled to the points within `R · a` (a uniform
+/// grid of cells of that size finds them), rows stored as CSR with ascending columns. The pairs
+/// within the cutoff are the *coupled pairs*: only they are counted for synchronization, so
+/// memory and work are `O(N · neighbours)` instead of `O(N²)`.
+pub struct Sparse<T> {
+    /// Points.
+    pub n: usize,
+    /// Row `i`'s entries are `ptr[i]..ptr[i + 1]`.
+    pub ptr: Vec<usize>,
+    /// Column of each entry, ascending within a row (never `i` itself).
+    pub cols: Vec<u32>,
+    /// `J` of each entry (may round to zero in the working type; the pair stays coupled).
+    pub vals: Vec<T>,
+    /// `C_i` in the lanes32 order of the sparse row (equal to the dense row's).
+    pub norm: Vec<T>,
+    /// First entry of row `i` whose column is above `i`: the upper pairs are `upper[i]..ptr[i+1]`.
+    pub upper: Vec<usize>,
+    /// Hit slot of row `i`'s first upper pair: pairs are numbered row by row.
+    pub hit_ptr: Vec<usize>,
+}
+
+impl<T> Sparse<T> {
+    /// The coupled pairs `(i, j)`, `i < j`, in hit-slot order.
+    pub fn pairs(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        (0..self.n).flat_map(move |i| self.cols[self.upper[i]..self.ptr[i + 1]].iter().map(move |&j| (i as u32, j)))
+    }
+}
+
+/// The sparse coupling of `p` with scale `a` and cutoff `r` (in units of `a`).
+pub fn sparse<T: Real + Send + Sync>(p: &Points, a: f64, r: f64) -> Result<Sparse<T>> {
+    if !(r.is_finite() && r > 0.0) {
+        bail!("--cutoff {r}: must be a positive number (in units of a)");
+    }
+    let (n, dim) = (p.n, p.dim);
+    let h = r * a;
+    let r2 = h * h;
+    let lo: Vec<f64> = (0..dim).map(|d| (0..n).map(|i| p.point(i)[d]).fold(f64::INFINITY, f64::min)).collect();
+    let cell = |x: &[f64]| -> Vec<i64> { x.iter().zip(&lo).map(|(v, l)| ((v - l) / h).floor() as i64).collect() };
+    let mut grid: HashMap<Vec<i64>, Vec<u32>> = HashMap::new();
+    for i in 0..n {
+        grid.entry(cell(p.point(i))).or_default().push(i as u32);
+    }
+    // The 3^dim neighbouring cell offsets.
+    let offsets: Vec<Vec<i64>> = (0..3usize.pow(dim as u32))
+        .map(|mut c| {
+            (0..dim)
+                .map(|_| {
+                    let o = (c % 3) as i64 - 1;
+                    c /= 3;
+                    o
+                })
+                .collect()
+        })
+        .collect();
+    let rows: Vec<(Vec<u32>, Vec<T>)> = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let home = cell(p.point(i));
+            let mut cols = Vec::new();
+            for off in &offsets {
+                let c: Vec<i64> = home.iter().zip(off).map(|(a, b)| a + b).collect();
+                for &j in grid.get(&c).map_or(&[][..], |v| v) {
+                    if j as usize != i && squared(p.point(i), p.point(j as usize)) <= r2 {
+                        cols.push(j);
+                    }
+                }
+            }
+            cols.sort_unstable();
+            let vals = cols.iter().map(|&j| T::from_f64(weight(squared(p.point(i), p.point(j as usize)), a))).collect();
+            (cols, vals)
+        })
+        .collect();
+    let nnz: usize = rows.iter().map(|r| r.0.len()).sum();
+    ensure_fits(&format!("the sparse coupling ({nnz} entries)"), nnz as u128 * (4 + 2 * size_of::<T>() as u128))?;
+    let (mut ptr, mut upper, mut hit_ptr) = (vec![0usize; n + 1], vec![0usize; n], vec![0usize; n + 1]);
+    let (mut cols, mut vals) = (Vec::with_capacity(nnz), Vec::with_capacity(nnz));
+    for (i, (c, v)) in rows.into_iter().enumerate() {
+        upper[i] = ptr[i] + c.partition_point(|&j| (j as usize) < i);
+        ptr[i + 1] = ptr[i] + c.len();
+        hit_ptr[i + 1] = hit_ptr[i] + (ptr[i + 1] - upper[i]);
+        cols.extend(c);
+        vals.extend(v);
+    }
+    let norm: Vec<T> =
+        (0..n).into_par_iter().map(|i| lanes32_sparse(&cols[ptr[i]..ptr[i + 1]], |k| vals[ptr[i] + k])).collect();
+    if let Some(i) = norm.iter().position(|&c| c == T::ZERO) {
+        bail!("point {i} has no neighbour within the cutoff (C = 0): raise --cutoff or --scale");
+    }
+    Ok(Sparse { n, ptr, cols, vals, norm, upper, hit_ptr })
 }

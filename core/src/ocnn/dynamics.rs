@@ -146,6 +146,43 @@ pub fn update_neuron<T: Real>(row: &[T], norm: T, f: &[T]) -> T {
     s / norm
 }
 
+/// [`lanes32`] over a sparse row: `term(k)` belongs to column `cols[k]` (ascending), and goes to
+/// lane `cols[k] mod 32`. The same sum as [`lanes32`] over the dense row with zeros elsewhere:
+/// a lane that starts at `+0.0` never holds `−0.0`, so adding a zero term changes nothing
+/// (tested against the dense form).
+///
+/// ```
+/// use neurobits_core::ocnn::{lanes32, lanes32_sparse};
+/// let (cols, vals) = ([1u32, 33, 40], [0.5f32, 0.25, 2.0]);
+/// let dense = |j: usize| cols.iter().position(|&c| c as usize == j).map_or(0.0, |k| vals[k]);
+/// assert_eq!(lanes32_sparse(&cols, |k| vals[k]), lanes32(41, dense));
+/// ```
+#[inline(always)]
+pub fn lanes32_sparse<T: Real>(cols: &[u32], term: impl Fn(usize) -> T) -> T {
+    let mut acc = [T::ZERO; 32];
+    for (k, &j) in cols.iter().enumerate() {
+        let l = j as usize % 32;
+        acc[l] = acc[l] + term(k);
+    }
+    butterfly(acc)
+}
+
+/// [`update_neuron`] over a sparse row (`cols` ascending, `vals` their weights): bit-identical to
+/// the dense update of the same row with zeros elsewhere.
+///
+/// ```
+/// use neurobits_core::ocnn::{row_norm, transfer, update_neuron, update_neuron_sparse};
+/// let row = [0.0f32, 0.75, 0.0, 0.5];
+/// let f: Vec<f32> = [0.1f32, 0.3, 0.5, 0.7].iter().map(|&x| transfer(x)).collect();
+/// let c = row_norm(&row);
+/// assert_eq!(update_neuron_sparse(&[1, 3], &[0.75, 0.5], c, &f), update_neuron(&row, c, &f));
+/// ```
+#[inline]
+pub fn update_neuron_sparse<T: Real>(cols: &[u32], vals: &[T], norm: T, f: &[T]) -> T {
+    let s = lanes32_sparse(cols, |k| vals[k] * f[cols[k] as usize]);
+    s / norm
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +194,42 @@ mod tests {
             let t64 = |j: usize| (crate::prng::draw(6, j as u64) >> 11) as f64 * 1e-9 - 3.0;
             assert_eq!(lanes32(n, t32).to_bits(), lanes32_by_lane(n, t32).to_bits(), "f32 n={n}");
             assert_eq!(lanes32(n, t64).to_bits(), lanes32_by_lane(n, t64).to_bits(), "f64 n={n}");
+        }
+    }
+
+    #[test]
+    fn sparse_rows_sum_like_dense_rows_with_zeros() {
+        for n in [1usize, 40, 1000] {
+            // About one column in five kept, signed terms (so lanes cancel to zero at times).
+            let c = alloc_free::Cols::new(n);
+            let cols = c.as_slice();
+            let t = |j: usize| ((crate::prng::draw(7, j as u64) >> 60) as f32 - 7.5) * 0.25;
+            let dense = |j: usize| if cols.contains(&(j as u32)) { t(j) } else { 0.0 };
+            let sparse = lanes32_sparse(cols, |k| t(cols[k] as usize));
+            assert_eq!(sparse.to_bits(), lanes32(n, dense).to_bits(), "n={n}");
+        }
+    }
+
+    /// A fixed-capacity column list (core tests run without alloc).
+    mod alloc_free {
+        pub struct Cols {
+            v: [u32; 1000],
+            len: usize,
+        }
+        impl Cols {
+            pub fn new(n: usize) -> Self {
+                let mut c = Cols { v: [0; 1000], len: 0 };
+                for j in 0..n {
+                    if crate::prng::draw(8, j as u64) % 5 == 0 {
+                        c.v[c.len] = j as u32;
+                        c.len += 1;
+                    }
+                }
+                c
+            }
+            pub fn as_slice(&self) -> &[u32] {
+                &self.v[..self.len]
+            }
         }
     }
 }
