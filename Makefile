@@ -105,6 +105,7 @@ gpu-bench:
 	.bundle/neurobits flyhash bench --config fmnist --device all --data .bundle --out out/flyhash-fmnist.json
 	.bundle/neurobits flyhash bench --config batch --device all --out out/flyhash-batch.json
 	.bundle/neurobits ocnn bench --device all --out out/ocnn-bench.json
+	.bundle/neurobits ocnn bench --cutoff 3 --sizes 100000,1000000 --cpu-max 100000 --device all --out out/ocnn-sparse-bench.json
 
 # Every fuzz target (network, message/probe CSV, IDX, NPY, matrix CSV, projection, code files)
 # for FUZZ_SECONDS each, two at a time, from the seed corpus in fuzz/corpus/ (needs nightly).

@@ -106,7 +106,6 @@ fn bad_inputs_end_in_one_line_and_exit_2() {
         ("cutoff 0", "0 0\n1 0\n0 1\n1 1\n", &["--cutoff", "0"]),
         ("cutoff nan", "0 0\n1 0\n0 1\n1 1\n", &["--cutoff", "nan"]),
         ("cutoff isolates a point", "0 0\n1 0\n0 1\n1 1\n9 9\n", &["--cutoff", "2", "--scale", "1"]),
-        ("cutoff on the gpu", "0 0\n1 0\n0 1\n1 1\n", &["--cutoff", "3", "--device", "gpu"]),
     ];
     for (name, text, extra) in cases {
         let input = d.path().join("p.txt");

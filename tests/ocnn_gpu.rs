@@ -90,3 +90,35 @@ fn ocnn_gpu_equals_cpu_bit_for_bit() {
         sets.len()
     );
 }
+
+/// The sparse coupling (`--cutoff`) on the GPU gives the CPU's bits: state, the coupled pairs'
+/// hits and labels.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn ocnn_sparse_gpu_equals_cpu_bit_for_bit() {
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    let sets: Vec<(&str, points::Points, f64, SyncArg, Dtype)> = vec![
+        ("random 2-D n=3000 cutoff 3", random(3000, 2, 11), 3.0, SyncArg::Phase, Dtype::F32),
+        ("random 2-D n=2000 cutoff 4 f64", random(2000, 2, 12), 4.0, SyncArg::Phase, Dtype::F64),
+        ("random 3-D n=1500 cutoff 2.5 fragmentary", random(1500, 3, 13), 2.5, SyncArg::Fragmentary, Dtype::F32),
+        ("random 3-D n=700 cutoff 3 f64 fragmentary", random(700, 3, 14), 3.0, SyncArg::Fragmentary, Dtype::F64),
+    ];
+    for (name, p, r, sync, dtype) in &sets {
+        let c = ClusterConfig { cutoff: Some(*r), threshold: "60".into(), ..config(*sync, *dtype, 300) };
+        let run = |g: Option<&Gpu>| match dtype {
+            Dtype::F32 => ocnn::cluster_on::<f32>(p, None, &c, g).unwrap(),
+            Dtype::F64 => ocnn::cluster_on::<f64>(p, None, &c, g).unwrap(),
+        };
+        let (cpu, gpu_r) = (run(None), run(Some(&gpu)));
+        assert_eq!(cpu.state_sha256, gpu_r.state_sha256, "{name}: final state");
+        assert_eq!(cpu.hits_sha256, gpu_r.hits_sha256, "{name}: coupled pairs' hits");
+        assert_eq!(cpu.labels, gpu_r.labels, "{name}: labels");
+        println!(
+            "{name:<44} pairs={:<7} bit-exact: state {} hits {}",
+            cpu.coupled_pairs,
+            &cpu.state_sha256[..16],
+            &cpu.hits_sha256[..16]
+        );
+    }
+    println!("OCNN sparse (--cutoff) GPU = CPU bit for bit on {} point sets", sets.len());
+}

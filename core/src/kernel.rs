@@ -153,6 +153,11 @@ kernels! {
     OcnnStepPerNeuronF64 = "ocnn_step_per_neuron_f64",
     OcnnLanesYF64 = "ocnn_lanes_y_f64",
     OcnnCombineYF64 = "ocnn_combine_y_f64",
+    OcnnStepSparseF32 = "ocnn_step_sparse_f32",
+    OcnnStepSparseF64 = "ocnn_step_sparse_f64",
+    OcnnSparsePhaseHits = "ocnn_sparse_phase_hits",
+    OcnnSparseFragmentaryHitsF32 = "ocnn_sparse_fragmentary_hits_f32",
+    OcnnSparseFragmentaryHitsF64 = "ocnn_sparse_fragmentary_hits_f64",
 }
 
 /// The launch parameters of a kernel: the addresses of its argument struct's fields, in order

@@ -6,9 +6,12 @@ use core::slice::from_raw_parts;
 use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::ocnn::kernels::{
     CombineYF32, CombineYF64, FragmentaryHitsF32, FragmentaryHitsF64, LanesYF32, LanesYF64, PhaseBitsF32, PhaseBitsF64,
-    PhaseHits, StepF32, StepF64, StepPerNeuronF32, StepPerNeuronF64, TransferF32, TransferF64,
+    PhaseHits, SparseFragmentaryHitsF32, SparseFragmentaryHitsF64, SparsePhaseHits, StepF32, StepF64, StepPerNeuronF32,
+    StepPerNeuronF64, StepSparseF32, StepSparseF64, TransferF32, TransferF64,
 };
-use neurobits_core::ocnn::{butterfly, combine, lane_sum, lanes32, phase_bit, phase_hits, transfer, SyncMode};
+use neurobits_core::ocnn::{
+    butterfly, combine, lane_sum, lane_sum_sparse, lanes32, phase_bit, phase_hits, transfer, SyncMode,
+};
 
 use crate::{gid, kernel, split};
 
@@ -244,3 +247,92 @@ decompositions!(
     ocnn_combine_y_f64,
     CombineYF64
 );
+
+macro_rules! sparse_kernels {
+    ($t:ty, $step:ident, $Step:ident, $frag:ident, $Frag:ident) => {
+        kernel! {
+            /// The sparse step, one warp per neuron: lane `l` adds its columns' terms (the core's
+            /// `lane_sum_sparse`), then the butterfly, as in the dense step.
+            fn $step(a: $Step {
+                n: u32,
+                ptr: DevPtr<u64>,
+                cols: DevPtr<u32>,
+                vals: DevPtr<$t>,
+                norm: DevPtr<$t>,
+                f: DevPtr<$t>,
+                next: DevMut<$t>,
+            }) {
+                let (i, lane) = split(gid(), 32);
+                if i >= a.n as usize {
+                    return; // the whole warp: i is per warp
+                }
+                let (s, e) = (*a.ptr.0.add(i) as usize, *a.ptr.0.add(i + 1) as usize);
+                let cols = from_raw_parts(a.cols.0.add(s), e - s);
+                let vals = from_raw_parts(a.vals.0.add(s), e - s);
+                let mut acc = lane_sum_sparse(cols, lane, |k| vals[k] * *a.f.0.add(cols[k] as usize));
+                let mut d = 16;
+                while d > 0 {
+                    acc = combine(acc, acc.xor_lane(d));
+                    d /= 2;
+                }
+                if lane == 0 {
+                    *a.next.0.add(i) = acc / *a.norm.0.add(i);
+                }
+            }
+        }
+
+        kernel! {
+            /// One iteration of fragmentary synchronization on the coupled pairs, a thread per row.
+            fn $frag(a: $Frag {
+                n: u32,
+                eps: $t,
+                ptr: DevPtr<u64>,
+                upper: DevPtr<u64>,
+                hit_ptr: DevPtr<u64>,
+                cols: DevPtr<u32>,
+                x: DevPtr<$t>,
+                hits: DevMut<u32>,
+            }) {
+                let i = gid();
+                if i < a.n as usize {
+                    let (u, e, h) = (*a.upper.0.add(i) as usize, *a.ptr.0.add(i + 1) as usize, *a.hit_ptr.0.add(i) as usize);
+                    let xi = *a.x.0.add(i);
+                    for k in u..e {
+                        let j = *a.cols.0.add(k) as usize;
+                        if SyncMode::Fragmentary(a.eps).close(xi, *a.x.0.add(j)) {
+                            *a.hits.0.add(h + k - u) += 1;
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+
+sparse_kernels!(f32, ocnn_step_sparse_f32, StepSparseF32, ocnn_sparse_fragmentary_hits_f32, SparseFragmentaryHitsF32);
+sparse_kernels!(f64, ocnn_step_sparse_f64, StepSparseF64, ocnn_sparse_fragmentary_hits_f64, SparseFragmentaryHitsF64);
+
+kernel! {
+    /// Adds the agreements of `valid` phase bits (the core's `phase_hits`) to every coupled pair,
+    /// a thread per row.
+    fn ocnn_sparse_phase_hits(a: SparsePhaseHits {
+        n: u32,
+        valid: u32,
+        ptr: DevPtr<u64>,
+        upper: DevPtr<u64>,
+        hit_ptr: DevPtr<u64>,
+        cols: DevPtr<u32>,
+        words: DevPtr<u64>,
+        hits: DevMut<u32>,
+    }) {
+        let i = gid();
+        if i < a.n as usize {
+            let (u, e, h) = (*a.upper.0.add(i) as usize, *a.ptr.0.add(i + 1) as usize, *a.hit_ptr.0.add(i) as usize);
+            let wi = *a.words.0.add(i);
+            for k in u..e {
+                let j = *a.cols.0.add(k) as usize;
+                *a.hits.0.add(h + k - u) += phase_hits(wi, *a.words.0.add(j), a.valid);
+            }
+        }
+    }
+}

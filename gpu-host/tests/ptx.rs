@@ -77,6 +77,11 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<ok::PhaseHits>(&mut seen);
     check::<ok::FragmentaryHitsF32>(&mut seen);
     check::<ok::FragmentaryHitsF64>(&mut seen);
+    check::<ok::StepSparseF32>(&mut seen);
+    check::<ok::StepSparseF64>(&mut seen);
+    check::<ok::SparsePhaseHits>(&mut seen);
+    check::<ok::SparseFragmentaryHitsF32>(&mut seen);
+    check::<ok::SparseFragmentaryHitsF64>(&mut seen);
     check::<ok::StepPerNeuronF32>(&mut seen);
     check::<ok::LanesYF32>(&mut seen);
     check::<ok::CombineYF32>(&mut seen);
@@ -160,6 +165,8 @@ fn ocnn_kernels_have_no_fma_and_round_to_nearest() {
         "ocnn_lanes_y_f64",
         "ocnn_combine_y_f32",
         "ocnn_combine_y_f64",
+        "ocnn_step_sparse_f32",
+        "ocnn_step_sparse_f64",
     ] {
         let head = format!(".visible .entry {name}(");
         let at = PTX.find(&head).unwrap_or_else(|| panic!("{name} missing"));

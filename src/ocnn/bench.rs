@@ -28,6 +28,10 @@ pub struct BenchConfig {
     /// Seed of the points and of the initial state.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Sparse coupling within R·a instead of dense (then N can reach 10⁶ on a GPU); the GPU
+    /// runs the warp-per-neuron sparse kernel, the CPU runs N ≤ --cpu-max.
+    #[arg(long, value_name = "R")]
+    pub cutoff: Option<f64>,
     /// Also write the rows as JSON.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -73,6 +77,9 @@ pub fn run(b: &BenchConfig) -> Result<()> {
     let (use_cpu, gpu) = bench_devices(b.device)?;
     if let Some(g) = &gpu {
         crate::outln!("GPU: {}", g.name())?;
+    }
+    if let Some(r) = b.cutoff {
+        return sparse(b, r, use_cpu, gpu.as_ref());
     }
     crate::outln!(
         "CPU: {} threads; T = {}, dense f32, phase synchronization, automatic threshold",
@@ -156,6 +163,66 @@ pub fn run(b: &BenchConfig) -> Result<()> {
         }
     }
     pb.finish_and_clear();
+    if let Some(out) = &b.out {
+        crate::io::json::write(out, &rows)?;
+    }
+    Ok(())
+}
+
+/// The `--cutoff` benchmark: the whole algorithm (`cluster_on`: scale, sparse weights, dynamics
+/// and synchronization on the coupled pairs, clusters) per size and device, stage by stage.
+fn sparse(b: &BenchConfig, r: f64, use_cpu: bool, gpu: Option<&neurobits_gpu_host::Gpu>) -> Result<()> {
+    let mut rows = Vec::new();
+    for &n in &b.sizes {
+        let p = random_points(n, 2, b.seed);
+        let c = super::ClusterConfig {
+            input: "-".into(),
+            out: "-".into(),
+            seed: b.seed,
+            iters: b.iters,
+            transient: 0,
+            sync: super::SyncArg::Phase,
+            eps: 0.2,
+            threshold: "auto".into(),
+            scale: None,
+            cutoff: Some(r),
+            dtype: super::Dtype::F32,
+            device: crate::device::DeviceChoice::Cpu,
+            json: None,
+            plots: None,
+            variant: super::Variant::XThreads,
+        };
+        let mut devices: Vec<(String, Option<&neurobits_gpu_host::Gpu>)> = Vec::new();
+        if let Some(g) = gpu {
+            devices.push((format!("gpu sparse ({})", g.name()), Some(g)));
+        }
+        if use_cpu && n <= b.cpu_max {
+            devices.push((format!("cpu sparse ({} threads)", rayon::current_num_threads()), None));
+        }
+        for (name, g) in devices {
+            let t = Instant::now();
+            let rep = super::cluster_on::<f32>(&p, None, &c, g)?;
+            let total = t.elapsed().as_secs_f64();
+            let sec = |k: &str| rep.seconds.get(k).copied().unwrap_or(f64::NAN);
+            crate::outln!(
+                "N = {n}, cutoff {r}·a: {name}: {} coupled pairs, k = {} ({} non-singleton) at {} %; scale {:.2} s, \
+                 weights {:.2} s, dynamics+sync {:.2} s{}, clusters {:.2} s; whole algorithm {:.2} s",
+                rep.coupled_pairs,
+                rep.k,
+                rep.k_non_singleton,
+                rep.threshold_percent,
+                sec("scale"),
+                sec("weights"),
+                sec("dynamics and sync"),
+                rep.seconds.get("gpu kernels").map_or(String::new(), |k| format!(" (kernels {k:.2} s)")),
+                sec("clusters"),
+                total
+            )?;
+            rows.push(serde_json::json!({"n": n, "cutoff": r, "implementation": name, "total_s": total,
+                "coupled_pairs": rep.coupled_pairs, "k": rep.k, "seconds": rep.seconds,
+                "hits_sha256": rep.hits_sha256, "state_sha256": rep.state_sha256}));
+        }
+    }
     if let Some(out) = &b.out {
         crate::io::json::write(out, &rows)?;
     }

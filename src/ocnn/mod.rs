@@ -182,12 +182,28 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
     };
     let (grid, fixed) = (clusters::grid(c.sync == SyncArg::Phase), parse_threshold(&c.threshold)?);
     let (tr, cl, hits_sha256, coupled_pairs) = if let Some(r) = c.cutoff {
-        anyhow::ensure!(gpu.is_none(), "--cutoff runs on the CPU only in this version (no sparse GPU kernel yet)");
         let t0 = Instant::now();
         let w = weights::sparse::<T>(p, a, r)?;
         seconds.insert("weights", t0.elapsed().as_secs_f64());
         let t0 = Instant::now();
-        let tr = cpu::run(&w, c.seed, c.transient, c.iters, mode);
+        let tr = match gpu {
+            None => cpu::run(&w, c.seed, c.transient, c.iters, mode),
+            Some(g) => {
+                let u64s = |v: &[usize]| v.iter().map(|&x| x as u64).collect::<Vec<u64>>();
+                let (ptr, upper, hit_ptr) = (u64s(&w.ptr), u64s(&w.upper), u64s(&w.hit_ptr));
+                let rows = neurobits_gpu_host::ocnn::SparseRows {
+                    ptr: &ptr,
+                    cols: &w.cols,
+                    vals: &w.vals,
+                    norm: &w.norm,
+                    upper: &upper,
+                    hit_ptr: &hit_ptr,
+                };
+                let run = g.ocnn_sparse(&rows)?.run(c.seed, c.transient, c.iters, mode)?;
+                seconds.insert("gpu kernels", run.kernel_ms / 1e3);
+                cpu::Trajectory { state: run.state, hits: run.hits }
+            }
+        };
         seconds.insert("dynamics and sync", t0.elapsed().as_secs_f64());
         let t0 = Instant::now();
         let cl = clusters::cluster_pairs(p.n, &tr.hits, w.pairs(), c.iters, &grid, fixed)?;
@@ -240,16 +256,8 @@ pub fn run_cluster(c: &ClusterConfig) -> Result<()> {
     if let Some(r) = c.cutoff {
         anyhow::ensure!(r.is_finite() && r > 0.0, "--cutoff {r}: must be a positive number (in units of a)");
     }
-    // The sparse coupling has no GPU kernel yet: auto runs it on the CPU, gpu is refused.
-    let choice = match (c.cutoff, c.device) {
-        (Some(_), DeviceChoice::Gpu) => {
-            anyhow::bail!("--cutoff runs on the CPU only in this version: use --device cpu")
-        }
-        (Some(_), _) => DeviceChoice::Cpu,
-        (None, d) => d,
-    };
     let p = points::load(&c.input)?;
-    let device = crate::device::Device::open(choice)?;
+    let device = crate::device::Device::open(c.device)?;
     let report = device.run(
         |g| match c.dtype {
             Dtype::F32 => cluster_on::<f32>(&p, c.scale, c, Some(g)),

@@ -167,6 +167,26 @@ pub fn lanes32_sparse<T: Real>(cols: &[u32], term: impl Fn(usize) -> T) -> T {
     butterfly(acc)
 }
 
+/// Lane `lane`'s part of a [`lanes32_sparse`] sum: the terms of the columns `≡ lane (mod 32)`,
+/// in ascending order from `+0.0` — what one thread of a GPU warp adds before the butterfly.
+///
+/// ```
+/// use neurobits_core::ocnn::{butterfly, lane_sum_sparse, lanes32_sparse};
+/// let (cols, vals) = ([1u32, 33, 40, 65], [0.5f32, 0.25, 2.0, 1.0]);
+/// let lanes: [f32; 32] = core::array::from_fn(|l| lane_sum_sparse(&cols, l, |k| vals[k]));
+/// assert_eq!(butterfly(lanes), lanes32_sparse(&cols, |k| vals[k]));
+/// ```
+#[inline(always)]
+pub fn lane_sum_sparse<T: Real>(cols: &[u32], lane: usize, term: impl Fn(usize) -> T) -> T {
+    let mut acc = T::ZERO;
+    for (k, &j) in cols.iter().enumerate() {
+        if j as usize % 32 == lane {
+            acc = acc + term(k);
+        }
+    }
+    acc
+}
+
 /// [`update_neuron`] over a sparse row (`cols` ascending, `vals` their weights): bit-identical to
 /// the dense update of the same row with zeros elsewhere.
 ///

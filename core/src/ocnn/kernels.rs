@@ -144,3 +144,80 @@ kernel_struct! {
         hits: DevMut<u32>,
     }
 }
+
+/// The sparse coupling's kernels (`--cutoff`), once per working type. Buffers: CSR rows `ptr`
+/// (`n + 1` offsets), `cols` (ascending per row), `vals`; `upper[i]`: row `i`'s first entry
+/// with a column above `i`; `hit_ptr[i]`: the hit slot of that entry (slots row by row).
+macro_rules! sparse {
+    ($t:ty, $Step:ident => $KStep:ident, $Frag:ident => $KFrag:ident) => {
+        kernel_struct! {
+            /// One warp per neuron over its CSR row: lane `l` adds the terms of the columns
+            /// `≡ l (mod 32)` (the core's `lane_sum_sparse`), the warp combines by the butterfly,
+            /// lane 0 writes `s_i / C_i` — the bits of the dense step with zeros elsewhere.
+            $Step => $KStep {
+                /// Neurons.
+                n: u32,
+                /// Row offsets.
+                ptr: DevPtr<u64>,
+                /// Columns.
+                cols: DevPtr<u32>,
+                /// Weights.
+                vals: DevPtr<$t>,
+                /// Row norms.
+                norm: DevPtr<$t>,
+                /// Transfer values.
+                f: DevPtr<$t>,
+                /// Next states, written.
+                next: DevMut<$t>,
+            }
+        }
+
+        kernel_struct! {
+            /// Adds one iteration of `|x_i − x_j| < ε` to every coupled pair, one thread per row.
+            $Frag => $KFrag {
+                /// Neurons.
+                n: u32,
+                /// ε.
+                eps: $t,
+                /// Row offsets.
+                ptr: DevPtr<u64>,
+                /// First upper entry per row.
+                upper: DevPtr<u64>,
+                /// First hit slot per row.
+                hit_ptr: DevPtr<u64>,
+                /// Columns.
+                cols: DevPtr<u32>,
+                /// States.
+                x: DevPtr<$t>,
+                /// Hits of the coupled pairs, added to.
+                hits: DevMut<u32>,
+            }
+        }
+    };
+}
+
+sparse!(f32, StepSparseF32 => OcnnStepSparseF32, SparseFragmentaryHitsF32 => OcnnSparseFragmentaryHitsF32);
+sparse!(f64, StepSparseF64 => OcnnStepSparseF64, SparseFragmentaryHitsF64 => OcnnSparseFragmentaryHitsF64);
+
+kernel_struct! {
+    /// `ocnn_sparse_phase_hits`: adds the agreements of the low `valid` bits (the core's
+    /// `phase_hits`) to every coupled pair, one thread per row.
+    SparsePhaseHits => OcnnSparsePhaseHits {
+        /// Neurons.
+        n: u32,
+        /// Bits of the block.
+        valid: u32,
+        /// Row offsets.
+        ptr: DevPtr<u64>,
+        /// First upper entry per row.
+        upper: DevPtr<u64>,
+        /// First hit slot per row.
+        hit_ptr: DevPtr<u64>,
+        /// Columns.
+        cols: DevPtr<u32>,
+        /// Phase words.
+        words: DevPtr<u64>,
+        /// Hits of the coupled pairs, added to.
+        hits: DevMut<u32>,
+    }
+}

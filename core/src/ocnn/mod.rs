@@ -22,8 +22,8 @@ mod sync;
 
 pub use cluster::{labels_at, linked, linked_prefix, plateau, UnionFind};
 pub use dynamics::{
-    butterfly, combine, initial_state, lane_sum, lanes32, lanes32_sparse, row_norm, transfer, update_neuron,
-    update_neuron_sparse,
+    butterfly, combine, initial_state, lane_sum, lane_sum_sparse, lanes32, lanes32_sparse, row_norm, transfer,
+    update_neuron, update_neuron_sparse,
 };
 pub use real::Real;
 pub use sync::{phase_bit, phase_hits, SyncMode};

@@ -78,11 +78,73 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin {
         x: &CudaSlice<Self>,
         hits: &mut CudaSlice<u32>,
     ) -> Result<(), GpuError>;
+    /// The sparse step (a warp per neuron over its CSR row).
+    ///
+    /// # Safety
+    /// `c` holds `n` rows; `f` and `next` hold `n` values.
+    unsafe fn step_sparse(
+        gpu: &Gpu,
+        t: &mut KernelTimer,
+        c: &SparseDev<Self>,
+        f: &CudaSlice<Self>,
+        next: &mut CudaSlice<Self>,
+    ) -> Result<(), GpuError>;
+    /// One iteration of fragmentary synchronization on the coupled pairs.
+    ///
+    /// # Safety
+    /// `x` holds `c.n` values and `hits` `c`'s slots.
+    unsafe fn fragmentary_sparse(
+        gpu: &Gpu,
+        t: &mut KernelTimer,
+        c: &SparseDev<Self>,
+        eps: Self,
+        x: &CudaSlice<Self>,
+        hits: &mut CudaSlice<u32>,
+    ) -> Result<(), GpuError>;
 }
 
 macro_rules! gpu_real {
-    ($t:ty, $Transfer:ident, $Step:ident, $Per:ident, $Lanes:ident, $Combine:ident, $Bits:ident, $Frag:ident) => {
+    ($t:ty, $Transfer:ident, $Step:ident, $Per:ident, $Lanes:ident, $Combine:ident, $Bits:ident, $Frag:ident,
+     $StepSparse:ident, $FragSparse:ident) => {
         impl GpuReal for $t {
+            unsafe fn step_sparse(
+                gpu: &Gpu,
+                t: &mut KernelTimer,
+                c: &SparseDev<Self>,
+                f: &CudaSlice<Self>,
+                next: &mut CudaSlice<Self>,
+            ) -> Result<(), GpuError> {
+                let a = k::$StepSparse {
+                    n: c.n,
+                    ptr: rd(gpu, &c.ptr),
+                    cols: rd(gpu, &c.cols),
+                    vals: rd(gpu, &c.vals),
+                    norm: rd(gpu, &c.norm),
+                    f: rd(gpu, f),
+                    next: wr(gpu, next),
+                };
+                unsafe { launch(gpu, t, c.n as u64 * 32, a) }
+            }
+            unsafe fn fragmentary_sparse(
+                gpu: &Gpu,
+                t: &mut KernelTimer,
+                c: &SparseDev<Self>,
+                eps: Self,
+                x: &CudaSlice<Self>,
+                hits: &mut CudaSlice<u32>,
+            ) -> Result<(), GpuError> {
+                let a = k::$FragSparse {
+                    n: c.n,
+                    eps,
+                    ptr: rd(gpu, &c.ptr),
+                    upper: rd(gpu, &c.upper),
+                    hit_ptr: rd(gpu, &c.hit_ptr),
+                    cols: rd(gpu, &c.cols),
+                    x: rd(gpu, x),
+                    hits: wr(gpu, hits),
+                };
+                unsafe { launch(gpu, t, c.n as u64, a) }
+            }
             unsafe fn transfer(
                 gpu: &Gpu,
                 t: &mut KernelTimer,
@@ -147,8 +209,30 @@ macro_rules! gpu_real {
         }
     };
 }
-gpu_real!(f32, TransferF32, StepF32, StepPerNeuronF32, LanesYF32, CombineYF32, PhaseBitsF32, FragmentaryHitsF32);
-gpu_real!(f64, TransferF64, StepF64, StepPerNeuronF64, LanesYF64, CombineYF64, PhaseBitsF64, FragmentaryHitsF64);
+gpu_real!(
+    f32,
+    TransferF32,
+    StepF32,
+    StepPerNeuronF32,
+    LanesYF32,
+    CombineYF32,
+    PhaseBitsF32,
+    FragmentaryHitsF32,
+    StepSparseF32,
+    SparseFragmentaryHitsF32
+);
+gpu_real!(
+    f64,
+    TransferF64,
+    StepF64,
+    StepPerNeuronF64,
+    LanesYF64,
+    CombineYF64,
+    PhaseBitsF64,
+    FragmentaryHitsF64,
+    StepSparseF64,
+    SparseFragmentaryHitsF64
+);
 
 /// Dense weights and row norms resident on a GPU.
 pub struct OcnnGpu<'g, T> {
@@ -198,45 +282,176 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
         mode: SyncMode<T>,
         d: Decomposition,
     ) -> Result<OcnnRun<T>, GpuError> {
-        let start = Instant::now();
         let (g, n) = (self.gpu, self.n);
-        let st = &g.stream;
-        let x0: Vec<T> = (0..n as u64).map(|i| initial_state(seed, i)).collect();
-        let mut x = st.clone_htod(&x0)?;
-        let mut next = st.alloc_zeros::<T>(n as usize)?;
-        let mut f = st.alloc_zeros::<T>(n as usize)?;
-        let mut words = st.alloc_zeros::<u64>(n as usize)?;
-        let mut hits = st.alloc_zeros::<u32>(n as usize * n as usize)?;
-        let mut partial = st.alloc_zeros::<T>(if d == Decomposition::YThreads { 32 * n as usize } else { 1 })?;
-        let mut t = KernelTimer::default();
-        // SAFETY (all launches): every buffer was sized above for n neurons (hits: n²).
-        for it in 0..transient + iters {
-            unsafe {
-                T::transfer(g, &mut t, n, &x, &mut f)?;
-                T::step(g, &mut t, d, n, &self.j, &self.norm, &f, &mut partial, &mut next)?;
-            }
-            if it >= transient {
-                let o = it - transient;
-                match mode {
-                    SyncMode::Phase => {
-                        unsafe { T::phase_bits(g, &mut t, n, o % 64, &x, &next, &mut words)? };
-                        if o % 64 == 63 || o + 1 == iters {
-                            let a = k::PhaseHits { n, valid: o % 64 + 1, words: rd(g, &words), hits: wr(g, &mut hits) };
-                            unsafe { launch(g, &mut t, n as u64 * n as u64, a)? };
-                        }
-                    }
-                    SyncMode::Fragmentary(eps) => unsafe { T::fragmentary(g, &mut t, n, eps, &next, &mut hits)? },
-                }
-            }
-            std::mem::swap(&mut x, &mut next);
-        }
-        let state = st.clone_dtoh(&x)?;
-        let mut hits = st.clone_dtoh(&hits)?;
+        let mut partial = g.stream.alloc_zeros::<T>(if d == Decomposition::YThreads { 32 * n as usize } else { 1 })?;
+        let mut run = iterate(
+            g,
+            n,
+            n as usize * n as usize,
+            (seed, transient, iters, mode),
+            // SAFETY (all three): every buffer is sized for n neurons (hits: n²).
+            |t, f, next| unsafe { T::step(g, t, d, n, &self.j, &self.norm, f, &mut partial, next) },
+            |t, valid, words, hits| {
+                let a = k::PhaseHits { n, valid, words: rd(g, words), hits: wr(g, hits) };
+                unsafe { launch(g, t, n as u64 * n as u64, a) }
+            },
+            |t, eps, x, hits| unsafe { T::fragmentary(g, t, n, eps, x, hits) },
+        )?;
         if let SyncMode::Fragmentary(_) = mode {
             // |x − x| < ε on every iteration: the diagonal counts them all, as in phase mode.
-            (0..n as usize).for_each(|i| hits[i * n as usize + i] = iters);
+            (0..n as usize).for_each(|i| run.hits[i * n as usize + i] = iters);
         }
-        let kernel_ms = t.total_ms()?;
-        Ok(OcnnRun { state, hits, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
+        Ok(run)
     }
+}
+
+/// A sparse coupling resident on the GPU (`--cutoff`): CSR rows, norms, and the hit-slot layout
+/// of the coupled pairs (see `neurobits_core::ocnn::kernels`).
+pub struct SparseDev<T> {
+    n: u32,
+    ptr: CudaSlice<u64>,
+    cols: CudaSlice<u32>,
+    vals: CudaSlice<T>,
+    norm: CudaSlice<T>,
+    upper: CudaSlice<u64>,
+    hit_ptr: CudaSlice<u64>,
+    slots: usize,
+}
+
+/// The host-side arrays of a sparse coupling, as `Gpu::ocnn_sparse` takes them.
+pub struct SparseRows<'a, T> {
+    /// Row offsets (`n + 1`).
+    pub ptr: &'a [u64],
+    /// Columns, ascending per row.
+    pub cols: &'a [u32],
+    /// Weights.
+    pub vals: &'a [T],
+    /// Row norms.
+    pub norm: &'a [T],
+    /// First entry of each row with a column above the row.
+    pub upper: &'a [u64],
+    /// First hit slot of each row (`n + 1`).
+    pub hit_ptr: &'a [u64],
+}
+
+/// A sparse OCNN resident on the GPU.
+pub struct OcnnSparseGpu<'g, T> {
+    gpu: &'g Gpu,
+    c: SparseDev<T>,
+}
+
+impl Gpu {
+    /// Uploads a sparse coupling once (checked for consistency and against free memory).
+    pub fn ocnn_sparse<T: GpuReal>(&self, r: &SparseRows<'_, T>) -> Result<OcnnSparseGpu<'_, T>, GpuError> {
+        let n = r.norm.len();
+        let nnz = r.cols.len();
+        let ok = r.ptr.len() == n + 1
+            && r.upper.len() == n
+            && r.hit_ptr.len() == n + 1
+            && r.vals.len() == nnz
+            && r.ptr.last().is_some_and(|&e| e as usize == nnz)
+            && n <= u32::MAX as usize
+            && r.ptr.windows(2).all(|w| w[0] <= w[1])
+            && (0..n).all(|i| r.ptr[i] <= r.upper[i] && r.upper[i] <= r.ptr[i + 1])
+            && (0..n).all(|i| r.hit_ptr[i + 1] - r.hit_ptr[i] == r.ptr[i + 1] - r.upper[i])
+            && r.cols.iter().all(|&c| (c as usize) < n);
+        if !ok {
+            return Err(GpuError::Input("the sparse coupling's arrays are inconsistent".into()));
+        }
+        let size = core::mem::size_of::<T>() as u64;
+        let slots = r.hit_ptr[n] as usize;
+        self.ensure_fits(nnz as u64 * (4 + size) + slots as u64 * 4 + n as u64 * (5 * size + 8 * 4))?;
+        let st = &self.stream;
+        let c = SparseDev {
+            n: n as u32,
+            ptr: st.clone_htod(r.ptr)?,
+            cols: st.clone_htod(r.cols)?,
+            vals: st.clone_htod(r.vals)?,
+            norm: st.clone_htod(r.norm)?,
+            upper: st.clone_htod(r.upper)?,
+            hit_ptr: st.clone_htod(r.hit_ptr)?,
+            slots,
+        };
+        Ok(OcnnSparseGpu { gpu: self, c })
+    }
+}
+
+impl<T: GpuReal> OcnnSparseGpu<'_, T> {
+    /// As [`OcnnGpu::run`] on the sparse coupling: `hits` has one count per coupled pair, in
+    /// slot order.
+    pub fn run(&self, seed: u64, transient: u32, iters: u32, mode: SyncMode<T>) -> Result<OcnnRun<T>, GpuError> {
+        let (g, c) = (self.gpu, &self.c);
+        iterate(
+            g,
+            c.n,
+            c.slots,
+            (seed, transient, iters, mode),
+            // SAFETY (all three): buffers sized by `iterate` for c.n neurons and c.slots pairs.
+            |t, f, next| unsafe { T::step_sparse(g, t, c, f, next) },
+            |t, valid, words, hits| {
+                let a = k::SparsePhaseHits {
+                    n: c.n,
+                    valid,
+                    ptr: rd(g, &c.ptr),
+                    upper: rd(g, &c.upper),
+                    hit_ptr: rd(g, &c.hit_ptr),
+                    cols: rd(g, &c.cols),
+                    words: rd(g, words),
+                    hits: wr(g, hits),
+                };
+                unsafe { launch(g, t, c.n as u64, a) }
+            },
+            |t, eps, x, hits| unsafe { T::fragmentary_sparse(g, t, c, eps, x, hits) },
+        )
+    }
+}
+
+type Run<T> = (u64, u32, u32, SyncMode<T>);
+
+/// The iteration loop shared by the dense and sparse runs: transfer, `step`, then per observed
+/// iteration the phase bits (every 64 iterations `flush`) or `frag`; returns the final state and
+/// the `slots` hit counts.
+#[allow(clippy::type_complexity)]
+fn iterate<T: GpuReal>(
+    g: &Gpu,
+    n: u32,
+    slots: usize,
+    (seed, transient, iters, mode): Run<T>,
+    mut step: impl FnMut(&mut KernelTimer, &CudaSlice<T>, &mut CudaSlice<T>) -> Result<(), GpuError>,
+    mut flush: impl FnMut(&mut KernelTimer, u32, &CudaSlice<u64>, &mut CudaSlice<u32>) -> Result<(), GpuError>,
+    mut frag: impl FnMut(&mut KernelTimer, T, &CudaSlice<T>, &mut CudaSlice<u32>) -> Result<(), GpuError>,
+) -> Result<OcnnRun<T>, GpuError> {
+    let start = Instant::now();
+    let st = &g.stream;
+    let x0: Vec<T> = (0..n as u64).map(|i| initial_state(seed, i)).collect();
+    let mut x = st.clone_htod(&x0)?;
+    let mut next = st.alloc_zeros::<T>(n as usize)?;
+    let mut f = st.alloc_zeros::<T>(n as usize)?;
+    let mut words = st.alloc_zeros::<u64>(n as usize)?;
+    let mut hits = st.alloc_zeros::<u32>(slots.max(1))?;
+    let mut t = KernelTimer::default();
+    for it in 0..transient + iters {
+        // SAFETY: x and f hold n values.
+        unsafe { T::transfer(g, &mut t, n, &x, &mut f)? };
+        step(&mut t, &f, &mut next)?;
+        if it >= transient {
+            let o = it - transient;
+            match mode {
+                SyncMode::Phase => {
+                    // SAFETY: x, next and words hold n values.
+                    unsafe { T::phase_bits(g, &mut t, n, o % 64, &x, &next, &mut words)? };
+                    if o % 64 == 63 || o + 1 == iters {
+                        flush(&mut t, o % 64 + 1, &words, &mut hits)?;
+                    }
+                }
+                SyncMode::Fragmentary(eps) => frag(&mut t, eps, &next, &mut hits)?,
+            }
+        }
+        std::mem::swap(&mut x, &mut next);
+    }
+    let state = st.clone_dtoh(&x)?;
+    let mut hits = st.clone_dtoh(&hits)?;
+    hits.truncate(slots);
+    let kernel_ms = t.total_ms()?;
+    Ok(OcnnRun { state, hits, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
 }
