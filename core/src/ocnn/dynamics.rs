@@ -240,7 +240,7 @@ mod tests {
             pub fn new(n: usize) -> Self {
                 let mut c = Cols { v: [0; 1000], len: 0 };
                 for j in 0..n {
-                    if crate::prng::draw(8, j as u64) % 5 == 0 {
+                    if crate::prng::draw(8, j as u64).is_multiple_of(5) {
                         c.v[c.len] = j as u32;
                         c.len += 1;
                     }
