@@ -244,4 +244,11 @@ fn lsun_with_a_cutoff_finds_the_three_clusters() {
     assert!(r.coupled_pairs < 400 * 399 / 2 / 5, "{} coupled pairs", r.coupled_pairs);
     let sizes: Vec<usize> = (0..3).map(|c| r.labels.iter().filter(|&&l| l == c).count()).collect();
     assert_eq!(sizes, [200, 100, 100]);
+    // A cutoff beyond every distance couples every pair: the sparse path then reproduces the
+    // spec's dense test vector (final state) exactly.
+    let c = ClusterConfig { cutoff: Some(1e9), ..c };
+    let r = ocnn::cluster_cpu::<f32>(&p, Some(0.21925040730964698), &c).unwrap();
+    assert_eq!(r.coupled_pairs, 400 * 399 / 2);
+    assert_eq!(&r.state_sha256[..16], "1ef5fddbef11217c", "final state digest through the sparse path");
+    assert_eq!((r.threshold_percent, r.k), (65, 3));
 }

@@ -6,6 +6,7 @@ use anyhow::{bail, Result};
 use neurobits_core::ocnn::{lanes32_sparse, row_norm, Real};
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::points::Points;
 use super::scale::squared;
@@ -114,26 +115,45 @@ pub fn sparse<T: Real + Send + Sync>(p: &Points, a: f64, r: f64) -> Result<Spars
                 .collect()
         })
         .collect();
+    let neighbours = |i: usize, mut each: Box<dyn FnMut(u32) + '_>| {
+        let home = cell(p.point(i));
+        for off in &offsets {
+            let c: Vec<i64> = home.iter().zip(off).map(|(a, b)| a + b).collect();
+            for &j in grid.get(&c).map_or(&[][..], |v| v) {
+                if j as usize != i && squared(p.point(i), p.point(j as usize)) <= r2 {
+                    each(j);
+                }
+            }
+        }
+    };
+    // First count the entries, stopping as soon as they cannot fit (a huge R would couple every
+    // pair: N² entries), so that memory is checked before anything of that size is built.
+    let per_entry = 4 + 2 * size_of::<T>() as u64;
+    let limit = crate::io::memory::available_bytes().unwrap_or(u64::MAX) / per_entry;
+    let total = AtomicU64::new(0);
+    (0..n)
+        .into_par_iter()
+        .try_for_each(|i| {
+            let mut c = 0u64;
+            neighbours(i, Box::new(|_| c += 1));
+            if total.fetch_add(c, Ordering::Relaxed) + c > limit {
+                return Err(());
+            }
+            Ok(())
+        })
+        .map_err(|_| anyhow::anyhow!("the sparse coupling within {r}·a does not fit in memory: lower --cutoff"))?;
+    let nnz = total.into_inner() as usize;
+    ensure_fits(&format!("the sparse coupling ({nnz} entries)"), nnz as u128 * per_entry as u128)?;
     let rows: Vec<(Vec<u32>, Vec<T>)> = (0..n)
         .into_par_iter()
         .map(|i| {
-            let home = cell(p.point(i));
             let mut cols = Vec::new();
-            for off in &offsets {
-                let c: Vec<i64> = home.iter().zip(off).map(|(a, b)| a + b).collect();
-                for &j in grid.get(&c).map_or(&[][..], |v| v) {
-                    if j as usize != i && squared(p.point(i), p.point(j as usize)) <= r2 {
-                        cols.push(j);
-                    }
-                }
-            }
+            neighbours(i, Box::new(|j| cols.push(j)));
             cols.sort_unstable();
             let vals = cols.iter().map(|&j| T::from_f64(weight(squared(p.point(i), p.point(j as usize)), a))).collect();
             (cols, vals)
         })
         .collect();
-    let nnz: usize = rows.iter().map(|r| r.0.len()).sum();
-    ensure_fits(&format!("the sparse coupling ({nnz} entries)"), nnz as u128 * (4 + 2 * size_of::<T>() as u128))?;
     let (mut ptr, mut upper, mut hit_ptr) = (vec![0usize; n + 1], vec![0usize; n], vec![0usize; n + 1]);
     let (mut cols, mut vals) = (Vec::with_capacity(nnz), Vec::with_capacity(nnz));
     for (i, (c, v)) in rows.into_iter().enumerate() {
