@@ -62,17 +62,10 @@ fn ocnn_gpu_equals_cpu_bit_for_bit() {
     ];
     for (name, p, sync, dtype) in &sets {
         let c = config(*sync, *dtype, 300);
-        let run = |g: Option<&Gpu>| match dtype {
-            Dtype::F32 => ocnn::cluster_on::<f32>(p, None, &c, g).unwrap(),
-            Dtype::F64 => ocnn::cluster_on::<f64>(p, None, &c, g).unwrap(),
-        };
-        let cpu = run(None);
+        let cpu = ocnn::cluster(p, &c, None).unwrap();
         for variant in [ocnn::Variant::XThreads, ocnn::Variant::ThreadPerNeuron, ocnn::Variant::YThreads] {
             let c = ClusterConfig { variant, ..c.clone() };
-            let gpu_r = match dtype {
-                Dtype::F32 => ocnn::cluster_on::<f32>(p, None, &c, Some(&gpu)).unwrap(),
-                Dtype::F64 => ocnn::cluster_on::<f64>(p, None, &c, Some(&gpu)).unwrap(),
-            };
+            let gpu_r = ocnn::cluster(p, &c, Some(&gpu)).unwrap();
             assert_eq!(cpu.state_sha256, gpu_r.state_sha256, "{name} {variant:?}: final state");
             assert_eq!(cpu.hits_sha256, gpu_r.hits_sha256, "{name} {variant:?}: hit matrix");
             assert_eq!(cpu.labels, gpu_r.labels, "{name} {variant:?}: labels");
@@ -105,11 +98,7 @@ fn ocnn_sparse_gpu_equals_cpu_bit_for_bit() {
     ];
     for (name, p, r, sync, dtype) in &sets {
         let c = ClusterConfig { cutoff: Some(*r), threshold: "60".into(), ..config(*sync, *dtype, 300) };
-        let run = |g: Option<&Gpu>| match dtype {
-            Dtype::F32 => ocnn::cluster_on::<f32>(p, None, &c, g).unwrap(),
-            Dtype::F64 => ocnn::cluster_on::<f64>(p, None, &c, g).unwrap(),
-        };
-        let (cpu, gpu_r) = (run(None), run(Some(&gpu)));
+        let (cpu, gpu_r) = (ocnn::cluster(p, &c, None).unwrap(), ocnn::cluster(p, &c, Some(&gpu)).unwrap());
         assert_eq!(cpu.state_sha256, gpu_r.state_sha256, "{name}: final state");
         assert_eq!(cpu.hits_sha256, gpu_r.hits_sha256, "{name}: coupled pairs' hits");
         assert_eq!(cpu.labels, gpu_r.labels, "{name}: labels");

@@ -32,6 +32,41 @@ trait Exchange: Copy {
     fn xor_lane(self, d: u32) -> Self;
 }
 
+/// The warp's lane sums combined by the xor-butterfly `d = 16, 8, 4, 2, 1` (the core's
+/// `combine`, in the order of the core's `butterfly`): every lane ends with the same sum.
+#[inline(always)]
+fn warp_butterfly<T: Exchange + neurobits_core::ocnn::Real>(mut acc: T) -> T {
+    let mut d = 16;
+    while d > 0 {
+        acc = combine(acc, acc.xor_lane(d));
+        d /= 2;
+    }
+    acc
+}
+
+/// Calls `f(slot, j)` for each coupled pair `(i, j)`, `j > i`, of CSR row `i`: `slot` is its
+/// place in the hit vector.
+///
+/// # Safety
+/// `ptr`, `upper` and `hit_ptr` hold row `i`'s offsets, and `cols` its columns.
+#[inline(always)]
+unsafe fn each_upper_pair(
+    i: usize,
+    ptr: DevPtr<u64>,
+    upper: DevPtr<u64>,
+    hit_ptr: DevPtr<u64>,
+    cols: DevPtr<u32>,
+    mut f: impl FnMut(usize, usize),
+) {
+    // SAFETY: by the caller's contract.
+    unsafe {
+        let (u, e, h) = (*upper.0.add(i) as usize, *ptr.0.add(i + 1) as usize, *hit_ptr.0.add(i) as usize);
+        for k in u..e {
+            f(h + k - u, *cols.0.add(k) as usize);
+        }
+    }
+}
+
 impl Exchange for f32 {
     #[inline(always)]
     fn xor_lane(self, d: u32) -> Self {
@@ -80,12 +115,7 @@ macro_rules! typed_kernels {
                 }
                 let row = from_raw_parts(a.j.0.add(i * n), n);
                 let f = from_raw_parts(a.f.0, n);
-                let mut acc = lane_sum(n, lane, |j| row[j] * f[j]);
-                let mut d = 16;
-                while d > 0 {
-                    acc = combine(acc, acc.xor_lane(d));
-                    d /= 2;
-                }
+                let acc = warp_butterfly(lane_sum(n, lane, |j| row[j] * f[j]));
                 if lane == 0 {
                     *a.next.0.add(i) = acc / *a.norm.0.add(i);
                 }
@@ -269,12 +299,7 @@ macro_rules! sparse_kernels {
                 let (s, e) = (*a.ptr.0.add(i) as usize, *a.ptr.0.add(i + 1) as usize);
                 let cols = from_raw_parts(a.cols.0.add(s), e - s);
                 let vals = from_raw_parts(a.vals.0.add(s), e - s);
-                let mut acc = lane_sum_sparse(cols, lane, |k| vals[k] * *a.f.0.add(cols[k] as usize));
-                let mut d = 16;
-                while d > 0 {
-                    acc = combine(acc, acc.xor_lane(d));
-                    d /= 2;
-                }
+                let acc = warp_butterfly(lane_sum_sparse(cols, lane, |k| vals[k] * *a.f.0.add(cols[k] as usize)));
                 if lane == 0 {
                     *a.next.0.add(i) = acc / *a.norm.0.add(i);
                 }
@@ -295,14 +320,12 @@ macro_rules! sparse_kernels {
             }) {
                 let i = gid();
                 if i < a.n as usize {
-                    let (u, e, h) = (*a.upper.0.add(i) as usize, *a.ptr.0.add(i + 1) as usize, *a.hit_ptr.0.add(i) as usize);
                     let xi = *a.x.0.add(i);
-                    for k in u..e {
-                        let j = *a.cols.0.add(k) as usize;
+                    each_upper_pair(i, a.ptr, a.upper, a.hit_ptr, a.cols, |slot, j| {
                         if SyncMode::Fragmentary(a.eps).close(xi, *a.x.0.add(j)) {
-                            *a.hits.0.add(h + k - u) += 1;
+                            *a.hits.0.add(slot) += 1;
                         }
-                    }
+                    });
                 }
             }
         }
@@ -327,12 +350,10 @@ kernel! {
     }) {
         let i = gid();
         if i < a.n as usize {
-            let (u, e, h) = (*a.upper.0.add(i) as usize, *a.ptr.0.add(i + 1) as usize, *a.hit_ptr.0.add(i) as usize);
             let wi = *a.words.0.add(i);
-            for k in u..e {
-                let j = *a.cols.0.add(k) as usize;
-                *a.hits.0.add(h + k - u) += phase_hits(wi, *a.words.0.add(j), a.valid);
-            }
+            each_upper_pair(i, a.ptr, a.upper, a.hit_ptr, a.cols, |slot, j| {
+                *a.hits.0.add(slot) += phase_hits(wi, *a.words.0.add(j), a.valid);
+            });
         }
     }
 }

@@ -158,6 +158,15 @@ pub fn cluster_cpu<T: GpuReal + Send + Sync>(p: &Points, a: Option<f64>, c: &Clu
     cluster_on::<T>(p, a, c, None)
 }
 
+/// Clusters `p` in `c.dtype` with `c.scale` (the Delaunay scale when `None`), the dynamics and
+/// synchronization on `gpu` when given, else on the CPU: [`cluster_on`] for the chosen type.
+pub fn cluster(p: &Points, c: &ClusterConfig, gpu: Option<&Gpu>) -> Result<Report> {
+    match c.dtype {
+        Dtype::F32 => cluster_on::<f32>(p, c.scale, c, gpu),
+        Dtype::F64 => cluster_on::<f64>(p, c.scale, c, gpu),
+    }
+}
+
 /// Clusters `p` with working type `T`, the dynamics and synchronization on `gpu` when given,
 /// else on the CPU (the current rayon pool); every other stage is the same host code.
 pub fn cluster_on<T: GpuReal + Send + Sync>(
@@ -258,18 +267,7 @@ pub fn run_cluster(c: &ClusterConfig) -> Result<()> {
     }
     let p = points::load(&c.input)?;
     let device = crate::device::Device::open(c.device)?;
-    let report = device.run(
-        |g| match c.dtype {
-            Dtype::F32 => cluster_on::<f32>(&p, c.scale, c, Some(g)),
-            Dtype::F64 => cluster_on::<f64>(&p, c.scale, c, Some(g)),
-        },
-        |cpu| {
-            cpu.install(|| match c.dtype {
-                Dtype::F32 => cluster_cpu::<f32>(&p, c.scale, c),
-                Dtype::F64 => cluster_cpu::<f64>(&p, c.scale, c),
-            })
-        },
-    )?;
+    let report = device.run(|g| cluster(&p, c, Some(g)), |cpu| cpu.install(|| cluster(&p, c, None)))?;
     crate::io::atomic::write_atomic(&c.out, |w| {
         for l in &report.labels {
             w.write_all(format!("{l}\n").as_bytes())?;

@@ -115,13 +115,14 @@ pub fn sparse<T: Real + Send + Sync>(p: &Points, a: f64, r: f64) -> Result<Spars
                 .collect()
         })
         .collect();
-    let neighbours = |i: usize, mut each: Box<dyn FnMut(u32) + '_>| {
+    let neighbours = |i: usize, mut each: Box<dyn FnMut(u32, f64) + '_>| {
         let home = cell(p.point(i));
         for off in &offsets {
             let c: Vec<i64> = home.iter().zip(off).map(|(a, b)| a + b).collect();
             for &j in grid.get(&c).map_or(&[][..], |v| v) {
-                if j as usize != i && squared(p.point(i), p.point(j as usize)) <= r2 {
-                    each(j);
+                let d2 = squared(p.point(i), p.point(j as usize));
+                if j as usize != i && d2 <= r2 {
+                    each(j, d2);
                 }
             }
         }
@@ -135,7 +136,7 @@ pub fn sparse<T: Real + Send + Sync>(p: &Points, a: f64, r: f64) -> Result<Spars
         .into_par_iter()
         .try_for_each(|i| {
             let mut c = 0u64;
-            neighbours(i, Box::new(|_| c += 1));
+            neighbours(i, Box::new(|_, _| c += 1));
             if total.fetch_add(c, Ordering::Relaxed) + c > limit {
                 return Err(());
             }
@@ -147,11 +148,10 @@ pub fn sparse<T: Real + Send + Sync>(p: &Points, a: f64, r: f64) -> Result<Spars
     let rows: Vec<(Vec<u32>, Vec<T>)> = (0..n)
         .into_par_iter()
         .map(|i| {
-            let mut cols = Vec::new();
-            neighbours(i, Box::new(|j| cols.push(j)));
-            cols.sort_unstable();
-            let vals = cols.iter().map(|&j| T::from_f64(weight(squared(p.point(i), p.point(j as usize)), a))).collect();
-            (cols, vals)
+            let mut near = Vec::new();
+            neighbours(i, Box::new(|j, d2| near.push((j, d2))));
+            near.sort_unstable_by_key(|&(j, _)| j);
+            near.into_iter().map(|(j, d2)| (j, T::from_f64(weight(d2, a)))).unzip()
         })
         .collect();
     let (mut ptr, mut upper, mut hit_ptr) = (vec![0usize; n + 1], vec![0usize; n], vec![0usize; n + 1]);
