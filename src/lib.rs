@@ -41,6 +41,7 @@ macro_rules! outln {
 }
 
 pub mod cli;
+pub mod cortical;
 pub mod device;
 pub mod flyhash;
 pub mod gbnn;

@@ -31,6 +31,11 @@ pub enum Error {
     TooManyErased(usize, usize),
     /// FlyHash parameters outside `1 ≤ s ≤ d`, `1 ≤ k ≤ m`.
     FlyParams,
+    /// Cortical network shape outside `1 ≤ L ≤ 40`, `1 ≤ M ≤ 128`.
+    CorticalShape,
+    /// An image that the bottom receptive fields cannot cut into `2^(L−1)` rectangles of `M`
+    /// pixels.
+    CorticalImage,
 }
 
 impl fmt::Display for Error {
@@ -57,6 +62,11 @@ impl fmt::Display for Error {
                 write!(f, "{e} erased clusters asked for but there are only {c} clusters")
             }
             Error::FlyParams => write!(f, "FlyHash needs 1 <= s <= d and 1 <= k <= m"),
+            Error::CorticalShape => write!(f, "a cortical network needs 1 to 40 levels and 1 to 128 minicolumns"),
+            Error::CorticalImage => write!(
+                f,
+                "the image does not split into one rectangle of M pixels per bottom hypercolumn (needs H*W = 2^(L-1)*M)"
+            ),
         }
     }
 }

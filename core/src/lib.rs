@@ -6,7 +6,8 @@
 //!
 //! * [`gbnn`]: the Gripon–Berrou associative memory (Yao, Gripon & Rabbat 2013), bit-packed;
 //! * [`flyhash`]: FlyHash (Dasgupta, Stevens & Navlakha 2017) with an exact winner-take-all;
-//! * [`ocnn`]: the oscillatory chaotic clustering network (Benderskaya & Tolstov).
+//! * [`ocnn`]: the oscillatory chaotic clustering network (Benderskaya & Tolstov);
+//! * [`cortical`]: the cortical-column network (Nere, Franey, Hashmi & Lipasti 2012).
 //!
 //! Shared by all models: [`prng`] (counter-based random numbers keyed by purpose), [`digest`]
 //! (FNV-1a over little-endian words), [`bits`] (set-bit iteration), [`kernel`] (the typed
@@ -36,6 +37,7 @@ extern crate std;
 mod error;
 
 pub mod bits;
+pub mod cortical;
 pub mod digest;
 pub mod flyhash;
 pub mod gbnn;

@@ -38,6 +38,9 @@ pub enum Command {
     /// Oscillatory chaotic neural network (OCNN): clustering by synchronized chaos.
     #[command(subcommand)]
     Ocnn(OcnnCommand),
+    /// The cortical-column network (Nere, Franey, Hashmi & Lipasti 2012).
+    #[command(subcommand)]
+    Cortical(CorticalCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
     Completions {
         /// The shell.
@@ -46,6 +49,13 @@ pub enum Command {
     },
     /// Print the man page (roff) to standard output.
     Man,
+}
+
+/// `neurobits cortical …`.
+#[derive(Debug, Subcommand)]
+pub enum CorticalCommand {
+    /// Train a network on labelled images; print and save its digests and quality.
+    Train(crate::cortical::TrainConfig),
 }
 
 /// `neurobits ocnn …`.
@@ -143,6 +153,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(&mut out)?;
             crate::out!("{}", String::from_utf8_lossy(&out))
         }
+        Command::Cortical(CorticalCommand::Train(a)) => crate::cortical::run_train(&a),
         Command::Ocnn(OcnnCommand::Cluster(a)) => crate::ocnn::run_cluster(&a),
         Command::Ocnn(OcnnCommand::Experiment(a)) => crate::ocnn::experiment::run(&a),
         Command::Ocnn(OcnnCommand::Bench(a)) => crate::ocnn::bench::run(&a),

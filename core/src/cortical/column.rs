@@ -1,0 +1,144 @@
+//! One hypercolumn's step (spec §4): activation of every minicolumn over the active inputs,
+//! own and random firing, the winner-take-all, and the winner's learning.
+
+use super::rules::{connected, count_win, drive, fires_randomly, key, learn, winner, Tally, MAX_MINICOLUMNS, NO_KEY, RF_STOP};
+
+/// A hypercolumn's input: up to 256 bits (bit `i` = input `i`).
+pub type Input = [u64; 4];
+
+/// Input bit `i`.
+#[inline(always)]
+pub fn bit(x: &Input, i: usize) -> bool {
+    (x[i / 64] >> (i % 64)) & 1 == 1
+}
+
+/// One hypercolumn's state, borrowed. `w` holds the `2M × M` weights striped as in the paper's
+/// Fig. 5 (`w[i·M + m]` = weight `i` of minicolumn `m`), so the minicolumns' weights on one
+/// input are contiguous: a warp reads them in one transaction and a CPU adds them as a vector.
+/// `omega[m]` caches `Ω` of minicolumn `m` (exact; rewritten with its row), `cnt` counts own
+/// wins (D-8), `rf[m] != 0` while random firing is on.
+#[derive(Debug)]
+pub struct Column<'a> {
+    /// Weights `[i][m]`, Q0.16.
+    pub w: &'a mut [u16],
+    /// `Ω` per minicolumn.
+    pub omega: &'a mut [u32],
+    /// Own wins since the last random win, per minicolumn.
+    pub cnt: &'a mut [u32],
+    /// Random firing on (1) or off (0), per minicolumn.
+    pub rf: &'a mut [u8],
+}
+
+/// What a step needs besides the hypercolumn: minicolumns, network size, learning step `t`, the
+/// random-firing key, and whether learning (and random firing) is on.
+#[derive(Clone, Copy, Debug)]
+pub struct StepCtx {
+    /// Minicolumns `M`.
+    pub m: usize,
+    /// Hypercolumns of the network (random-firing counter).
+    pub n_hc: u64,
+    /// Learning steps done so far.
+    pub t: u64,
+    /// `rng::key(seed, FIRE)`.
+    pub fire_key: u64,
+    /// Learning and random firing on.
+    pub learn: bool,
+}
+
+/// Runs hypercolumn `hc` on input `x`: returns the winner (`-1` if silent) and, when learning,
+/// updates the winner's weights, `Ω`, counter and random-firing flag. An input with no active
+/// bit leaves the hypercolumn silent and unchanged (D-5).
+///
+/// ```
+/// use neurobits_core::cortical::{column_step, Column, StepCtx};
+/// let m = 2;
+/// let (mut w, mut om, mut cnt, mut rf) = ([0u16; 8], [0u32; 2], [0u32; 2], [0u8; 2]);
+/// // Minicolumn 1 holds the feature "inputs 0 and 2".
+/// for i in [0, 2] { w[i * m + 1] = 65535; }
+/// om[1] = 2 * 65535;
+/// let ctx = StepCtx { m, n_hc: 1, t: 0, fire_key: 0, learn: false };
+/// let col = Column { w: &mut w, omega: &mut om, cnt: &mut cnt, rf: &mut rf };
+/// assert_eq!(column_step(col, 0, &[0b0101, 0, 0, 0], &ctx), 1);
+/// ```
+pub fn column_step(col: Column<'_>, hc: u64, x: &Input, ctx: &StepCtx) -> i32 {
+    let m_count = ctx.m;
+    if x.iter().all(|&w| w == 0) {
+        return -1;
+    }
+    let mut tally = [Tally::default(); MAX_MINICOLUMNS];
+    let tally = &mut tally[..m_count];
+    for (wi, &word) in x.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            let i = wi * 64 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let row = &col.w[i * m_count..(i + 1) * m_count];
+            for (t, &w) in tally.iter_mut().zip(row) {
+                t.add(w);
+            }
+        }
+    }
+    let mut best = NO_KEY;
+    for m in 0..m_count {
+        best = best.max(minicolumn_key(tally[m], col.omega[m], col.rf[m], ctx, hc, m));
+    }
+    let Some(w) = winner(best) else {
+        return -1;
+    };
+    if ctx.learn {
+        let mut omega = 0;
+        for i in 0..2 * m_count {
+            let v = learn(col.w[i * m_count + w], bit(x, i));
+            col.w[i * m_count + w] = v;
+            omega += connected(v);
+        }
+        col.omega[w] = omega;
+        (col.cnt[w], col.rf[w]) = settle(col.cnt[w], col.rf[w], best);
+    }
+    w as i32
+}
+
+/// The input of a hypercolumn above the bottom: child `2j`'s winner at bit `w`, child `2j+1`'s
+/// at bit `M + w` (silent children give no bit).
+///
+/// ```
+/// use neurobits_core::cortical::parent_input;
+/// assert_eq!(parent_input(16, 3, -1)[0], 1 << 3);
+/// assert_eq!(parent_input(16, -1, 2)[0], 1 << 18);
+/// ```
+#[inline(always)]
+pub fn parent_input(m: usize, left: i32, right: i32) -> Input {
+    let mut x = [0u64; 4];
+    if left >= 0 {
+        let i = left as usize;
+        x[i / 64] |= 1 << (i % 64);
+    }
+    if right >= 0 {
+        let i = m + right as usize;
+        x[i / 64] |= 1 << (i % 64);
+    }
+    x
+}
+
+/// Minicolumn `m`'s WTA key from its tally over the active inputs (D-3, D-4, D-7): its drive
+/// `G`, firing by its own drive (`G > 0`) or at random (learning on, `rf != 0`).
+#[inline(always)]
+pub fn minicolumn_key(t: Tally, omega: u32, rf: u8, ctx: &StepCtx, hc: u64, m: usize) -> i64 {
+    let g = drive(t, omega);
+    let rnd = ctx.learn && rf != 0 && fires_randomly(ctx.fire_key, ctx.t, ctx.n_hc, hc, ctx.m, m);
+    key(g, m, g > 0 || rnd)
+}
+
+/// The winner's own-win counter and random-firing flag after its win with key `best` (D-8):
+/// it won by its own drive iff its `G > 0`.
+///
+/// ```
+/// use neurobits_core::cortical::{settle, rules::{key, RF_STOP}};
+/// assert_eq!(settle(RF_STOP - 1, 1, key(7, 3, true)), (RF_STOP, 0));
+/// assert_eq!(settle(5, 1, key(-7, 3, true)), (0, 1));
+/// ```
+#[inline(always)]
+pub fn settle(cnt: u32, rf: u8, best: i64) -> (u32, u8) {
+    let cnt = count_win(cnt, (best >> 8) > 0);
+    (cnt, if cnt >= RF_STOP { 0 } else { rf })
+}

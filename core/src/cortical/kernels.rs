@@ -1,0 +1,1 @@
+//! Argument structs of the cortical kernels (see [`crate::kernel`]).

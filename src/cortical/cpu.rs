@@ -1,0 +1,102 @@
+//! The CPU drivers: single thread (the core's `Net::step`, the baseline of every speed-up, as in
+//! the paper) and rayon (each level's hypercolumns in parallel, the paper's Pthreads analogue).
+
+use neurobits_core::cortical::{
+    bottom_input, column_step, level_input, Column, Learner, Net, Schedule, StepCtx,
+};
+use rayon::prelude::*;
+
+use super::network::Network;
+
+/// How the CPU runs a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Threads {
+    /// One thread: the core's loop.
+    Single,
+    /// Every level's hypercolumns spread over the rayon pool.
+    Rayon,
+}
+
+/// One step of every level on the CPU (see [`Net::step`] for `prev`).
+pub fn step(net: &mut Network, x: &[u64], winners: &mut [i32], prev: Option<&[i32]>, learn: bool, threads: Threads) {
+    let (t, seed) = (net.t, net.seed);
+    match threads {
+        Threads::Single => net.net().step(x, winners, prev, learn, t, seed),
+        Threads::Rayon => step_rayon(&mut net.net(), x, winners, prev, learn, t, seed),
+    }
+}
+
+fn step_rayon(net: &mut Net<'_>, x: &[u64], winners: &mut [i32], prev: Option<&[i32]>, learn: bool, t: u64, seed: u64) {
+    let geo = net.geo;
+    let (m, wp) = (geo.minicolumns(), geo.weights_per_column());
+    let fire_key = neurobits_core::cortical::rng::key(seed, neurobits_core::cortical::rng::FIRE);
+    let ctx = StepCtx { m, n_hc: geo.hypercolumns() as u64, t, fire_key, learn };
+    for l in 0..geo.levels() {
+        let (o, n) = (geo.offset(l), geo.level_len(l));
+        let (below, here) = winners.split_at_mut(o);
+        let src: &[i32] = prev.unwrap_or(below);
+        let columns = net.w[o * wp..(o + n) * wp]
+            .par_chunks_mut(wp)
+            .zip(net.omega[o * m..(o + n) * m].par_chunks_mut(m))
+            .zip(net.cnt[o * m..(o + n) * m].par_chunks_mut(m))
+            .zip(net.rf[o * m..(o + n) * m].par_chunks_mut(m));
+        here[..n].par_iter_mut().zip(columns).with_min_len(16).enumerate().for_each(
+            |(j, (win, (((w, omega), cnt), rf)))| {
+                let xin = if l == 0 { bottom_input(&geo, x, j) } else { level_input(&geo, l, j, src) };
+                *win = column_step(Column { w, omega, cnt, rf }, (o + j) as u64, &xin, &ctx);
+            },
+        );
+    }
+}
+
+/// The CPU as a [`Learner`]: a network, its training images' bottom inputs, the schedule.
+#[derive(Debug)]
+pub struct CpuTrainer<'a> {
+    /// The network (its `t` counts the steps).
+    pub net: &'a mut Network,
+    /// Bottom inputs, `geo.bottom_words()` per image.
+    pub images: &'a [u64],
+    /// Schedule.
+    pub schedule: Schedule,
+    /// Single thread or rayon.
+    pub threads: Threads,
+    /// Winners of the last step.
+    pub winners: Vec<i32>,
+    /// Winners of the step before (pipelined).
+    pub prev: Vec<i32>,
+}
+
+impl<'a> CpuTrainer<'a> {
+    /// A trainer at the network's current step, pipeline buffers empty (all silent).
+    pub fn new(net: &'a mut Network, images: &'a [u64], schedule: Schedule, threads: Threads) -> Self {
+        let n = net.geo.hypercolumns();
+        CpuTrainer { net, images, schedule, threads, winners: vec![-1; n], prev: vec![-1; n] }
+    }
+}
+
+impl Learner for CpuTrainer<'_> {
+    type Error = std::convert::Infallible;
+    fn learn(&mut self, image: usize) -> Result<(), Self::Error> {
+        let nw = self.net.geo.bottom_words();
+        let x = &self.images[image * nw..(image + 1) * nw];
+        match self.schedule {
+            Schedule::Synchronous => step(self.net, x, &mut self.winners, None, true, self.threads),
+            Schedule::Pipelined => {
+                step(self.net, x, &mut self.winners, Some(&self.prev), true, self.threads);
+                self.prev.copy_from_slice(&self.winners);
+            }
+        }
+        self.net.t += 1;
+        Ok(())
+    }
+}
+
+/// The evaluation pass (learning off, synchronous) over `images`: winners `[image][hc]`.
+pub fn evaluate(net: &mut Network, images: &[u64], threads: Threads) -> Vec<i32> {
+    let (nw, n_hc) = (net.geo.bottom_words(), net.geo.hypercolumns());
+    let mut winners = vec![-1; images.len() / nw * n_hc];
+    for (x, w) in images.chunks(nw).zip(winners.chunks_mut(n_hc)) {
+        step(net, x, w, None, false, threads);
+    }
+    winners
+}

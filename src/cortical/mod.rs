@@ -1,0 +1,248 @@
+//! The cortical-column network on the host (spec `shared/specs/cortical.md`): data and the LGN,
+//! the network file, the CPU drivers (single thread and rayon), the GPU variants, training,
+//! evaluation, the benchmark and the multi-device profiler.
+
+pub mod cpu;
+pub mod data;
+pub mod network;
+pub mod quality;
+
+use anyhow::{bail, Result};
+use neurobits_core::cortical::{digest, lgn::THETA, train, Geometry, Protocol, Schedule};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crate::device::DeviceChoice;
+pub use network::Network;
+
+/// Level schedule on the command line (D-11).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScheduleArg {
+    /// Each level reads the level below of the same step (the default).
+    Synchronous,
+    /// Each level reads the level below of the step before (double buffer).
+    Pipelined,
+}
+
+impl From<ScheduleArg> for Schedule {
+    fn from(s: ScheduleArg) -> Self {
+        match s {
+            ScheduleArg::Synchronous => Schedule::Synchronous,
+            ScheduleArg::Pipelined => Schedule::Pipelined,
+        }
+    }
+}
+
+/// `neurobits cortical train`: the network, the data and the protocol of spec §3–4.
+#[derive(Clone, Debug, clap::Args)]
+pub struct TrainConfig {
+    /// Images: sklearn's digits CSV (`data/digits/digits.csv.gz`, fetched by `make setup`) or an
+    /// IDX image file with its `labels-idx1` sibling.
+    #[arg(long)]
+    pub data: PathBuf,
+    /// Levels L of the tree (2^L - 1 hypercolumns).
+    #[arg(long, default_value_t = 3)]
+    pub levels: u32,
+    /// Minicolumns M per hypercolumn (2M inputs each), 1..=128.
+    #[arg(long, default_value_t = 16)]
+    pub minicolumns: usize,
+    /// Training images per class (the first ones of each class in file order).
+    #[arg(long, default_value_t = 1)]
+    pub train_per_class: usize,
+    /// Test images per class for the readout (the next ones of each class).
+    #[arg(long, default_value_t = 50)]
+    pub test_per_class: usize,
+    /// Pixel replication per axis before the LGN (2 turns 8x8 digits into 16x16).
+    #[arg(long, default_value_t = 1)]
+    pub upsample: usize,
+    /// Passes over the training list.
+    #[arg(long, default_value_t = 60)]
+    pub epochs: u32,
+    /// Consecutive learning steps per image.
+    #[arg(long, default_value_t = 4)]
+    pub exposure: u32,
+    /// Seed of the initial weights, random firing and shuffles.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Level schedule.
+    #[arg(long, value_enum, default_value_t = ScheduleArg::Synchronous)]
+    pub schedule: ScheduleArg,
+    /// Where to train.
+    #[arg(long, value_enum, default_value_t = DeviceChoice::Cpu)]
+    pub device: DeviceChoice,
+    /// On the CPU: one thread (the paper's baseline) instead of all cores.
+    #[arg(long)]
+    pub single_thread: bool,
+    /// Write the results (digests, quality, per-level winners, timings) as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Save the trained network here.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// What a training run reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct TrainReport {
+    /// Levels.
+    pub levels: usize,
+    /// Minicolumns.
+    pub minicolumns: usize,
+    /// Hypercolumns.
+    pub hypercolumns: usize,
+    /// Training images.
+    pub train_images: usize,
+    /// Learning steps run.
+    pub steps: u64,
+    /// Schedule.
+    pub schedule: ScheduleArg,
+    /// Where it ran.
+    pub device: String,
+    /// SHA-256 of the weights (spec §4).
+    pub weights_sha256: String,
+    /// SHA-256 of the evaluation winners over the training list (spec §4).
+    pub winners_sha256: String,
+    /// Fraction of bottom inputs that are active (LGN density).
+    pub bottom_density: f64,
+    /// Memorisation of the training list.
+    pub train: quality::Memorisation,
+    /// Readout accuracy on the test list.
+    pub test_accuracy: f64,
+    /// Readout NMI on the test list.
+    pub test_nmi: f64,
+    /// Seconds per learning step (mean over training).
+    pub seconds_per_step: f64,
+    /// Seconds of training.
+    pub train_seconds: f64,
+    /// Evaluation winners per training image, per level (`-1` silent).
+    pub winners: Vec<Vec<Vec<i32>>>,
+}
+
+/// Training images, test images and their bottom inputs.
+pub struct Prepared {
+    /// Shape.
+    pub geo: Geometry,
+    /// Training bottom inputs.
+    pub train_x: Vec<u64>,
+    /// Training labels.
+    pub train_labels: Vec<u32>,
+    /// Test bottom inputs.
+    pub test_x: Vec<u64>,
+    /// Test labels.
+    pub test_labels: Vec<u32>,
+}
+
+/// Reads the data and builds the bottom inputs of `c`.
+pub fn prepare(c: &TrainConfig) -> Result<Prepared> {
+    let geo = Geometry::new(c.levels, c.minicolumns).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if c.train_per_class == 0 {
+        bail!("--train-per-class must be at least 1");
+    }
+    let ds = data::Dataset::read(&c.data)?;
+    let (train_ids, test_ids) = ds.split(c.train_per_class, c.test_per_class);
+    Ok(Prepared {
+        geo,
+        train_x: ds.bottom(&geo, &train_ids, c.upsample, THETA)?,
+        train_labels: train_ids.iter().map(|&i| ds.labels[i]).collect(),
+        test_x: ds.bottom(&geo, &test_ids, c.upsample, THETA)?,
+        test_labels: test_ids.iter().map(|&i| ds.labels[i]).collect(),
+    })
+}
+
+/// Trains on the CPU (`threads`) and returns the network and the seconds spent.
+pub fn train_cpu(p: &Prepared, c: &TrainConfig, threads: cpu::Threads) -> Result<(Network, f64)> {
+    let mut net = Network::new(p.geo, c.seed)?;
+    let n = p.train_labels.len();
+    let pb = crate::progress::bar(c.epochs as u64, "training epochs");
+    let start = Instant::now();
+    {
+        let mut trainer = cpu::CpuTrainer::new(&mut net, &p.train_x, c.schedule.into(), threads);
+        let protocol = Protocol { epochs: c.epochs, exposure: c.exposure, seed: c.seed };
+        let Ok(()) = train(&mut trainer, &mut vec![0u32; n], &protocol, |_| pb.inc(1));
+    }
+    pb.finish_and_clear();
+    Ok((net, start.elapsed().as_secs_f64()))
+}
+
+/// Evaluates `net` on the training and test lists and fills the report.
+pub fn report(net: &mut Network, p: &Prepared, c: &TrainConfig, device: String, seconds: f64) -> TrainReport {
+    let geo = p.geo;
+    let n_hc = geo.hypercolumns();
+    let winners = cpu::evaluate(net, &p.train_x, cpu::Threads::Rayon);
+    let test = cpu::evaluate(net, &p.test_x, cpu::Threads::Rayon);
+    let top: Vec<i32> = winners.chunks(n_hc).map(|w| w[n_hc - 1]).collect();
+    let levels: Vec<(usize, usize)> = (0..geo.levels()).map(|l| (geo.offset(l), geo.level_len(l))).collect();
+    let (test_accuracy, test_nmi) = quality::readout(&winners, &p.train_labels, &test, &p.test_labels, n_hc);
+    let ones: u64 = p.train_x.iter().map(|w| w.count_ones() as u64).sum();
+    TrainReport {
+        levels: geo.levels(),
+        minicolumns: geo.minicolumns(),
+        hypercolumns: n_hc,
+        train_images: p.train_labels.len(),
+        steps: net.t,
+        schedule: c.schedule,
+        device,
+        weights_sha256: net.weights_sha256(),
+        winners_sha256: network::hex(&digest::winners_sha256(&geo, &winners)),
+        bottom_density: ones as f64 / (p.train_labels.len().max(1) * geo.level_len(0) * geo.inputs()) as f64,
+        train: quality::memorisation(&top, &p.train_labels, &winners, n_hc, &levels),
+        test_accuracy,
+        test_nmi,
+        seconds_per_step: seconds / net.t.max(1) as f64,
+        train_seconds: seconds,
+        winners: levels
+            .iter()
+            .map(|&(o, n)| winners.chunks(n_hc).map(|w| w[o..o + n].to_vec()).collect())
+            .collect(),
+    }
+}
+
+/// `neurobits cortical train`.
+pub fn run_train(c: &TrainConfig) -> Result<()> {
+    if let Some(p) = &c.json {
+        crate::io::atomic::check_writable(p)?;
+    }
+    if let Some(p) = &c.out {
+        crate::io::atomic::check_writable(p)?;
+    }
+    let p = prepare(c)?;
+    let threads = if c.single_thread { cpu::Threads::Single } else { cpu::Threads::Rayon };
+    let (mut net, seconds, device) = match c.device {
+        DeviceChoice::Cpu => {
+            let (n, s) = train_cpu(&p, c, threads)?;
+            (n, s, if c.single_thread { "cpu (1 thread)".into() } else { crate::device::Cpu::new(None)?.name() })
+        }
+        _ => bail!("the cortical network trains on the CPU in this build (--device cpu)"),
+    };
+    let r = report(&mut net, &p, c, device, seconds);
+    outln!(
+        "cortical: {} levels x {} minicolumns ({} hypercolumns), {} training images, {} steps on {} in {:.3} s ({:.1} us/step)",
+        r.levels,
+        r.minicolumns,
+        r.hypercolumns,
+        r.train_images,
+        r.steps,
+        r.device,
+        seconds,
+        r.seconds_per_step * 1e6
+    )?;
+    outln!("weights_sha256 {}\nwinners_sha256 {}", r.weights_sha256, r.winners_sha256)?;
+    outln!(
+        "train: coverage {:.3}, distinct top winners {}, purity {:.3}, NMI {:.3}; test readout: accuracy {:.3}, NMI {:.3}",
+        r.train.coverage,
+        r.train.distinct_top,
+        r.train.purity,
+        r.train.nmi,
+        r.test_accuracy,
+        r.test_nmi
+    )?;
+    if let Some(path) = &c.out {
+        net.save(path)?;
+    }
+    if let Some(path) = &c.json {
+        crate::io::json::write(path, &r)?;
+    }
+    Ok(())
+}

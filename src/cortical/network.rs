@@ -1,0 +1,136 @@
+//! The cortical network on the host: its state in vectors (the same layout every target uses),
+//! the learning-step counter, and the network file.
+
+use anyhow::{anyhow, bail, Context, Result};
+use neurobits_core::cortical::{digest, Geometry, Net};
+use std::io::Read;
+use std::path::Path;
+
+use crate::io::{atomic::write_atomic, memory::ensure_fits};
+
+/// A network's whole state: `[hc][i][m]` Q0.16 weights, `[hc][m]` `Ω`, own-win counters and
+/// random-firing flags, and the learning steps done.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Network {
+    /// Shape.
+    pub geo: Geometry,
+    /// Weights.
+    pub w: Vec<u16>,
+    /// Cached `Ω`.
+    pub omega: Vec<u32>,
+    /// Own wins since the last random win.
+    pub cnt: Vec<u32>,
+    /// Random firing on (1) / off (0).
+    pub rf: Vec<u8>,
+    /// Learning steps done (the random-firing counter).
+    pub t: u64,
+    /// The seed the network was made with (random firing keeps using it).
+    pub seed: u64,
+}
+
+impl Network {
+    /// The untrained network of `seed` (spec D-9), after checking that it fits in memory.
+    ///
+    /// ```
+    /// use neurobits::cortical::Network;
+    /// use neurobits_core::cortical::Geometry;
+    /// let net = Network::new(Geometry::new(3, 16).unwrap(), 1).unwrap();
+    /// assert_eq!(net.w.len(), 7 * 32 * 16);
+    /// ```
+    pub fn new(geo: Geometry, seed: u64) -> Result<Self> {
+        let per_m = geo.hypercolumns() * geo.minicolumns();
+        ensure_fits("the cortical network", geo.weights() as u128 * 2 + per_m as u128 * 9)?;
+        let mut n =
+            Network { geo, w: vec![0; geo.weights()], omega: vec![0; per_m], cnt: vec![0; per_m], rf: vec![1; per_m], t: 0, seed };
+        n.net().init(seed);
+        Ok(n)
+    }
+
+    /// The state as the core's borrowed [`Net`].
+    pub fn net(&mut self) -> Net<'_> {
+        Net::new(self.geo, &mut self.w, &mut self.omega, &mut self.cnt, &mut self.rf).expect("sizes kept by Network")
+    }
+
+    /// `weights_sha256` of spec §4, as lowercase hex.
+    pub fn weights_sha256(&self) -> String {
+        hex(&digest::weights_sha256(&self.geo, &self.w))
+    }
+
+    /// Saves the network (see the README's "File formats"): magic `NBCORT1\0`, then
+    /// little-endian `u32` levels, `u32` M, `u64` seed, `u64` t, the weights (`u16`, `[hc][i][m]`),
+    /// the counters (`u32`) and the random-firing flags (`u8`). `Ω` is recomputed on load.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        write_atomic(path, |f| {
+            f.write_all(MAGIC)?;
+            f.write_all(&(self.geo.levels() as u32).to_le_bytes())?;
+            f.write_all(&(self.geo.minicolumns() as u32).to_le_bytes())?;
+            f.write_all(&self.seed.to_le_bytes())?;
+            f.write_all(&self.t.to_le_bytes())?;
+            let mut buf = Vec::with_capacity(self.w.len() * 2);
+            self.w.iter().for_each(|w| buf.extend_from_slice(&w.to_le_bytes()));
+            self.cnt.iter().for_each(|c| buf.extend_from_slice(&c.to_le_bytes()));
+            buf.extend_from_slice(&self.rf);
+            f.write_all(&buf)?;
+            Ok(())
+        })
+    }
+
+    /// Loads a network written by [`Network::save`], checking every size against the file.
+    pub fn load(path: &Path) -> Result<Self> {
+        let name = path.display();
+        let mut f = std::fs::File::open(path).with_context(|| format!("cannot read {name}"))?;
+        let len = f.metadata()?.len();
+        let mut head = [0u8; 32];
+        f.read_exact(&mut head).map_err(|_| anyhow!("{name}: not a cortical network file (too short)"))?;
+        if &head[..8] != MAGIC {
+            bail!("{name}: not a cortical network file (bad magic)");
+        }
+        let levels = u32::from_le_bytes(head[8..12].try_into().unwrap());
+        let m = u32::from_le_bytes(head[12..16].try_into().unwrap()) as usize;
+        let geo = Geometry::new(levels, m).map_err(|e| anyhow!("{name}: {e}"))?;
+        let per_m = geo.hypercolumns() * m;
+        let need = geo.weights() as u128 * 2 + per_m as u128 * 5 + 32;
+        if need != len as u128 {
+            bail!("{name}: {len} bytes, but a network of {levels} levels x {m} minicolumns has {need}");
+        }
+        ensure_fits(&format!("{name}: the network"), need)?;
+        let mut body = vec![0u8; (need - 32) as usize];
+        f.read_exact(&mut body).with_context(|| format!("cannot read {name}"))?;
+        let (wb, rest) = body.split_at(geo.weights() * 2);
+        let (cb, rf) = rest.split_at(per_m * 4);
+        if rf.iter().any(|&r| r > 1) {
+            bail!("{name}: a random-firing flag is neither 0 nor 1");
+        }
+        let mut n = Network {
+            geo,
+            w: wb.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect(),
+            omega: vec![0; per_m],
+            cnt: cb.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect(),
+            rf: rf.to_vec(),
+            seed: u64::from_le_bytes(head[16..24].try_into().unwrap()),
+            t: u64::from_le_bytes(head[24..32].try_into().unwrap()),
+        };
+        n.recompute_omega();
+        Ok(n)
+    }
+
+    /// `Ω` of every minicolumn from its weights.
+    pub fn recompute_omega(&mut self) {
+        let m = self.geo.minicolumns();
+        for (col, om) in self.w.chunks(self.geo.weights_per_column()).zip(self.omega.chunks_mut(m)) {
+            om.fill(0);
+            for row in col.chunks(m) {
+                for (o, &w) in om.iter_mut().zip(row) {
+                    *o += neurobits_core::cortical::rules::connected(w);
+                }
+            }
+        }
+    }
+}
+
+const MAGIC: &[u8; 8] = b"NBCORT1\0";
+
+/// Lowercase hex of a digest.
+pub fn hex(d: &[u8]) -> String {
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
