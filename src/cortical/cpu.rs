@@ -1,9 +1,8 @@
 //! The CPU drivers: single thread (the core's `Net::step`, the baseline of every speed-up, as in
 //! the paper) and rayon (each level's hypercolumns in parallel, the paper's Pthreads analogue).
 
-use neurobits_core::cortical::{
-    bottom_input, column_step, level_input, Column, Learner, Net, Schedule, StepCtx,
-};
+use neurobits_core::cortical::rules::LTD;
+use neurobits_core::cortical::{bottom_input, column_step, level_input, Column, Learner, Net, Schedule, StepCtx};
 use rayon::prelude::*;
 
 use super::network::Network;
@@ -18,19 +17,18 @@ pub enum Threads {
 }
 
 /// One step of every level on the CPU (see [`Net::step`] for `prev`).
-pub fn step(net: &mut Network, x: &[u64], winners: &mut [i32], prev: Option<&[i32]>, learn: bool, threads: Threads) {
-    let (t, seed) = (net.t, net.seed);
+/// `learn` uses the network's step counter and seed, and β = `ltd`.
+pub fn step(net: &mut Network, x: &[u64], winners: &mut [i32], prev: Option<&[i32]>, learn: bool, ltd: u16, threads: Threads) {
+    let ctx = StepCtx { ltd, ..StepCtx::new(&net.geo, net.t, net.seed, learn) };
     match threads {
-        Threads::Single => net.net().step(x, winners, prev, learn, t, seed),
-        Threads::Rayon => step_rayon(&mut net.net(), x, winners, prev, learn, t, seed),
+        Threads::Single => net.net().step(x, winners, prev, &ctx),
+        Threads::Rayon => step_rayon(&mut net.net(), x, winners, prev, &ctx),
     }
 }
 
-fn step_rayon(net: &mut Net<'_>, x: &[u64], winners: &mut [i32], prev: Option<&[i32]>, learn: bool, t: u64, seed: u64) {
+fn step_rayon(net: &mut Net<'_>, x: &[u64], winners: &mut [i32], prev: Option<&[i32]>, ctx: &StepCtx) {
     let geo = net.geo;
     let (m, wp) = (geo.minicolumns(), geo.weights_per_column());
-    let fire_key = neurobits_core::cortical::rng::key(seed, neurobits_core::cortical::rng::FIRE);
-    let ctx = StepCtx { m, n_hc: geo.hypercolumns() as u64, t, fire_key, learn };
     for l in 0..geo.levels() {
         let (o, n) = (geo.offset(l), geo.level_len(l));
         let (below, here) = winners.split_at_mut(o);
@@ -43,7 +41,7 @@ fn step_rayon(net: &mut Net<'_>, x: &[u64], winners: &mut [i32], prev: Option<&[
         here[..n].par_iter_mut().zip(columns).with_min_len(16).enumerate().for_each(
             |(j, (win, (((w, omega), cnt), rf)))| {
                 let xin = if l == 0 { bottom_input(&geo, x, j) } else { level_input(&geo, l, j, src) };
-                *win = column_step(Column { w, omega, cnt, rf }, (o + j) as u64, &xin, &ctx);
+                *win = column_step(Column { w, omega, cnt, rf }, (o + j) as u64, &xin, ctx);
             },
         );
     }
@@ -64,13 +62,15 @@ pub struct CpuTrainer<'a> {
     pub winners: Vec<i32>,
     /// Winners of the step before (pipelined).
     pub prev: Vec<i32>,
+    /// LTD step β.
+    pub ltd: u16,
 }
 
 impl<'a> CpuTrainer<'a> {
     /// A trainer at the network's current step, pipeline buffers empty (all silent).
     pub fn new(net: &'a mut Network, images: &'a [u64], schedule: Schedule, threads: Threads) -> Self {
         let n = net.geo.hypercolumns();
-        CpuTrainer { net, images, schedule, threads, winners: vec![-1; n], prev: vec![-1; n] }
+        CpuTrainer { net, images, schedule, threads, winners: vec![-1; n], prev: vec![-1; n], ltd: LTD }
     }
 }
 
@@ -80,9 +80,9 @@ impl Learner for CpuTrainer<'_> {
         let nw = self.net.geo.bottom_words();
         let x = &self.images[image * nw..(image + 1) * nw];
         match self.schedule {
-            Schedule::Synchronous => step(self.net, x, &mut self.winners, None, true, self.threads),
+            Schedule::Synchronous => step(self.net, x, &mut self.winners, None, true, self.ltd, self.threads),
             Schedule::Pipelined => {
-                step(self.net, x, &mut self.winners, Some(&self.prev), true, self.threads);
+                step(self.net, x, &mut self.winners, Some(&self.prev), true, self.ltd, self.threads);
                 self.prev.copy_from_slice(&self.winners);
             }
         }
@@ -96,7 +96,16 @@ pub fn evaluate(net: &mut Network, images: &[u64], threads: Threads) -> Vec<i32>
     let (nw, n_hc) = (net.geo.bottom_words(), net.geo.hypercolumns());
     let mut winners = vec![-1; images.len() / nw * n_hc];
     for (x, w) in images.chunks(nw).zip(winners.chunks_mut(n_hc)) {
-        step(net, x, w, None, false, threads);
+        step(net, x, w, None, false, LTD, threads);
     }
     winners
+}
+
+/// The readout pass ([`Net::features`]) over `images`: nearest features `[image][hc]`.
+pub fn features(net: &mut Network, images: &[u64]) -> Vec<i32> {
+    let (nw, n_hc) = (net.geo.bottom_words(), net.geo.hypercolumns());
+    let mut out = vec![-1; images.len() / nw * n_hc];
+    let view = net.net();
+    out.par_chunks_mut(n_hc).zip(images.par_chunks(nw)).for_each(|(o, x)| view.features(x, o));
+    out
 }

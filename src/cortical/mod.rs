@@ -66,6 +66,10 @@ pub struct TrainConfig {
     /// Seed of the initial weights, random firing and shuffles.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// LTD step β in [0, 1] (0.5 canonical; 0 = the paper's §5.2 reading, `--ltd-mode none` of
+    /// the spec).
+    #[arg(long, default_value_t = 0.5)]
+    pub beta: f64,
     /// Level schedule.
     #[arg(long, value_enum, default_value_t = ScheduleArg::Synchronous)]
     pub schedule: ScheduleArg,
@@ -81,6 +85,13 @@ pub struct TrainConfig {
     /// Save the trained network here.
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+impl TrainConfig {
+    /// β in Q0.16.
+    pub fn ltd(&self) -> u16 {
+        (self.beta * 65536.0).round().min(65535.0) as u16
+    }
 }
 
 /// What a training run reports.
@@ -112,6 +123,8 @@ pub struct TrainReport {
     pub test_accuracy: f64,
     /// Readout NMI on the test list.
     pub test_nmi: f64,
+    /// The random-weights baseline (same seed): memorisation and test readout `(accuracy, NMI)`.
+    pub random_baseline: (quality::Memorisation, f64, f64),
     /// Seconds per learning step (mean over training).
     pub seconds_per_step: f64,
     /// Seconds of training.
@@ -140,6 +153,9 @@ pub fn prepare(c: &TrainConfig) -> Result<Prepared> {
     if c.train_per_class == 0 {
         bail!("--train-per-class must be at least 1");
     }
+    if !(0.0..=1.0).contains(&c.beta) {
+        bail!("--beta must be in [0, 1]");
+    }
     let ds = data::Dataset::read(&c.data)?;
     let (train_ids, test_ids) = ds.split(c.train_per_class, c.test_per_class);
     Ok(Prepared {
@@ -159,6 +175,7 @@ pub fn train_cpu(p: &Prepared, c: &TrainConfig, threads: cpu::Threads) -> Result
     let start = Instant::now();
     {
         let mut trainer = cpu::CpuTrainer::new(&mut net, &p.train_x, c.schedule.into(), threads);
+        trainer.ltd = c.ltd();
         let protocol = Protocol { epochs: c.epochs, exposure: c.exposure, seed: c.seed };
         let Ok(()) = train(&mut trainer, &mut vec![0u32; n], &protocol, |_| pb.inc(1));
     }
@@ -170,11 +187,23 @@ pub fn train_cpu(p: &Prepared, c: &TrainConfig, threads: cpu::Threads) -> Result
 pub fn report(net: &mut Network, p: &Prepared, c: &TrainConfig, device: String, seconds: f64) -> TrainReport {
     let geo = p.geo;
     let n_hc = geo.hypercolumns();
-    let winners = cpu::evaluate(net, &p.train_x, cpu::Threads::Rayon);
-    let test = cpu::evaluate(net, &p.test_x, cpu::Threads::Rayon);
-    let top: Vec<i32> = winners.chunks(n_hc).map(|w| w[n_hc - 1]).collect();
     let levels: Vec<(usize, usize)> = (0..geo.levels()).map(|l| (geo.offset(l), geo.level_len(l))).collect();
-    let (test_accuracy, test_nmi) = quality::readout(&winners, &p.train_labels, &test, &p.test_labels, n_hc);
+    let judge = |net: &mut Network| {
+        let winners = cpu::evaluate(net, &p.train_x, cpu::Threads::Rayon);
+        let top: Vec<i32> = winners.chunks(n_hc).map(|w| w[n_hc - 1]).collect();
+        let mem = quality::memorisation(&top, &p.train_labels, &winners, n_hc, &levels);
+        let (ftrain, ftest) = (cpu::features(net, &p.train_x), cpu::features(net, &p.test_x));
+        let (acc, nmi) = quality::readout(&ftrain, &p.train_labels, &ftest, &p.test_labels, n_hc);
+        (winners, mem, acc, nmi)
+    };
+    let (winners, train, test_accuracy, test_nmi) = judge(net);
+    let random_baseline = match Network::random(geo, c.seed) {
+        Ok(mut r) => {
+            let (_, m, a, n) = judge(&mut r);
+            (m, a, n)
+        }
+        Err(_) => (train.clone(), f64::NAN, f64::NAN),
+    };
     let ones: u64 = p.train_x.iter().map(|w| w.count_ones() as u64).sum();
     TrainReport {
         levels: geo.levels(),
@@ -187,9 +216,10 @@ pub fn report(net: &mut Network, p: &Prepared, c: &TrainConfig, device: String, 
         weights_sha256: net.weights_sha256(),
         winners_sha256: network::hex(&digest::winners_sha256(&geo, &winners)),
         bottom_density: ones as f64 / (p.train_labels.len().max(1) * geo.level_len(0) * geo.inputs()) as f64,
-        train: quality::memorisation(&top, &p.train_labels, &winners, n_hc, &levels),
+        train,
         test_accuracy,
         test_nmi,
+        random_baseline,
         seconds_per_step: seconds / net.t.max(1) as f64,
         train_seconds: seconds,
         winners: levels
@@ -237,6 +267,12 @@ pub fn run_train(c: &TrainConfig) -> Result<()> {
         r.train.nmi,
         r.test_accuracy,
         r.test_nmi
+    )?;
+    outln!(
+        "random-weights baseline: coverage {:.3}; test readout: accuracy {:.3}, NMI {:.3}",
+        r.random_baseline.0.coverage,
+        r.random_baseline.1,
+        r.random_baseline.2
     )?;
     if let Some(path) = &c.out {
         net.save(path)?;

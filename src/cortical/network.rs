@@ -2,6 +2,8 @@
 //! the learning-step counter, and the network file.
 
 use anyhow::{anyhow, bail, Context, Result};
+use neurobits_core::cortical::rng::{key, BASELINE};
+use neurobits_core::cortical::rules::baseline_weight;
 use neurobits_core::cortical::{digest, Geometry, Net};
 use std::io::Read;
 use std::path::Path;
@@ -43,6 +45,21 @@ impl Network {
         let mut n =
             Network { geo, w: vec![0; geo.weights()], omega: vec![0; per_m], cnt: vec![0; per_m], rf: vec![1; per_m], t: 0, seed };
         n.net().init(seed);
+        Ok(n)
+    }
+
+    /// The random-weights baseline of spec §11.5: weights uniform on [0, 1) from stream 4.
+    pub fn random(geo: Geometry, seed: u64) -> Result<Self> {
+        let mut n = Network::new(geo, seed)?;
+        let (m, k) = (geo.minicolumns(), key(seed, BASELINE));
+        for (hc, col) in n.w.chunks_mut(geo.weights_per_column()).enumerate() {
+            for i in 0..geo.inputs() {
+                for mm in 0..m {
+                    col[i * m + mm] = baseline_weight(k, hc as u64, m, mm, i);
+                }
+            }
+        }
+        n.recompute_omega();
         Ok(n)
     }
 

@@ -56,8 +56,8 @@ pub fn memorisation(top: &[i32], labels: &[u32], winners: &[i32], n_hc: usize, l
 }
 
 /// The nearest-feature readout: each test image takes the label of the training image whose
-/// winners agree on the most hypercolumns (silent counts as a value; ties → the earliest
-/// training image). Returns `(accuracy, NMI of (predicted, true))`.
+/// nearest features (`Net::features`: per hypercolumn the best-matching minicolumn, firing or
+/// not) agree on the most hypercolumns (ties → the earliest training image). Returns `(accuracy, NMI of (predicted, true))`.
 pub fn readout(train: &[i32], train_labels: &[u32], test: &[i32], test_labels: &[u32], n_hc: usize) -> (f64, f64) {
     let mut pairs = Vec::with_capacity(test_labels.len());
     for (x, &truth) in test.chunks(n_hc).zip(test_labels) {

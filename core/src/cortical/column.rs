@@ -1,7 +1,11 @@
 //! One hypercolumn's step (spec §4): activation of every minicolumn over the active inputs,
 //! own and random firing, the winner-take-all, and the winner's learning.
 
-use super::rules::{connected, count_win, drive, fires_randomly, key, learn, winner, Tally, MAX_MINICOLUMNS, NO_KEY, RF_STOP};
+use super::geometry::Geometry;
+use super::rng::{key as rng_key, FIRE};
+use super::rules::{
+    connected, count_win, drive, fires_randomly, key, learn, winner, Tally, LTD, MAX_MINICOLUMNS, NO_KEY, RF_STOP,
+};
 
 /// A hypercolumn's input: up to 256 bits (bit `i` = input `i`).
 pub type Input = [u64; 4];
@@ -43,6 +47,22 @@ pub struct StepCtx {
     pub fire_key: u64,
     /// Learning and random firing on.
     pub learn: bool,
+    /// LTD step β in Q0.16 ([`LTD`] = 0.5; 0 disables LTD, the §5.2 reading of D-6′).
+    pub ltd: u16,
+}
+
+impl StepCtx {
+    /// The context of learning step `t` of a network of `geo`'s shape seeded `seed`, with the
+    /// canonical β.
+    ///
+    /// ```
+    /// use neurobits_core::cortical::{Geometry, StepCtx};
+    /// let ctx = StepCtx::new(&Geometry::new(3, 16).unwrap(), 5, 1, true);
+    /// assert_eq!((ctx.m, ctx.n_hc, ctx.t, ctx.ltd), (16, 7, 5, 32768));
+    /// ```
+    pub fn new(geo: &Geometry, t: u64, seed: u64, learn: bool) -> Self {
+        StepCtx { m: geo.minicolumns(), n_hc: geo.hypercolumns() as u64, t, fire_key: rng_key(seed, FIRE), learn, ltd: LTD }
+    }
 }
 
 /// Runs hypercolumn `hc` on input `x`: returns the winner (`-1` if silent) and, when learning,
@@ -56,7 +76,7 @@ pub struct StepCtx {
 /// // Minicolumn 1 holds the feature "inputs 0 and 2".
 /// for i in [0, 2] { w[i * m + 1] = 65535; }
 /// om[1] = 2 * 65535;
-/// let ctx = StepCtx { m, n_hc: 1, t: 0, fire_key: 0, learn: false };
+/// let ctx = StepCtx { m, n_hc: 1, t: 0, fire_key: 0, learn: false, ltd: 32768 };
 /// let col = Column { w: &mut w, omega: &mut om, cnt: &mut cnt, rf: &mut rf };
 /// assert_eq!(column_step(col, 0, &[0b0101, 0, 0, 0], &ctx), 1);
 /// ```
@@ -67,17 +87,7 @@ pub fn column_step(col: Column<'_>, hc: u64, x: &Input, ctx: &StepCtx) -> i32 {
     }
     let mut tally = [Tally::default(); MAX_MINICOLUMNS];
     let tally = &mut tally[..m_count];
-    for (wi, &word) in x.iter().enumerate() {
-        let mut bits = word;
-        while bits != 0 {
-            let i = wi * 64 + bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            let row = &col.w[i * m_count..(i + 1) * m_count];
-            for (t, &w) in tally.iter_mut().zip(row) {
-                t.add(w);
-            }
-        }
-    }
+    tally_inputs(col.w, x, tally);
     let mut best = NO_KEY;
     for m in 0..m_count {
         best = best.max(minicolumn_key(tally[m], col.omega[m], col.rf[m], ctx, hc, m));
@@ -88,7 +98,7 @@ pub fn column_step(col: Column<'_>, hc: u64, x: &Input, ctx: &StepCtx) -> i32 {
     if ctx.learn {
         let mut omega = 0;
         for i in 0..2 * m_count {
-            let v = learn(col.w[i * m_count + w], bit(x, i));
+            let v = learn(col.w[i * m_count + w], bit(x, i), ctx.ltd);
             col.w[i * m_count + w] = v;
             omega += connected(v);
         }
@@ -141,4 +151,45 @@ pub fn minicolumn_key(t: Tally, omega: u32, rf: u8, ctx: &StepCtx, hc: u64, m: u
 pub fn settle(cnt: u32, rf: u8, best: i64) -> (u32, u8) {
     let cnt = count_win(cnt, (best >> 8) > 0);
     (cnt, if cnt >= RF_STOP { 0 } else { rf })
+}
+
+/// Adds every active input's weights to the minicolumns' tallies (`w` striped `[i][m]`).
+#[inline(always)]
+pub fn tally_inputs(w: &[u16], x: &Input, tally: &mut [Tally]) {
+    let m_count = tally.len();
+    for (wi, &word) in x.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            let i = wi * 64 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let row = &w[i * m_count..(i + 1) * m_count];
+            for (t, &w) in tally.iter_mut().zip(row) {
+                t.add(w);
+            }
+        }
+    }
+}
+
+/// The readout's nearest feature of a hypercolumn: among the minicolumns that hold a feature
+/// (`Ω > 0`), the one with the largest `G` whether or not it fires (ties → lowest index); `-1`
+/// for an input with no active bit or a hypercolumn that has learnt nothing. Learning off.
+///
+/// ```
+/// use neurobits_core::cortical::nearest_feature;
+/// // Two minicolumns over 4 inputs (striped [i][m]); minicolumn 1 holds inputs 0 and 1.
+/// let w = [0u16, 65535, 0, 65535, 0, 0, 0, 0];
+/// let om = [0u32, 2 * 65535];
+/// assert_eq!(nearest_feature(&w, &om, &[0b0101, 0, 0, 0]), 1); // half the feature: still nearest
+/// assert_eq!(nearest_feature(&w, &[0, 0], &[0b0101, 0, 0, 0]), -1);
+/// assert_eq!(nearest_feature(&w, &om, &[0; 4]), -1);
+/// ```
+pub fn nearest_feature(w: &[u16], omega: &[u32], x: &Input) -> i32 {
+    if x.iter().all(|&w| w == 0) {
+        return -1;
+    }
+    let mut tally = [Tally::default(); MAX_MINICOLUMNS];
+    let tally = &mut tally[..omega.len()];
+    tally_inputs(w, x, tally);
+    let best = (0..omega.len()).map(|m| key(drive(tally[m], omega[m]), m, omega[m] > 0)).max().unwrap_or(NO_KEY);
+    winner(best).map_or(-1, |w| w as i32)
 }

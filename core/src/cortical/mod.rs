@@ -12,7 +12,7 @@
 //! * [`rng`]: the spec's counter-based generator; `digest` (feature `sha`): the SHA-256 digests.
 //!
 //! ```
-//! use neurobits_core::cortical::{FixedNetwork, CpuLearner, Protocol, Schedule, train};
+//! use neurobits_core::cortical::{FixedNetwork, CpuLearner, Protocol, Schedule, StepCtx, train};
 //! // Configuration A's shape (3 levels × 16 minicolumns), one image with 4 active inputs.
 //! let mut fixed = FixedNetwork::<7, 16, 32>::new(3).unwrap();
 //! let mut net = fixed.net();
@@ -20,11 +20,12 @@
 //! let images = [0b1111u64 << 8, 0, 0, 0];
 //! let (mut winners, mut prev) = ([0i32; 7], [-1i32; 7]);
 //! let mut cpu = CpuLearner { net, images: &images, winners: &mut winners, prev: &mut prev,
-//!     schedule: Schedule::Synchronous, t: 0, seed: 1 };
+//!     schedule: Schedule::Synchronous, t: 0, seed: 1, ltd: 32768 };
 //! train(&mut cpu, &mut [0], &Protocol { epochs: 200, exposure: 1, seed: 1 }, |_| {}).unwrap();
 //! // The first bottom hypercolumn has learnt the pattern: a minicolumn answers it on its own.
 //! let mut w = [0i32; 7];
-//! cpu.net.step(&images, &mut w, None, false, 0, 1);
+//! let eval = StepCtx::new(&cpu.net.geo, 0, 1, false);
+//! cpu.net.step(&images, &mut w, None, &eval);
 //! assert!(w[0] >= 0 && w[1] == -1);
 //! ```
 
@@ -40,7 +41,9 @@ pub mod rng;
 pub mod rules;
 mod train;
 
-pub use column::{bit, column_step, minicolumn_key, parent_input, settle, Column, Input, StepCtx};
+pub use column::{
+    bit, column_step, minicolumn_key, nearest_feature, parent_input, settle, tally_inputs, Column, Input, StepCtx,
+};
 pub use fixed::FixedNetwork;
 pub use geometry::{Geometry, MAX_LEVELS};
 pub use network::{bottom_input, init_column, level_input, Net, Schedule};

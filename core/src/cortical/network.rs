@@ -1,9 +1,9 @@
 //! A whole network's state over borrowed slices (heap-backed on the host, arrays in
 //! [`super::FixedNetwork`] on the firmware) and the level schedules of D-11.
 
-use super::column::{column_step, parent_input, Column, Input, StepCtx};
+use super::column::{column_step, nearest_feature, parent_input, Column, Input, StepCtx};
 use super::geometry::Geometry;
-use super::rng::{key, FIRE, INIT};
+use super::rng::{key, INIT};
 use super::rules::initial_weight;
 use crate::Error;
 
@@ -80,9 +80,9 @@ impl<'a> Net<'a> {
     /// `input_words()` per bottom hypercolumn); `winners` receives every hypercolumn's winner
     /// (`-1` silent). Synchronous: `prev` is `None` and each level reads the level below in
     /// `winners`. Pipelined: `prev` holds the winners of step `t − 1` (all `-1` at the start).
-    pub fn step(&mut self, x: &[u64], winners: &mut [i32], prev: Option<&[i32]>, learn: bool, t: u64, seed: u64) {
+    /// `ctx` says whether to learn and at which step ([`StepCtx::new`]).
+    pub fn step(&mut self, x: &[u64], winners: &mut [i32], prev: Option<&[i32]>, ctx: &StepCtx) {
         let geo = self.geo;
-        let ctx = StepCtx { m: geo.minicolumns(), n_hc: geo.hypercolumns() as u64, t, fire_key: key(seed, FIRE), learn };
         for l in 0..geo.levels() {
             for j in 0..geo.level_len(l) {
                 let xin = match (l, prev) {
@@ -91,7 +91,23 @@ impl<'a> Net<'a> {
                     (_, None) => level_input(&geo, l, j, winners),
                 };
                 let hc = geo.offset(l) + j;
-                winners[hc] = column_step(self.column(hc), hc as u64, &xin, &ctx);
+                winners[hc] = column_step(self.column(hc), hc as u64, &xin, ctx);
+            }
+        }
+    }
+}
+
+impl Net<'_> {
+    /// The readout pass: every hypercolumn outputs its [`nearest_feature`] (no firing threshold,
+    /// no learning) and its parent reads those; `out` receives them per hypercolumn.
+    pub fn features(&self, x: &[u64], out: &mut [i32]) {
+        let geo = self.geo;
+        let (m, wp) = (geo.minicolumns(), geo.weights_per_column());
+        for l in 0..geo.levels() {
+            for j in 0..geo.level_len(l) {
+                let xin = if l == 0 { bottom_input(&geo, x, j) } else { level_input(&geo, l, j, out) };
+                let hc = geo.offset(l) + j;
+                out[hc] = nearest_feature(&self.w[hc * wp..(hc + 1) * wp], &self.omega[hc * m..(hc + 1) * m], &xin);
             }
         }
     }

@@ -123,19 +123,19 @@ pub fn fires_randomly(fire_key: u64, t: u64, n_hc: u64, hc: u64, m_count: usize,
     rand_u32(fire_key, counter) < FIRE_P
 }
 
-/// The winner's Hebbian update of one weight (D-6): LTP by α on an active input, LTD by β on
-/// an inactive one, saturating in `[0, 65535]`.
+/// The winner's Hebbian update of one weight (D-6): LTP by α on an active input, LTD by `ltd`
+/// (β, canonically [`LTD`]) on an inactive one, saturating in `[0, 65535]`.
 ///
 /// ```
-/// use neurobits_core::cortical::rules::learn;
-/// assert_eq!((learn(40000, true), learn(40000, false), learn(100, false)), (65535, 7232, 0));
+/// use neurobits_core::cortical::rules::{learn, LTD};
+/// assert_eq!((learn(40000, true, LTD), learn(40000, false, LTD), learn(100, false, LTD)), (65535, 7232, 0));
 /// ```
 #[inline(always)]
-pub fn learn(w: u16, active: bool) -> u16 {
+pub fn learn(w: u16, active: bool, ltd: u16) -> u16 {
     if active {
         w.saturating_add(LTP)
     } else {
-        w.saturating_sub(LTD)
+        w.saturating_sub(ltd)
     }
 }
 
@@ -166,4 +166,20 @@ pub fn count_win(cnt: u32, own: bool) -> u32 {
 pub fn initial_weight(init_key: u64, hc: u64, m_count: usize, m: usize, i: usize) -> u16 {
     let counter = (hc * m_count as u64 + m as u64) * 2 * m_count as u64 + i as u64;
     ((rand_u32(init_key, counter) as u64 * 655) >> 32) as u16
+}
+
+/// Weight `i` of minicolumn `m` of hypercolumn `hc` in the random-weights baseline network
+/// (spec §11.5): uniform on [0, 1), the high 16 bits of `rand_u32(BASELINE, counter)` with the
+/// counter of [`initial_weight`]. `baseline_key` = `rng::key(seed, BASELINE)`.
+///
+/// ```
+/// use neurobits_core::cortical::{rng, rules::baseline_weight};
+/// let k = rng::key(1, rng::BASELINE);
+/// let strong = (0..1000).filter(|&i| baseline_weight(k, 0, 16, 0, i) >= 32768).count();
+/// assert!((400..600).contains(&strong));
+/// ```
+#[inline(always)]
+pub fn baseline_weight(baseline_key: u64, hc: u64, m_count: usize, m: usize, i: usize) -> u16 {
+    let counter = (hc * m_count as u64 + m as u64) * 2 * m_count as u64 + i as u64;
+    (rand_u32(baseline_key, counter) >> 16) as u16
 }

@@ -1,6 +1,7 @@
 //! The training protocol (D-12) and evaluation: what is shown when, for every target. A target
 //! implements [`Learner`] (one learning step on one image); [`train`] decides the order.
 
+use super::column::StepCtx;
 use super::network::{Net, Schedule};
 use super::rng::fisher_yates;
 
@@ -80,6 +81,8 @@ pub struct CpuLearner<'a, 'b> {
     pub t: u64,
     /// Seed (random firing).
     pub seed: u64,
+    /// LTD step β (canonically [`LTD`](super::rules::LTD)).
+    pub ltd: u16,
 }
 
 impl Learner for CpuLearner<'_, '_> {
@@ -87,10 +90,11 @@ impl Learner for CpuLearner<'_, '_> {
     fn learn(&mut self, image: usize) -> Result<(), Self::Error> {
         let nw = self.net.geo.bottom_words();
         let x = &self.images[image * nw..(image + 1) * nw];
+        let ctx = StepCtx { ltd: self.ltd, ..StepCtx::new(&self.net.geo, self.t, self.seed, true) };
         match self.schedule {
-            Schedule::Synchronous => self.net.step(x, self.winners, None, true, self.t, self.seed),
+            Schedule::Synchronous => self.net.step(x, self.winners, None, &ctx),
             Schedule::Pipelined => {
-                self.net.step(x, self.winners, Some(self.prev), true, self.t, self.seed);
+                self.net.step(x, self.winners, Some(self.prev), &ctx);
                 self.prev.copy_from_slice(self.winners);
             }
         }
@@ -103,7 +107,8 @@ impl Learner for CpuLearner<'_, '_> {
 /// `winners` receives `[image][hc]`.
 pub fn evaluate(net: &mut Net<'_>, images: &[u64], winners: &mut [i32]) {
     let (nw, n_hc) = (net.geo.bottom_words(), net.geo.hypercolumns());
+    let ctx = StepCtx::new(&net.geo, 0, 0, false);
     for (x, w) in images.chunks(nw).zip(winners.chunks_mut(n_hc)) {
-        net.step(x, w, None, false, 0, 0);
+        net.step(x, w, None, &ctx);
     }
 }

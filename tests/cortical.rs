@@ -1,0 +1,154 @@
+//! The cortical network on the CPU against spec `shared/specs/cortical.md`: its test vectors,
+//! configuration A's two SHA-256 digests (single thread and rayon), schedule equality across
+//! drivers, learning quality and its ablations (§11.5), the network file and bad input.
+
+use assert_cmd::Command;
+use neurobits::cortical::{self, cpu::Threads, data::Dataset, Network, ScheduleArg, TrainConfig};
+use neurobits::device::DeviceChoice;
+use neurobits_core::cortical::{lgn::THETA, Geometry};
+use std::path::PathBuf;
+
+const DIGITS: &str = "data/digits/digits.csv.gz";
+const A_WEIGHTS: &str = "f51cb83e12e8f1fbd65974907f3399c7cb37ebf43f42e444e662f0c2f950854f";
+const A_WINNERS: &str = "aa6b76a50627c9311260dbbb8527707dee41fd9f84826e7c86665ee8d278e180";
+
+fn digits() -> PathBuf {
+    let p = PathBuf::from(DIGITS);
+    assert!(p.exists(), "{DIGITS} is missing: run `make setup` (it extracts it from the scikit-learn wheel)");
+    p
+}
+
+fn config_a(seed: u64) -> TrainConfig {
+    TrainConfig {
+        data: digits(),
+        levels: 3,
+        minicolumns: 16,
+        train_per_class: 1,
+        test_per_class: 50,
+        upsample: 1,
+        epochs: 60,
+        exposure: 4,
+        seed,
+        beta: 0.5,
+        schedule: ScheduleArg::Synchronous,
+        device: DeviceChoice::Cpu,
+        single_thread: false,
+        json: None,
+        out: None,
+    }
+}
+
+fn run(c: &TrainConfig, threads: Threads) -> cortical::TrainReport {
+    let p = cortical::prepare(c).unwrap();
+    let (mut net, s) = cortical::train_cpu(&p, c, threads).unwrap();
+    cortical::report(&mut net, &p, c, "cpu".into(), s)
+}
+
+#[test]
+fn lgn_matches_the_spec_vector_for_digit_zero() {
+    let ds = Dataset::read(&digits()).unwrap();
+    assert_eq!((ds.len(), ds.side, ds.labels[0]), (1797, 8, 0));
+    let geo = Geometry::new(3, 16).unwrap();
+    let x = ds.bottom(&geo, &[0], 1, THETA).unwrap();
+    let counts: Vec<u32> = x.iter().map(|w| w.count_ones()).collect();
+    assert_eq!(counts, [10, 9, 12, 11]);
+    let bits: String = (0..32).map(|i| if (x[0] >> i) & 1 == 1 { '1' } else { '0' }).collect();
+    assert_eq!(bits, "00010010000110100001100100001001");
+}
+
+#[test]
+fn configuration_a_reproduces_the_spec_digests_single_thread_and_rayon() {
+    for threads in [Threads::Single, Threads::Rayon] {
+        let r = run(&config_a(1), threads);
+        assert_eq!((r.weights_sha256.as_str(), r.winners_sha256.as_str()), (A_WEIGHTS, A_WINNERS), "{threads:?}");
+        assert_eq!(r.steps, 60 * 10 * 4);
+    }
+}
+
+#[test]
+fn pipelined_schedule_is_the_same_on_one_thread_and_rayon_and_differs_from_synchronous() {
+    let c = TrainConfig { schedule: ScheduleArg::Pipelined, levels: 4, minicolumns: 8, ..config_a(2) };
+    let (a, b) = (run(&c, Threads::Single), run(&c, Threads::Rayon));
+    assert_eq!((&a.weights_sha256, &a.winners_sha256), (&b.weights_sha256, &b.winners_sha256));
+    let s = run(&TrainConfig { schedule: ScheduleArg::Synchronous, ..c }, Threads::Rayon);
+    assert_ne!(a.weights_sha256, s.weights_sha256);
+}
+
+#[test]
+fn configuration_a_memorises_and_reads_out_above_the_random_baseline() {
+    let mut nmi = vec![];
+    for seed in 1..=3 {
+        let r = run(&config_a(seed), Threads::Rayon);
+        assert!(r.train.coverage >= 0.9 && r.train.distinct_top >= 9 && r.train.purity == 1.0, "seed {seed}: {:?}", r.train);
+        // Eq. 7's −2 term: uniformly random weights never answer strictly.
+        assert_eq!(r.random_baseline.0.coverage, 0.0);
+        assert!(r.test_accuracy >= 0.2, "seed {seed}: accuracy {}", r.test_accuracy);
+        nmi.push((r.test_nmi, r.random_baseline.2));
+    }
+    nmi.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (median, random) = nmi[1];
+    assert!(median >= 0.2 && median >= 1.5 * random, "median readout NMI {median} vs random {random}");
+}
+
+#[test]
+fn ltd_ablations_fail_to_memorise() {
+    for beta in [0.05, 0.0] {
+        let r = run(&TrainConfig { beta, ..config_a(1) }, Threads::Rayon);
+        assert!(r.train.coverage < 0.3, "beta {beta}: coverage {}", r.train.coverage);
+    }
+}
+
+#[test]
+fn the_untrained_network_is_silent() {
+    let c = config_a(1);
+    let p = cortical::prepare(&c).unwrap();
+    let mut net = Network::new(p.geo, 1).unwrap();
+    let w = cortical::cpu::evaluate(&mut net, &p.train_x, Threads::Single);
+    assert!(w.iter().all(|&w| w == -1));
+}
+
+#[test]
+fn network_file_round_trips_and_rejects_damage() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = config_a(1);
+    let p = cortical::prepare(&c).unwrap();
+    let (net, _) = cortical::train_cpu(&p, &c, Threads::Rayon).unwrap();
+    let path = dir.path().join("a.net");
+    net.save(&path).unwrap();
+    let back = Network::load(&path).unwrap();
+    assert_eq!(back, net);
+    let mut b = std::fs::read(&path).unwrap();
+    b.pop();
+    std::fs::write(&path, &b).unwrap();
+    assert!(Network::load(&path).unwrap_err().to_string().contains("bytes"));
+}
+
+#[test]
+fn cli_trains_configuration_a_and_rejects_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("a.json");
+    let out = Command::cargo_bin("neurobits")
+        .unwrap()
+        .args(["cortical", "train", "--data", DIGITS, "--json"])
+        .arg(&json)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(stdout.contains(A_WEIGHTS) && stdout.contains(A_WINNERS), "{stdout}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["weights_sha256"], A_WEIGHTS);
+    assert_eq!(v["winners"].as_array().unwrap().len(), 3);
+    for bad in [
+        vec!["--levels", "2"],
+        vec!["--minicolumns", "129"],
+        vec!["--beta", "2"],
+        vec!["--train-per-class", "0"],
+        vec!["--levels", "60"],
+    ] {
+        let a = Command::cargo_bin("neurobits").unwrap().args(["cortical", "train", "--data", DIGITS]).args(&bad).assert();
+        let o = a.get_output();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{bad:?}: {err}");
+    }
+}
