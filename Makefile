@@ -24,6 +24,9 @@ setup:
 	@# Qhull (the OCNN's Delaunay triangulation) is compiled from the qhull crate; its bindings need libclang.
 	@ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q libclang-dev)
 	@# FCPS point sets, as PyPI's pyclustering 0.10.1.2 ships them (sdist; only the .data files are kept).
+	@# sklearn's 8x8 digits (the cortical network's data), as the scikit-learn wheel ships them.
+	@test -f data/digits/digits.csv.gz || (d=$$(mktemp -d) && python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary :all: scikit-learn==1.9.1 -d $$d \
+	  && mkdir -p data/digits && python3 -c "import zipfile, glob, sys; z = zipfile.ZipFile(glob.glob(sys.argv[1] + '/*.whl')[0]); open('data/digits/digits.csv.gz', 'wb').write(z.read('sklearn/datasets/data/digits.csv.gz'))" $$d && rm -rf $$d)
 	@test -f data/fcps/Lsun.data || (d=$$(mktemp -d) && python3 -m pip download -q --disable-pip-version-check --no-deps --no-binary :all: pyclustering==0.10.1.2 -d $$d \
 	  && tar xzf $$d/pyclustering-0.10.1.2.tar.gz -C $$d && mkdir -p data/fcps && cp $$d/pyclustering-0.10.1.2/pyclustering/samples/samples/fcps/*.data data/fcps/ && rm -rf $$d)
 	@command -v defmt-print >/dev/null || test -x $(HOME)/.cargo/bin/defmt-print || cargo +$(TOOLCHAIN) install defmt-print --locked --version 1.2.0
@@ -82,10 +85,10 @@ gpu-bundle: setup
 	cp $(BIN) .bundle/neurobits
 	for t in bit_exact flyhash; do cp $$($(CARGO) test --release -p neurobits-gpu-host --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/$$t; done
-	cp $$($(CARGO) test --release --test ocnn_gpu --no-run --message-format=json 2>/dev/null \
-	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable') and m['target']['name'] == 'ocnn_gpu']") .bundle/ocnn_gpu
+	for t in ocnn_gpu cortical_gpu; do cp $$($(CARGO) test --release --test $$t --no-run --message-format=json 2>/dev/null \
+	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable') and m['target']['name'] == sys.argv[1]]" $$t) .bundle/$$t; done
 	strip .bundle/*
-	mkdir -p .bundle/data && cp -r data/fcps .bundle/data/
+	mkdir -p .bundle/data && cp -r data/fcps data/digits .bundle/data/
 	cp /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz .bundle/
 	cp Makefile .bundle/
 
@@ -95,6 +98,7 @@ gpu-test:
 	.bundle/bit_exact --ignored --nocapture --test-threads=1
 	.bundle/flyhash --ignored --nocapture --test-threads=1
 	cd .bundle && ./ocnn_gpu --ignored --nocapture --test-threads=1
+	cd .bundle && ./cortical_gpu --ignored --nocapture --test-threads=1
 
 # On a machine with a CUDA GPU: the side-by-side tables of Scenarios 2 and 3.
 gpu-bench:
@@ -105,6 +109,7 @@ gpu-bench:
 	.bundle/neurobits flyhash bench --config fmnist --device all --data .bundle --out out/flyhash-fmnist.json
 	.bundle/neurobits flyhash bench --config batch --device all --out out/flyhash-batch.json
 	.bundle/neurobits ocnn bench --device all --out out/ocnn-bench.json
+	.bundle/neurobits cortical bench --device all --out out/cortical-bench.json
 	.bundle/neurobits ocnn bench --cutoff 3 --sizes 100000,1000000 --cpu-max 100000 --device all --out out/ocnn-sparse-bench.json
 
 # Every fuzz target (network, message/probe CSV, IDX, NPY, matrix CSV, projection, code files)

@@ -33,6 +33,7 @@ fn config_a(seed: u64) -> TrainConfig {
         schedule: ScheduleArg::Synchronous,
         device: DeviceChoice::Cpu,
         single_thread: false,
+        variant: cortical::VariantArg::PerLevel,
         json: None,
         out: None,
     }
@@ -79,7 +80,11 @@ fn configuration_a_memorises_and_reads_out_above_the_random_baseline() {
     let mut nmi = vec![];
     for seed in 1..=3 {
         let r = run(&config_a(seed), Threads::Rayon);
-        assert!(r.train.coverage >= 0.9 && r.train.distinct_top >= 9 && r.train.purity == 1.0, "seed {seed}: {:?}", r.train);
+        assert!(
+            r.train.coverage >= 0.9 && r.train.distinct_top >= 9 && r.train.purity == 1.0,
+            "seed {seed}: {:?}",
+            r.train
+        );
         // Eq. 7's −2 term: uniformly random weights never answer strictly.
         assert_eq!(r.random_baseline.0.coverage, 0.0);
         assert!(r.test_accuracy >= 0.2, "seed {seed}: accuracy {}", r.test_accuracy);
@@ -145,7 +150,8 @@ fn cli_trains_configuration_a_and_rejects_bad_input() {
         vec!["--train-per-class", "0"],
         vec!["--levels", "60"],
     ] {
-        let a = Command::cargo_bin("neurobits").unwrap().args(["cortical", "train", "--data", DIGITS]).args(&bad).assert();
+        let a =
+            Command::cargo_bin("neurobits").unwrap().args(["cortical", "train", "--data", DIGITS]).args(&bad).assert();
         let o = a.get_output();
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{bad:?}: {err}");

@@ -158,6 +158,9 @@ kernels! {
     OcnnSparsePhaseHits = "ocnn_sparse_phase_hits",
     OcnnSparseFragmentaryHitsF32 = "ocnn_sparse_fragmentary_hits_f32",
     OcnnSparseFragmentaryHitsF64 = "ocnn_sparse_fragmentary_hits_f64",
+    CorticalColumns = "cortical_columns",
+    CorticalQueue = "cortical_queue",
+    CorticalInit = "cortical_init",
 }
 
 /// The launch parameters of a kernel: the addresses of its argument struct's fields, in order

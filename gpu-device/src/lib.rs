@@ -6,12 +6,14 @@
 //! `kernel!` macro declares the entry point and checks at compile time that its name and its
 //! parameters (names, types, order) are the ones its argument struct defines.
 #![no_std]
-#![feature(abi_ptx, stdarch_nvptx, link_llvm_intrinsics)]
-// link_llvm_intrinsics: the warp shuffle (`llvm.nvvm.shfl.sync.bfly.i32`) of the OCNN update.
+#![feature(abi_ptx, stdarch_nvptx, link_llvm_intrinsics, asm_experimental_arch)]
+// link_llvm_intrinsics: the warp shuffles (`llvm.nvvm.shfl.sync.*`); asm_experimental_arch:
+// `fence.acq_rel.gpu` of the cortical work queue.
 #![allow(internal_features)]
 
 use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x, trap};
 
+pub mod cortical;
 pub mod flyhash;
 pub mod gbnn;
 pub mod ocnn;
@@ -77,4 +79,32 @@ pub(crate) fn split(i: usize, d: usize) -> (usize, usize) {
     } else {
         (i / d, i % d)
     }
+}
+
+extern "C" {
+    #[link_name = "llvm.nvvm.shfl.sync.bfly.i32"]
+    fn shfl_bfly(mask: u32, value: u32, lane_mask: u32, clamp: u32) -> u32;
+    #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
+    fn shfl_idx(mask: u32, value: u32, lane: u32, clamp: u32) -> u32;
+}
+
+/// Lane `l ^ d`'s value of a warp-wide 32-bit word (all 32 lanes take part).
+#[inline(always)]
+pub(crate) fn xor_lane(v: u32, d: u32) -> u32 {
+    // SAFETY: called by all 32 lanes of a converged warp (the kernels return per warp).
+    unsafe { shfl_bfly(u32::MAX, v, d, 0x1f) }
+}
+
+/// Lane 0's value of a warp-wide 32-bit word (all 32 lanes take part).
+#[inline(always)]
+pub(crate) fn from_lane0(v: u32) -> u32 {
+    // SAFETY: as for `xor_lane`.
+    unsafe { shfl_idx(u32::MAX, v, 0, 0x1f) }
+}
+
+/// This thread's lane in its warp.
+#[inline(always)]
+pub(crate) fn lane() -> usize {
+    // SAFETY: reading a special register has no preconditions.
+    (unsafe { _thread_idx_x() } & 31) as usize
 }

@@ -13,19 +13,7 @@ use neurobits_core::ocnn::{
     butterfly, combine, lane_sum, lane_sum_sparse, lanes32, phase_bit, phase_hits, transfer, SyncMode,
 };
 
-use crate::{gid, kernel, split};
-
-extern "C" {
-    #[link_name = "llvm.nvvm.shfl.sync.bfly.i32"]
-    fn shfl_bfly(mask: u32, value: u32, lane_mask: u32, clamp: u32) -> u32;
-}
-
-/// Lane `l ^ d`'s value of a warp-wide 32-bit word (all 32 lanes take part).
-#[inline(always)]
-fn xor_lane(v: u32, d: u32) -> u32 {
-    // SAFETY: called by all 32 lanes of a converged warp (the step kernels return per warp).
-    unsafe { shfl_bfly(u32::MAX, v, d, 0x1f) }
-}
+use crate::{gid, kernel, split, xor_lane};
 
 /// The working types' warp exchange.
 trait Exchange: Copy {

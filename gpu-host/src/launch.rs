@@ -63,10 +63,30 @@ pub(crate) unsafe fn launch<A: KernelArgs>(
     if threads == 0 {
         return Ok(());
     }
-    let blocks = grid(threads)?;
+    // SAFETY: as the caller promises.
+    unsafe { launch_blocks(gpu, Some(timer), grid(threads)?, args) }
+}
+
+/// Launches `A::KERNEL` on `blocks` blocks of [`BLOCK`] threads, timed when `timer` is given
+/// (two events per launch: the per-step loops of small networks go untimed).
+///
+/// # Safety
+/// As for [`launch`], for the threads of `blocks` blocks.
+pub(crate) unsafe fn launch_blocks<A: KernelArgs>(
+    gpu: &Gpu,
+    timer: Option<&mut KernelTimer>,
+    blocks: u32,
+    args: A,
+) -> Result<(), GpuError> {
+    if blocks == 0 {
+        return Ok(());
+    }
     let f = gpu.function(A::KERNEL);
     let mut params = args.param_ptrs();
-    let start = gpu.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
+    let start = match timer {
+        Some(_) => Some(gpu.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?),
+        None => None,
+    };
     // SAFETY: the parameter array holds the addresses of `args`' fields, which outlive this call
     // (the driver copies them at launch), in the order and of the types the entry declares
     // (checked when gpu-device compiles); the buffers are as the caller promises.
@@ -80,9 +100,28 @@ pub(crate) unsafe fn launch<A: KernelArgs>(
             params.ptrs(),
         )
     }?;
-    let end = gpu.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
-    timer.events.push((A::KERNEL, start, end));
+    if let (Some(timer), Some(start)) = (timer, start) {
+        let end = gpu.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
+        timer.events.push((A::KERNEL, start, end));
+    }
     Ok(())
+}
+
+/// Blocks of [`BLOCK`] threads of `A::KERNEL` that can be resident at once on the whole device
+/// (the occupancy calculator × the SM count): the size of a persistent grid.
+pub(crate) fn resident_blocks<A: KernelArgs>(gpu: &Gpu) -> Result<u32, GpuError> {
+    let f = gpu.function(A::KERNEL);
+    // SAFETY: the function was loaded from the module the GPU keeps alive.
+    let per_sm = unsafe {
+        cudarc::driver::result::occupancy::max_active_block_per_multiprocessor(f.cu_function(), BLOCK as i32, 0)
+    }?;
+    let sms = gpu.ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+    Ok((per_sm.max(1) * sms.max(1)) as u32)
+}
+
+/// Threads per block of every launch.
+pub(crate) const fn block() -> u32 {
+    BLOCK
 }
 
 /// The device address of a buffer the kernel reads. Every launch goes to the one stream of its

@@ -22,6 +22,7 @@
 #![warn(missing_docs)]
 
 mod bandwidth;
+pub mod cortical;
 mod error;
 pub mod flyhash;
 pub mod gbnn;

@@ -56,6 +56,8 @@ pub enum Command {
 pub enum CorticalCommand {
     /// Train a network on labelled images; print and save its digests and quality.
     Train(crate::cortical::TrainConfig),
+    /// Time per training step: single-thread CPU, all cores and each GPU variant, side by side.
+    Bench(crate::cortical::bench::BenchConfig),
 }
 
 /// `neurobits ocnn …`.
@@ -154,6 +156,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             crate::out!("{}", String::from_utf8_lossy(&out))
         }
         Command::Cortical(CorticalCommand::Train(a)) => crate::cortical::run_train(&a),
+        Command::Cortical(CorticalCommand::Bench(a)) => crate::cortical::bench::run(&a),
         Command::Ocnn(OcnnCommand::Cluster(a)) => crate::ocnn::run_cluster(&a),
         Command::Ocnn(OcnnCommand::Experiment(a)) => crate::ocnn::experiment::run(&a),
         Command::Ocnn(OcnnCommand::Bench(a)) => crate::ocnn::bench::run(&a),

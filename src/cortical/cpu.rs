@@ -18,7 +18,15 @@ pub enum Threads {
 
 /// One step of every level on the CPU (see [`Net::step`] for `prev`).
 /// `learn` uses the network's step counter and seed, and β = `ltd`.
-pub fn step(net: &mut Network, x: &[u64], winners: &mut [i32], prev: Option<&[i32]>, learn: bool, ltd: u16, threads: Threads) {
+pub fn step(
+    net: &mut Network,
+    x: &[u64],
+    winners: &mut [i32],
+    prev: Option<&[i32]>,
+    learn: bool,
+    ltd: u16,
+    threads: Threads,
+) {
     let ctx = StepCtx { ltd, ..StepCtx::new(&net.geo, net.t, net.seed, learn) };
     match threads {
         Threads::Single => net.net().step(x, winners, prev, &ctx),

@@ -69,7 +69,8 @@ impl Dataset {
             bail!("{name}: pixel value {v} is not an integer in 0..=255");
         }
         let eight_bit = raw.iter().any(|&v| v > 16.0);
-        let pixels = raw.iter().map(|&v| if eight_bit { ((v as u32 * 16 + 127) / 255) as u8 } else { v as u8 }).collect();
+        let pixels =
+            raw.iter().map(|&v| if eight_bit { ((v as u32 * 16 + 127) / 255) as u8 } else { v as u8 }).collect();
         let labels = labels
             .iter()
             .enumerate()
@@ -103,7 +104,11 @@ impl Dataset {
     /// The bottom inputs of images `ids` for `geo` (`geo.bottom_words()` words each): each image
     /// upsampled `upsample` times, padded with zeros to the size the tree needs, through the LGN.
     pub fn bottom(&self, geo: &Geometry, ids: &[usize], upsample: usize, theta: i32) -> Result<Vec<u64>> {
-        let side = self.side.checked_mul(upsample).filter(|&s| s > 0 && s <= 1 << 16).ok_or_else(|| anyhow!("bad --upsample"))?;
+        let side = self
+            .side
+            .checked_mul(upsample)
+            .filter(|&s| s > 0 && s <= 1 << 16)
+            .ok_or_else(|| anyhow!("bad --upsample"))?;
         let need = geo.level_len(0).checked_mul(geo.minicolumns()).ok_or_else(|| anyhow!("network too large"))?;
         let (h, w) = padded_size(side, need).ok_or_else(|| {
             anyhow!(

@@ -2,8 +2,10 @@
 //! the network file, the CPU drivers (single thread and rayon), the GPU variants, training,
 //! evaluation, the benchmark and the multi-device profiler.
 
+pub mod bench;
 pub mod cpu;
 pub mod data;
+pub mod gpu;
 pub mod network;
 pub mod quality;
 
@@ -31,6 +33,28 @@ impl From<ScheduleArg> for Schedule {
         match s {
             ScheduleArg::Synchronous => Schedule::Synchronous,
             ScheduleArg::Pipelined => Schedule::Pipelined,
+        }
+    }
+}
+
+/// GPU variant on the command line (the pipelined one follows from `--schedule pipelined`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VariantArg {
+    /// One launch per level, bottom first.
+    PerLevel,
+    /// A persistent grid popping a work queue, with ready flags.
+    Queue,
+}
+
+impl VariantArg {
+    /// The GPU variant for `schedule`.
+    pub fn for_schedule(self, schedule: ScheduleArg) -> neurobits_gpu_host::cortical::Variant {
+        use neurobits_gpu_host::cortical::Variant;
+        match (schedule, self) {
+            (ScheduleArg::Pipelined, _) => Variant::Pipelined,
+            (_, VariantArg::PerLevel) => Variant::PerLevel,
+            (_, VariantArg::Queue) => Variant::Queue,
         }
     }
 }
@@ -76,6 +100,10 @@ pub struct TrainConfig {
     /// Where to train.
     #[arg(long, value_enum, default_value_t = DeviceChoice::Cpu)]
     pub device: DeviceChoice,
+    /// On a GPU: per-level (one launch per level) or queue (persistent work queue) for the
+    /// synchronous schedule; the pipelined schedule always runs as one double-buffered launch.
+    #[arg(long, value_enum, default_value_t = VariantArg::PerLevel)]
+    pub variant: VariantArg,
     /// On the CPU: one thread (the paper's baseline) instead of all cores.
     #[arg(long)]
     pub single_thread: bool,
@@ -222,10 +250,7 @@ pub fn report(net: &mut Network, p: &Prepared, c: &TrainConfig, device: String, 
         random_baseline,
         seconds_per_step: seconds / net.t.max(1) as f64,
         train_seconds: seconds,
-        winners: levels
-            .iter()
-            .map(|&(o, n)| winners.chunks(n_hc).map(|w| w[o..o + n].to_vec()).collect())
-            .collect(),
+        winners: levels.iter().map(|&(o, n)| winners.chunks(n_hc).map(|w| w[o..o + n].to_vec()).collect()).collect(),
     }
 }
 
@@ -239,13 +264,18 @@ pub fn run_train(c: &TrainConfig) -> Result<()> {
     }
     let p = prepare(c)?;
     let threads = if c.single_thread { cpu::Threads::Single } else { cpu::Threads::Rayon };
-    let (mut net, seconds, device) = match c.device {
-        DeviceChoice::Cpu => {
+    let device = crate::device::Device::open(c.device)?;
+    let variant = c.variant.for_schedule(c.schedule);
+    let (mut net, seconds, device) = device.run(
+        |g| {
+            let (n, s) = gpu::train_gpu(g, &p, c, variant)?;
+            Ok((n, s, format!("gpu ({}, {variant:?})", g.name())))
+        },
+        |_| {
             let (n, s) = train_cpu(&p, c, threads)?;
-            (n, s, if c.single_thread { "cpu (1 thread)".into() } else { crate::device::Cpu::new(None)?.name() })
-        }
-        _ => bail!("the cortical network trains on the CPU in this build (--device cpu)"),
-    };
+            Ok((n, s, if c.single_thread { "cpu (1 thread)".into() } else { crate::device::Cpu::new(None)?.name() }))
+        },
+    )?;
     let r = report(&mut net, &p, c, device, seconds);
     outln!(
         "cortical: {} levels x {} minicolumns ({} hypercolumns), {} training images, {} steps on {} in {:.3} s ({:.1} us/step)",

@@ -42,9 +42,21 @@ impl Network {
     pub fn new(geo: Geometry, seed: u64) -> Result<Self> {
         let per_m = geo.hypercolumns() * geo.minicolumns();
         ensure_fits("the cortical network", geo.weights() as u128 * 2 + per_m as u128 * 9)?;
-        let mut n =
-            Network { geo, w: vec![0; geo.weights()], omega: vec![0; per_m], cnt: vec![0; per_m], rf: vec![1; per_m], t: 0, seed };
-        n.net().init(seed);
+        let mut n = Network {
+            geo,
+            w: vec![0; geo.weights()],
+            omega: vec![0; per_m],
+            cnt: vec![0; per_m],
+            rf: vec![1; per_m],
+            t: 0,
+            seed,
+        };
+        // The core's init, hypercolumns in parallel (2^20 − 1 of them take minutes on one core).
+        let (m, n_in, k) = (geo.minicolumns(), geo.inputs(), key(seed, neurobits_core::cortical::rng::INIT));
+        use rayon::prelude::*;
+        n.w.par_chunks_mut(geo.weights_per_column())
+            .enumerate()
+            .for_each(|(hc, col)| neurobits_core::cortical::init_column(col, k, hc as u64, m, n_in));
         Ok(n)
     }
 

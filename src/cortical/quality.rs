@@ -20,7 +20,13 @@ pub struct Memorisation {
 
 /// Scores the top-level winners `top[i]` (`-1` silent) against `labels[i]`; `winners` is
 /// `[image][hc]` for the per-level activity, `levels` the ranges of each level's ids.
-pub fn memorisation(top: &[i32], labels: &[u32], winners: &[i32], n_hc: usize, levels: &[(usize, usize)]) -> Memorisation {
+pub fn memorisation(
+    top: &[i32],
+    labels: &[u32],
+    winners: &[i32],
+    n_hc: usize,
+    levels: &[(usize, usize)],
+) -> Memorisation {
     let answered: Vec<(i64, i64)> =
         top.iter().zip(labels).filter(|(w, _)| **w >= 0).map(|(&w, &l)| (w as i64, l as i64)).collect();
     let mut distinct: Vec<i32> = top.iter().copied().filter(|&w| w >= 0).collect();

@@ -61,7 +61,14 @@ impl StepCtx {
     /// assert_eq!((ctx.m, ctx.n_hc, ctx.t, ctx.ltd), (16, 7, 5, 32768));
     /// ```
     pub fn new(geo: &Geometry, t: u64, seed: u64, learn: bool) -> Self {
-        StepCtx { m: geo.minicolumns(), n_hc: geo.hypercolumns() as u64, t, fire_key: rng_key(seed, FIRE), learn, ltd: LTD }
+        StepCtx {
+            m: geo.minicolumns(),
+            n_hc: geo.hypercolumns() as u64,
+            t,
+            fire_key: rng_key(seed, FIRE),
+            learn,
+            ltd: LTD,
+        }
     }
 }
 

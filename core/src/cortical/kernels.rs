@@ -1,1 +1,100 @@
-//! Argument structs of the cortical kernels (see [`crate::kernel`]).
+//! Argument structs of the cortical kernels (see [`crate::kernel`]). Every kernel maps one warp
+//! onto one hypercolumn (lane `l` holds minicolumns `l·g … l·g + g − 1`, `g = ⌈M/32⌉`) and calls
+//! the core's rules; buffers: `x` bottom inputs (`input_words` per bottom hypercolumn), `w`
+//! weights `[hc][i][m]` (u16), `omega`, `cnt` (u32) and `rf` (u8) per `[hc][m]`, winners (i32,
+//! `-1` silent) per hypercolumn.
+
+use crate::kernel::{kernel_struct, DevMut, DevPtr};
+
+kernel_struct! {
+    /// Hypercolumns `first … first + count − 1` (one level per launch for the synchronous
+    /// schedule, `src` = `dst`; all of them in one launch for the pipelined schedule, `src` =
+    /// the previous step's winners), one warp each.
+    Columns => CorticalColumns {
+        /// Levels L.
+        levels: u32,
+        /// Minicolumns M.
+        m: u32,
+        /// First hypercolumn.
+        first: u32,
+        /// Hypercolumns.
+        count: u32,
+        /// Learning (and random firing) on: 1.
+        learn: u32,
+        /// LTD step β, Q0.16.
+        ltd: u32,
+        /// Learning step `t`.
+        t: u64,
+        /// `rng::key(seed, FIRE)`.
+        fire_key: u64,
+        /// Bottom inputs of this step.
+        x: DevPtr<u64>,
+        /// Winners the upper levels read.
+        src: DevPtr<i32>,
+        /// Weights.
+        w: DevMut<u16>,
+        /// `Ω`.
+        omega: DevMut<u32>,
+        /// Own-win counters.
+        cnt: DevMut<u32>,
+        /// Random-firing flags.
+        rf: DevMut<u8>,
+        /// Winners, written.
+        dst: DevMut<i32>,
+    }
+}
+
+kernel_struct! {
+    /// The paper's work queue (Algorithm 1) as a persistent grid: each warp pops hypercolumn ids
+    /// (bottom level first) from `head`, waits until its two children have raised its ready
+    /// flag to `2·epoch`, runs, publishes its winner (`fence.acq_rel.gpu`, then a relaxed
+    /// increment of the parent's flag), then learns. `head` is zeroed before each launch;
+    /// `epoch` counts launches from 1, so flags never need resetting.
+    Queue => CorticalQueue {
+        /// Levels L.
+        levels: u32,
+        /// Minicolumns M.
+        m: u32,
+        /// Learning (and random firing) on: 1.
+        learn: u32,
+        /// LTD step β, Q0.16.
+        ltd: u32,
+        /// Learning step `t`.
+        t: u64,
+        /// `rng::key(seed, FIRE)`.
+        fire_key: u64,
+        /// Launch number, from 1.
+        epoch: u32,
+        /// Bottom inputs of this step.
+        x: DevPtr<u64>,
+        /// Weights.
+        w: DevMut<u16>,
+        /// `Ω`.
+        omega: DevMut<u32>,
+        /// Own-win counters.
+        cnt: DevMut<u32>,
+        /// Random-firing flags.
+        rf: DevMut<u8>,
+        /// Winners, written.
+        winners: DevMut<i32>,
+        /// Ready flags per hypercolumn.
+        flags: DevMut<u32>,
+        /// Queue head.
+        head: DevMut<u32>,
+    }
+}
+
+kernel_struct! {
+    /// The untrained network on the device (the core's `initial_weight`, D-9), one thread per
+    /// weight `k` of `[hc][i][m]`.
+    Init => CorticalInit {
+        /// Minicolumns M.
+        m: u32,
+        /// `rng::key(seed, INIT)`.
+        init_key: u64,
+        /// Weights in the network.
+        n: u64,
+        /// Weights, written.
+        w: DevMut<u16>,
+    }
+}

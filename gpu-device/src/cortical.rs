@@ -1,0 +1,321 @@
+//! Cortical kernels: one warp per hypercolumn over the core's rules (`neurobits_core::cortical`;
+//! layouts on the argument structs in its `kernels`). Lane `l` tallies minicolumns
+//! `l·g … l·g + g − 1` (`g = ⌈M/32⌉`, contiguous so that M = 64 and 128 read a row with one 4- or
+//! 8-byte load per lane: the paper's striped, coalesced layout), the warp takes the maximum of the
+//! integer WTA keys by shuffles, and the winner's row is learnt lane-parallel.
+
+use core::ptr::{read_volatile, write_volatile};
+use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use neurobits_core::cortical::kernels::{Columns, Init, Queue};
+use neurobits_core::cortical::rules::{connected, initial_weight, learn, winner, Tally, NO_KEY};
+use neurobits_core::cortical::{bit, minicolumn_key, parent_input, settle, Input, StepCtx};
+use neurobits_core::kernel::{DevMut, DevPtr};
+
+use crate::{from_lane0, gid, kernel, lane, split, xor_lane};
+
+/// The largest key of the warp (all lanes end with it).
+#[inline(always)]
+fn warp_max(mut k: i64) -> i64 {
+    let mut d = 16;
+    while d > 0 {
+        let hi = xor_lane((k as u64 >> 32) as u32, d);
+        let lo = xor_lane(k as u32, d);
+        k = k.max(((hi as u64) << 32 | lo as u64) as i64);
+        d /= 2;
+    }
+    k
+}
+
+/// The sum over the warp (all lanes end with it).
+#[inline(always)]
+fn warp_sum(mut v: u32) -> u32 {
+    let mut d = 16;
+    while d > 0 {
+        v += xor_lane(v, d);
+        d /= 2;
+    }
+    v
+}
+
+/// Level and index in the level of hypercolumn `hc`.
+#[inline(always)]
+fn locate(levels: u32, hc: usize) -> (usize, usize) {
+    let top = 1usize << levels;
+    let mut l = 0;
+    while hc >= top - (top >> (l + 1)) {
+        l += 1;
+    }
+    (l, hc - (top - (top >> l)))
+}
+
+/// First id of level `l`.
+#[inline(always)]
+fn offset(levels: u32, l: usize) -> usize {
+    (1usize << levels) - (1usize << (levels as usize - l))
+}
+
+/// Bottom hypercolumn `j`'s input.
+///
+/// # Safety
+/// `x` holds `input_words` words per bottom hypercolumn.
+#[inline(always)]
+unsafe fn bottom(x: DevPtr<u64>, m: usize, j: usize) -> Input {
+    let nw = (2 * m).div_ceil(64);
+    let mut xin = [0u64; 4];
+    for (k, v) in xin.iter_mut().enumerate().take(nw) {
+        *v = unsafe { *x.0.add(j * nw + k) };
+    }
+    xin
+}
+
+/// Lane `l`'s `g` weights of row `row` (minicolumns `l·g …`), wide loads where they fit.
+///
+/// # Safety
+/// `row` points to an `M`-weight row, 8-byte aligned (rows of `M = 64, 128` are).
+#[inline(always)]
+unsafe fn lane_weights(row: *const u16, base: usize, g: usize, m: usize) -> [u16; 4] {
+    let mut v = [0u16; 4];
+    unsafe {
+        match g {
+            4 => {
+                let q = *(row.add(base) as *const u64);
+                v = [q as u16, (q >> 16) as u16, (q >> 32) as u16, (q >> 48) as u16];
+            }
+            2 => {
+                let q = *(row.add(base) as *const u32);
+                v[0] = q as u16;
+                v[1] = (q >> 16) as u16;
+            }
+            _ => {
+                for (c, x) in v.iter_mut().enumerate().take(g) {
+                    if base + c < m {
+                        *x = *row.add(base + c);
+                    }
+                }
+            }
+        }
+    }
+    v
+}
+
+/// The hypercolumn state a warp works on.
+#[derive(Clone, Copy)]
+struct State {
+    w: DevMut<u16>,
+    omega: DevMut<u32>,
+    cnt: DevMut<u32>,
+    rf: DevMut<u8>,
+}
+
+/// One hypercolumn's step by the whole warp (the core's `column_step`, lane-parallel):
+/// `publish(winner)` runs on lane 0 after the WTA and before learning (the work queue signals
+/// the parent there, as Algorithm 1 does).
+///
+/// # Safety
+/// The buffers of `s` hold the network of `ctx`; all 32 lanes call it with the same arguments.
+#[inline(always)]
+unsafe fn column(hc: usize, xin: &Input, ctx: &StepCtx, s: State, publish: impl FnOnce(i32)) {
+    let m = ctx.m;
+    let (ln, g) = (lane(), m.div_ceil(32));
+    let base = ln * g;
+    if xin.iter().all(|&w| w == 0) {
+        if ln == 0 {
+            publish(-1);
+        }
+        return;
+    }
+    let wc = unsafe { s.w.0.add(hc * 2 * m * m) };
+    let mut tally = [Tally::default(); 4];
+    for (wi, &word) in xin.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            let i = wi * 64 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let v = unsafe { lane_weights(wc.add(i * m), base, g, m) };
+            for c in 0..g {
+                tally[c].add(v[c]);
+            }
+        }
+    }
+    let mut best = NO_KEY;
+    for (c, t) in tally.iter().enumerate().take(g) {
+        let mm = base + c;
+        if mm < m {
+            let (om, rf) = unsafe { (*s.omega.0.add(hc * m + mm), *s.rf.0.add(hc * m + mm)) };
+            best = best.max(minicolumn_key(*t, om, rf, ctx, hc as u64, mm));
+        }
+    }
+    let best = warp_max(best);
+    let win = winner(best);
+    if ln == 0 {
+        publish(win.map_or(-1, |w| w as i32));
+    }
+    let Some(wn) = win else { return };
+    if ctx.learn {
+        let mut om = 0u32;
+        let mut i = ln;
+        while i < 2 * m {
+            unsafe {
+                let p = wc.add(i * m + wn);
+                let v = learn(*p, bit(xin, i), ctx.ltd);
+                *p = v;
+                om += connected(v);
+            }
+            i += 32;
+        }
+        let om = warp_sum(om);
+        if ln == 0 {
+            unsafe {
+                let k = hc * m + wn;
+                *s.omega.0.add(k) = om;
+                let (c, r) = settle(*s.cnt.0.add(k), *s.rf.0.add(k), best);
+                *s.cnt.0.add(k) = c;
+                *s.rf.0.add(k) = r;
+            }
+        }
+    }
+}
+
+kernel! {
+    /// One warp per hypercolumn of `first … first + count − 1`.
+    fn cortical_columns(a: Columns {
+        levels: u32,
+        m: u32,
+        first: u32,
+        count: u32,
+        learn: u32,
+        ltd: u32,
+        t: u64,
+        fire_key: u64,
+        x: DevPtr<u64>,
+        src: DevPtr<i32>,
+        w: DevMut<u16>,
+        omega: DevMut<u32>,
+        cnt: DevMut<u32>,
+        rf: DevMut<u8>,
+        dst: DevMut<i32>,
+    }) {
+        let warp = gid() / 32;
+        if warp >= a.count as usize {
+            return;
+        }
+        let hc = a.first as usize + warp;
+        let m = a.m as usize;
+        let (l, j) = locate(a.levels, hc);
+        let xin = if l == 0 {
+            unsafe { bottom(a.x, m, j) }
+        } else {
+            let below = offset(a.levels, l - 1) + 2 * j;
+            unsafe { parent_input(m, *a.src.0.add(below), *a.src.0.add(below + 1)) }
+        };
+        let ctx = StepCtx {
+            m,
+            n_hc: (1u64 << a.levels) - 1,
+            t: a.t,
+            fire_key: a.fire_key,
+            learn: a.learn != 0,
+            ltd: a.ltd as u16,
+        };
+        let s = State { w: a.w, omega: a.omega, cnt: a.cnt, rf: a.rf };
+        unsafe { column(hc, &xin, &ctx, s, |w| *a.dst.0.add(hc) = w) };
+    }
+}
+
+/// `__threadfence()`: orders this thread's writes before its later ones, device-wide.
+#[inline(always)]
+fn fence_gpu() {
+    // SAFETY: a memory fence has no operands and no preconditions.
+    unsafe { core::arch::asm!("fence.acq_rel.gpu;") };
+}
+
+kernel! {
+    /// The work queue: a persistent grid of warps popping hypercolumns bottom level first.
+    fn cortical_queue(a: Queue {
+        levels: u32,
+        m: u32,
+        learn: u32,
+        ltd: u32,
+        t: u64,
+        fire_key: u64,
+        epoch: u32,
+        x: DevPtr<u64>,
+        w: DevMut<u16>,
+        omega: DevMut<u32>,
+        cnt: DevMut<u32>,
+        rf: DevMut<u8>,
+        winners: DevMut<i32>,
+        flags: DevMut<u32>,
+        head: DevMut<u32>,
+    }) {
+        let m = a.m as usize;
+        let n_hc = (1usize << a.levels) - 1;
+        let ctx = StepCtx {
+            m,
+            n_hc: n_hc as u64,
+            t: a.t,
+            fire_key: a.fire_key,
+            learn: a.learn != 0,
+            ltd: a.ltd as u16,
+        };
+        let s = State { w: a.w, omega: a.omega, cnt: a.cnt, rf: a.rf };
+        loop {
+            let mut q = 0;
+            if lane() == 0 {
+                // SAFETY: `head` is a live u32 the host zeroed before the launch.
+                q = unsafe { AtomicU32::from_ptr(a.head.0) }.fetch_add(1, Relaxed);
+            }
+            let hc = from_lane0(q) as usize;
+            if hc >= n_hc {
+                return;
+            }
+            let (l, j) = locate(a.levels, hc);
+            let xin = if l == 0 {
+                unsafe { bottom(a.x, m, j) }
+            } else {
+                let below = offset(a.levels, l - 1) + 2 * j;
+                let (mut left, mut right) = (0u32, 0u32);
+                if lane() == 0 {
+                    // SAFETY: `flags` has one u32 per hypercolumn.
+                    let flag = unsafe { AtomicU32::from_ptr(a.flags.0.add(hc)) };
+                    while flag.load(Relaxed) < 2 * a.epoch {}
+                    fence_gpu();
+                    // Volatile: straight from L2, never a stale L1 line.
+                    unsafe {
+                        left = read_volatile(a.winners.0.add(below)) as u32;
+                        right = read_volatile(a.winners.0.add(below + 1)) as u32;
+                    }
+                }
+                parent_input(m, from_lane0(left) as i32, from_lane0(right) as i32)
+            };
+            unsafe {
+                column(hc, &xin, &ctx, s, |w| {
+                    write_volatile(a.winners.0.add(hc), w);
+                    fence_gpu();
+                    if l + 1 < a.levels as usize {
+                        let parent = offset(a.levels, l + 1) + j / 2;
+                        AtomicU32::from_ptr(a.flags.0.add(parent)).fetch_add(1, Relaxed);
+                    }
+                })
+            };
+        }
+    }
+}
+
+kernel! {
+    /// Weight `k` of `[hc][i][m]` = the core's `initial_weight(hc, m, i)`.
+    fn cortical_init(a: Init {
+        m: u32,
+        init_key: u64,
+        n: u64,
+        w: DevMut<u16>,
+    }) {
+        let k = gid();
+        if k as u64 >= a.n {
+            return;
+        }
+        let m = a.m as usize;
+        let (hc, rest) = split(k, 2 * m * m);
+        let (i, mm) = split(rest, m);
+        unsafe { *a.w.0.add(k) = initial_weight(a.init_key, hc as u64, m, mm, i) };
+    }
+}

@@ -1,0 +1,97 @@
+//! The cortical network's GPU variants against the CPU, bit for bit (spec §11.5 item 1): the
+//! configuration A digests of the spec from the per-level and work-queue kernels, the pipelined
+//! kernel against the CPU's pipelined schedule, the evaluation winners, the device-side initial
+//! weights, and random networks of 16 … 128 minicolumns. Needs a CUDA GPU (`make gpu-test`).
+
+use neurobits::cortical::{self, bench::random_inputs, cpu, gpu, Network, ScheduleArg, TrainConfig, VariantArg};
+use neurobits::device::DeviceChoice;
+use neurobits_core::cortical::rng::{key, INIT};
+use neurobits_core::cortical::rules::LTD;
+use neurobits_core::cortical::{train, Geometry, Protocol, Schedule};
+use neurobits_gpu_host::cortical::Variant;
+use neurobits_gpu_host::Gpu;
+
+const A_WEIGHTS: &str = "f51cb83e12e8f1fbd65974907f3399c7cb37ebf43f42e444e662f0c2f950854f";
+const A_WINNERS: &str = "aa6b76a50627c9311260dbbb8527707dee41fd9f84826e7c86665ee8d278e180";
+
+fn config_a(schedule: ScheduleArg, variant: VariantArg) -> TrainConfig {
+    TrainConfig {
+        data: "data/digits/digits.csv.gz".into(),
+        levels: 3,
+        minicolumns: 16,
+        train_per_class: 1,
+        test_per_class: 50,
+        upsample: 1,
+        epochs: 60,
+        exposure: 4,
+        seed: 1,
+        beta: 0.5,
+        variant,
+        schedule,
+        device: DeviceChoice::Gpu,
+        single_thread: false,
+        json: None,
+        out: None,
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn configuration_a_on_the_gpu_gives_the_spec_digests_and_the_cpu_winners() {
+    let g = Gpu::open(0).unwrap();
+    for variant in [VariantArg::PerLevel, VariantArg::Queue] {
+        let c = config_a(ScheduleArg::Synchronous, variant);
+        let p = cortical::prepare(&c).unwrap();
+        let (mut net, s) = gpu::train_gpu(&g, &p, &c, variant.for_schedule(c.schedule)).unwrap();
+        let r = cortical::report(&mut net, &p, &c, "gpu".into(), s);
+        assert_eq!((r.weights_sha256.as_str(), r.winners_sha256.as_str()), (A_WEIGHTS, A_WINNERS), "{variant:?}");
+        // The evaluation pass on the GPU gives the CPU's winners.
+        let mut tr = gpu::upload(&g, &net, &p.train_x, variant.for_schedule(c.schedule), LTD).unwrap();
+        let on_gpu = gpu::evaluate(&mut tr, p.train_labels.len()).unwrap();
+        assert_eq!(on_gpu, cpu::evaluate(&mut net, &p.train_x, cpu::Threads::Single), "{variant:?}");
+        println!("configuration A on the GPU ({variant:?}): spec digests reproduced, {s:.3} s");
+    }
+    let c = config_a(ScheduleArg::Pipelined, VariantArg::PerLevel);
+    let p = cortical::prepare(&c).unwrap();
+    let (mut gn, gs) = gpu::train_gpu(&g, &p, &c, Variant::Pipelined).unwrap();
+    let (mut cn, cs) = cortical::train_cpu(&p, &c, cpu::Threads::Single).unwrap();
+    let (gr, cr) =
+        (cortical::report(&mut gn, &p, &c, "gpu".into(), gs), cortical::report(&mut cn, &p, &c, "cpu".into(), cs));
+    assert_eq!((gr.weights_sha256, gr.winners_sha256), (cr.weights_sha256.clone(), cr.winners_sha256.clone()));
+    assert_ne!(cr.weights_sha256, A_WEIGHTS);
+    println!("configuration A pipelined: GPU = CPU ({})", cr.weights_sha256);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn every_variant_equals_the_cpu_on_random_networks() {
+    let g = Gpu::open(0).unwrap();
+    for (levels, m) in [(7u32, 16usize), (7, 32), (6, 64), (6, 128), (9, 32)] {
+        let geo = Geometry::new(levels, m).unwrap();
+        let x = random_inputs(&geo, 8, 0.25, 3);
+        // The device's initial weights are the host's.
+        let dev = g.cortical_untrained(geo, key(7, INIT), &x).unwrap();
+        let host = Network::new(geo, 7).unwrap();
+        assert_eq!(dev.state().unwrap().0, host.w, "init L={levels} M={m}");
+        for (schedule, variant) in [
+            (Schedule::Synchronous, Variant::PerLevel),
+            (Schedule::Synchronous, Variant::Queue),
+            (Schedule::Pipelined, Variant::Pipelined),
+        ] {
+            let protocol = Protocol { epochs: 25, exposure: 2, seed: 7 };
+            let mut cpu_net = Network::new(geo, 7).unwrap();
+            let mut tr = cpu::CpuTrainer::new(&mut cpu_net, &x, schedule, cpu::Threads::Rayon);
+            let Ok(()) = train(&mut tr, &mut [0; 8], &protocol, |_| {});
+            let cpu_last = tr.winners.clone();
+            let mut gnet = Network::new(geo, 7).unwrap();
+            let mut gt = gpu::upload(&g, &gnet, &x, variant, LTD).unwrap();
+            train(&mut gt, &mut [0; 8], &protocol, |_| {}).unwrap();
+            assert_eq!(gt.dev.winners(variant).unwrap(), cpu_last, "last winners L={levels} M={m} {variant:?}");
+            gpu::download(&gt, &mut gnet).unwrap();
+            assert_eq!(gnet, cpu_net, "state L={levels} M={m} {variant:?}");
+            let learnt = cpu_net.omega.iter().filter(|&&o| o > 0).count();
+            assert!(learnt > 0, "nothing was learnt: the test would not see a difference");
+            println!("L={levels} M={m} {variant:?}: GPU = CPU after {} steps ({learnt} minicolumns learnt)", gnet.t);
+        }
+    }
+}
