@@ -88,6 +88,9 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<ok::StepPerNeuronF64>(&mut seen);
     check::<ok::LanesYF64>(&mut seen);
     check::<ok::CombineYF64>(&mut seen);
+    check::<neurobits_core::cortical::kernels::Columns>(&mut seen);
+    check::<neurobits_core::cortical::kernels::Queue>(&mut seen);
+    check::<neurobits_core::cortical::kernels::Init>(&mut seen);
     for k in Kernel::ALL {
         assert!(seen.contains(k), "{} has no size check", k.name());
     }
@@ -181,4 +184,16 @@ fn ocnn_kernels_have_no_fma_and_round_to_nearest() {
         }
         assert!(body.contains(".rn.f"), "{name}: no .rn arithmetic found");
     }
+}
+
+/// The work queue publishes a winner with `fence.acq_rel.gpu` before raising the parent's flag,
+/// and waits with an acquire fence after seeing it (spec §11.2 (d)): without them the parent
+/// could read a stale child winner.
+#[test]
+fn cortical_work_queue_fences_its_ready_flags() {
+    let start = PTX.find(".entry cortical_queue").expect("cortical_queue in the PTX");
+    let body = &PTX[start..];
+    let body = &body[..body.find("\n}").unwrap_or(body.len())];
+    assert!(body.matches("fence.acq_rel.gpu").count() >= 2, "fences missing");
+    assert!(body.contains("atom.global.add.u32"), "flag/queue atomics missing");
 }

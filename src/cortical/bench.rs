@@ -145,12 +145,14 @@ pub fn run(c: &BenchConfig) -> Result<()> {
                 use neurobits_core::cortical::Learner;
                 row.cpu1 = Some(per_call(2, 0.5, || {
                     i += 1;
-                    Ok(tr.learn(i % IMAGES).unwrap_or(()))
+                    let Ok(()) = tr.learn(i % IMAGES);
+                    Ok(())
                 })?);
                 tr.threads = Threads::Rayon;
                 row.cpu_all = Some(per_call(3, 0.5, || {
                     i += 1;
-                    Ok(tr.learn(i % IMAGES).unwrap_or(()))
+                    let Ok(()) = tr.learn(i % IMAGES);
+                    Ok(())
                 })?);
                 cpu_net = Some(net);
             }
@@ -177,7 +179,7 @@ pub fn run(c: &BenchConfig) -> Result<()> {
                     })? / batch as f64;
                     row.gpu.push((format!("{variant:?}"), s));
                     // The same steps on the CPU give the same weights (synchronous variants).
-                    if let (Some(net), true) = (&cpu_net, variant != Variant::Pipelined && l <= 11) {
+                    if cpu_net.is_some() && variant != Variant::Pipelined && l <= 11 {
                         let mut check = Network::new(geo, SEED)?;
                         let mut tr = cpu::CpuTrainer::new(
                             &mut check,
@@ -189,7 +191,6 @@ pub fn run(c: &BenchConfig) -> Result<()> {
                         for k in 0..t {
                             let Ok(()) = tr.learn(k as usize % IMAGES);
                         }
-                        let _ = net;
                         equal &= dev.state()?.0 == check.w;
                     }
                 }

@@ -96,8 +96,8 @@ pub fn column_step(col: Column<'_>, hc: u64, x: &Input, ctx: &StepCtx) -> i32 {
     let tally = &mut tally[..m_count];
     tally_inputs(col.w, x, tally);
     let mut best = NO_KEY;
-    for m in 0..m_count {
-        best = best.max(minicolumn_key(tally[m], col.omega[m], col.rf[m], ctx, hc, m));
+    for (m, t) in tally.iter().enumerate() {
+        best = best.max(minicolumn_key(*t, col.omega[m], col.rf[m], ctx, hc, m));
     }
     let Some(w) = winner(best) else {
         return -1;

@@ -22,6 +22,9 @@ pub enum Variant {
     Queue,
 }
 
+/// A downloaded state: weights `[hc][i][m]`, own-win counters, random-firing flags.
+pub type State = (Vec<u16>, Vec<u32>, Vec<u8>);
+
 /// A network and its training images on a GPU.
 pub struct CorticalGpu<'g> {
     gpu: &'g Gpu,
@@ -88,7 +91,7 @@ impl Gpu {
         images: &[u64],
     ) -> Result<CorticalGpu<'_>, GpuError> {
         let (n_hc, per_m) = (geo.hypercolumns(), geo.hypercolumns() * geo.minicolumns());
-        if n_hc >= u32::MAX as usize / 2 || images.is_empty() || images.len() % geo.bottom_words() != 0 {
+        if n_hc >= u32::MAX as usize / 2 || images.is_empty() || !images.len().is_multiple_of(geo.bottom_words()) {
             return Err(GpuError::Input("cortical network or images of an unsupported size".into()));
         }
         self.ensure_fits(geo.weights() as u64 * 2 + per_m as u64 * 9 + images.len() as u64 * 8 + n_hc as u64 * 12)?;
@@ -210,7 +213,7 @@ impl CorticalGpu<'_> {
     }
 
     /// Weights `[hc][i][m]`, own-win counters and random-firing flags.
-    pub fn state(&self) -> Result<(Vec<u16>, Vec<u32>, Vec<u8>), GpuError> {
+    pub fn state(&self) -> Result<State, GpuError> {
         let st = &self.gpu.stream;
         Ok((st.clone_dtoh(&self.w)?, st.clone_dtoh(&self.cnt)?, st.clone_dtoh(&self.rf)?))
     }
