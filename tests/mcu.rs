@@ -60,3 +60,15 @@ fn firmware_digest_equals_host_digest() {
     assert_eq!(log.digest, total, "firmware digest {} != host digest {total}", log.digest);
     println!("firmware digest {} equals the host's ({probes} probes x {} rules)", log.digest, Rule::ALL.len());
 }
+
+/// The firmware trains the cortical network's configuration A (LGN, 2 400 learning steps, the
+/// evaluation pass, all by the core) and logs the spec's two SHA-256 digests.
+#[test]
+fn firmware_reproduces_the_cortical_configuration_a_digests() {
+    let Some(log) = firmware_log() else { return };
+    let c = log.cortical.expect("the firmware logged no cortical line");
+    assert_eq!(c["steps"], "2400");
+    assert_eq!(c["weights_sha256"], "f51cb83e12e8f1fbd65974907f3399c7cb37ebf43f42e444e662f0c2f950854f");
+    assert_eq!(c["winners_sha256"], "aa6b76a50627c9311260dbbb8527707dee41fd9f84826e7c86665ee8d278e180");
+    println!("firmware: cortical configuration A digests equal the spec's ({} bytes of weights)", c["weights_bytes"]);
+}

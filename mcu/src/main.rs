@@ -198,8 +198,70 @@ fn main() -> ! {
     }
     defmt::println!("memory weights={=usize} stack_peak={=u32}", core::mem::size_of_val(&net), stack_peak());
     defmt::println!("digest {=u64}", total);
+    cortical_a();
     debug::exit(debug::EXIT_SUCCESS);
     loop {}
+}
+
+/// The pixels of the cortical network's configuration A training list (build.rs).
+const DIGITS_A: [u8; 640] = include!(concat!(env!("OUT_DIR"), "/digits_a.rs"));
+
+/// Configuration A of the cortical network (3 levels × 16 minicolumns, 10 digits, 60 epochs,
+/// exposure 4, seed 1): the LGN, training and the evaluation pass by the core, then the spec's
+/// two SHA-256 digests, which the host test compares with the spec's.
+#[inline(never)]
+fn cortical_a() {
+    use neurobits_core::cortical::{
+        digest, evaluate, lgn, rules::LTD, train, CpuLearner, FixedNetwork, Protocol, Schedule,
+    };
+    let mut fixed = match FixedNetwork::<7, 16, 32>::new(3) {
+        Ok(n) => n,
+        Err(e) => fail(e),
+    };
+    let mut net = fixed.net();
+    let geo = net.geo;
+    net.init(1);
+    let mut images = [0u64; 40];
+    for (k, x) in images.chunks_mut(4).enumerate() {
+        let img = lgn::Image { pixels: &DIGITS_A[k * 64..(k + 1) * 64], height: 8, width: 8, upsample: 1 };
+        if let Err(e) = lgn::bottom_inputs(&geo, img, lgn::THETA, x) {
+            fail(e);
+        }
+    }
+    let (mut winners, mut prev) = ([-1i32; 7], [-1i32; 7]);
+    let mut cpu = CpuLearner {
+        net,
+        images: &images,
+        winners: &mut winners,
+        prev: &mut prev,
+        schedule: Schedule::Synchronous,
+        t: 0,
+        seed: 1,
+        ltd: LTD,
+    };
+    let Ok(()) = train(&mut cpu, &mut [0u32; 10], &Protocol::default(), |_| {});
+    let steps = cpu.t;
+    let mut eval = [0i32; 70];
+    evaluate(&mut cpu.net, &images, &mut eval);
+    let (w, e) = (digest::weights_sha256(&geo, cpu.net.w), digest::winners_sha256(&geo, &eval));
+    let (mut wh, mut eh) = ([0u8; 64], [0u8; 64]);
+    defmt::println!(
+        "cortical steps={=u64} weights_bytes={=usize} weights_sha256={=str} winners_sha256={=str}",
+        steps,
+        core::mem::size_of_val(cpu.net.w),
+        hex(&w, &mut wh),
+        hex(&e, &mut eh)
+    );
+}
+
+/// Lowercase hex of a digest into `out`.
+fn hex<'a>(d: &[u8; 32], out: &'a mut [u8; 64]) -> &'a str {
+    const H: &[u8; 16] = b"0123456789abcdef";
+    for (i, b) in d.iter().enumerate() {
+        out[2 * i] = H[(b >> 4) as usize];
+        out[2 * i + 1] = H[(b & 15) as usize];
+    }
+    core::str::from_utf8(out).unwrap_or("?")
 }
 
 fn fail_msg(msg: &str) -> ! {

@@ -35,6 +35,9 @@ pub struct FirmwareLog {
     pub stack_peak: u64,
     /// Bytes of W on the target.
     pub weights_bytes: u64,
+    /// The cortical network's configuration A line (`steps`, `weights_bytes`,
+    /// `weights_sha256`, `winners_sha256`), if the firmware logged one.
+    pub cortical: Option<HashMap<String, String>>,
 }
 
 fn fields(line: &str) -> HashMap<String, String> {
@@ -72,6 +75,7 @@ pub fn parse(log: &str) -> Result<FirmwareLog> {
         digest,
         stack_peak: num(&mem, "stack_peak")?,
         weights_bytes: num(&mem, "weights")?,
+        cortical: log.lines().find(|l| l.starts_with("cortical ")).map(fields),
     })
 }
 
