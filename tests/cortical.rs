@@ -6,37 +6,13 @@ use assert_cmd::Command;
 use neurobits::cortical::{self, cpu::Threads, data::Dataset, Network, ScheduleArg, TrainConfig};
 use neurobits::device::DeviceChoice;
 use neurobits_core::cortical::{lgn::THETA, Geometry};
-use std::path::PathBuf;
 
-const DIGITS: &str = "data/digits/digits.csv.gz";
-const A_WEIGHTS: &str = "f51cb83e12e8f1fbd65974907f3399c7cb37ebf43f42e444e662f0c2f950854f";
-const A_WINNERS: &str = "aa6b76a50627c9311260dbbb8527707dee41fd9f84826e7c86665ee8d278e180";
-
-fn digits() -> PathBuf {
-    let p = PathBuf::from(DIGITS);
-    assert!(p.exists(), "{DIGITS} is missing: run `make setup` (it extracts it from the scikit-learn wheel)");
-    p
-}
+#[path = "common/cortical.rs"]
+mod common;
+use common::{digits, A_WEIGHTS, A_WINNERS, DIGITS};
 
 fn config_a(seed: u64) -> TrainConfig {
-    TrainConfig {
-        data: digits(),
-        levels: 3,
-        minicolumns: 16,
-        train_per_class: 1,
-        test_per_class: 50,
-        upsample: 1,
-        epochs: 60,
-        exposure: 4,
-        seed,
-        beta: 0.5,
-        schedule: ScheduleArg::Synchronous,
-        device: DeviceChoice::Cpu,
-        single_thread: false,
-        variant: cortical::VariantArg::PerLevel,
-        json: None,
-        out: None,
-    }
+    common::config_a(seed, ScheduleArg::Synchronous, cortical::VariantArg::PerLevel, DeviceChoice::Cpu)
 }
 
 fn run(c: &TrainConfig, threads: Threads) -> cortical::TrainReport {

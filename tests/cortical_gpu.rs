@@ -11,28 +11,12 @@ use neurobits_core::cortical::{train, Geometry, Protocol, Schedule};
 use neurobits_gpu_host::cortical::Variant;
 use neurobits_gpu_host::Gpu;
 
-const A_WEIGHTS: &str = "f51cb83e12e8f1fbd65974907f3399c7cb37ebf43f42e444e662f0c2f950854f";
-const A_WINNERS: &str = "aa6b76a50627c9311260dbbb8527707dee41fd9f84826e7c86665ee8d278e180";
+#[path = "common/cortical.rs"]
+mod common;
+use common::{A_WEIGHTS, A_WINNERS};
 
 fn config_a(schedule: ScheduleArg, variant: VariantArg) -> TrainConfig {
-    TrainConfig {
-        data: "data/digits/digits.csv.gz".into(),
-        levels: 3,
-        minicolumns: 16,
-        train_per_class: 1,
-        test_per_class: 50,
-        upsample: 1,
-        epochs: 60,
-        exposure: 4,
-        seed: 1,
-        beta: 0.5,
-        variant,
-        schedule,
-        device: DeviceChoice::Gpu,
-        single_thread: false,
-        json: None,
-        out: None,
-    }
+    common::config_a(1, schedule, variant, DeviceChoice::Gpu)
 }
 
 #[test]

@@ -10,6 +10,9 @@ use neurobits_core::gbnn::workload::ProbePlan;
 use neurobits_core::gbnn::{retrieve, Network, Params, Rule};
 use std::path::Path;
 
+#[path = "common/cortical.rs"]
+mod common;
+
 fn firmware_log() -> Option<FirmwareLog> {
     if let Ok(path) = std::env::var("NEUROBITS_MCU_LOG") {
         return Some(mcu::parse(&std::fs::read_to_string(path).unwrap()).unwrap());
@@ -68,7 +71,7 @@ fn firmware_reproduces_the_cortical_configuration_a_digests() {
     let Some(log) = firmware_log() else { return };
     let c = log.cortical.expect("the firmware logged no cortical line");
     assert_eq!(c["steps"], "2400");
-    assert_eq!(c["weights_sha256"], "f51cb83e12e8f1fbd65974907f3399c7cb37ebf43f42e444e662f0c2f950854f");
-    assert_eq!(c["winners_sha256"], "aa6b76a50627c9311260dbbb8527707dee41fd9f84826e7c86665ee8d278e180");
+    assert_eq!(c["weights_sha256"], common::A_WEIGHTS);
+    assert_eq!(c["winners_sha256"], common::A_WINNERS);
     println!("firmware: cortical configuration A digests equal the spec's ({} bytes of weights)", c["weights_bytes"]);
 }

@@ -132,7 +132,6 @@ pub fn run(c: &BenchConfig) -> Result<()> {
                 gpu: vec![],
                 gpu_equals_cpu: None,
             };
-            let mut cpu_net = None;
             if cpu_too {
                 let mut net = Network::new(geo, SEED)?;
                 let mut tr = cpu::CpuTrainer::new(
@@ -154,7 +153,6 @@ pub fn run(c: &BenchConfig) -> Result<()> {
                     let Ok(()) = tr.learn(i % IMAGES);
                     Ok(())
                 })?);
-                cpu_net = Some(net);
             }
             if let Some(g) = &gpu {
                 let mut equal = true;
@@ -179,7 +177,7 @@ pub fn run(c: &BenchConfig) -> Result<()> {
                     })? / batch as f64;
                     row.gpu.push((format!("{variant:?}"), s));
                     // The same steps on the CPU give the same weights (synchronous variants).
-                    if cpu_net.is_some() && variant != Variant::Pipelined && l <= 11 {
+                    if cpu_too && variant != Variant::Pipelined && l <= 11 {
                         let mut check = Network::new(geo, SEED)?;
                         let mut tr = cpu::CpuTrainer::new(
                             &mut check,
@@ -194,7 +192,7 @@ pub fn run(c: &BenchConfig) -> Result<()> {
                         equal &= dev.state()?.0 == check.w;
                     }
                 }
-                if cpu_net.is_some() && l <= 11 {
+                if cpu_too && l <= 11 {
                     row.gpu_equals_cpu = Some(equal);
                 }
             }

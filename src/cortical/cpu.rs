@@ -2,7 +2,7 @@
 //! the paper) and rayon (each level's hypercolumns in parallel, the paper's Pthreads analogue).
 
 use neurobits_core::cortical::rules::LTD;
-use neurobits_core::cortical::{bottom_input, column_step, level_input, Column, Learner, Net, Schedule, StepCtx};
+use neurobits_core::cortical::{column_input, column_step, Column, Learner, Net, Schedule, StepCtx};
 use rayon::prelude::*;
 
 use super::network::Network;
@@ -48,7 +48,7 @@ fn step_rayon(net: &mut Net<'_>, x: &[u64], winners: &mut [i32], prev: Option<&[
             .zip(net.rf[o * m..(o + n) * m].par_chunks_mut(m));
         here[..n].par_iter_mut().zip(columns).with_min_len(16).enumerate().for_each(
             |(j, (win, (((w, omega), cnt), rf)))| {
-                let xin = if l == 0 { bottom_input(&geo, x, j) } else { level_input(&geo, l, j, src) };
+                let xin = column_input(&geo, l, j, x, src);
                 *win = column_step(Column { w, omega, cnt, rf }, (o + j) as u64, &xin, ctx);
             },
         );

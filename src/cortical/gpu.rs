@@ -3,10 +3,9 @@
 
 use anyhow::Result;
 use neurobits_core::cortical::rng::{key, FIRE};
-use neurobits_core::cortical::{train, Learner, Protocol};
+use neurobits_core::cortical::Learner;
 use neurobits_gpu_host::cortical::{CorticalGpu, StepArgs, Variant};
 use neurobits_gpu_host::{Gpu, GpuError};
-use std::time::Instant;
 
 use super::{Network, Prepared, TrainConfig};
 
@@ -53,13 +52,7 @@ pub fn download(tr: &GpuTrainer<'_>, net: &mut Network) -> Result<()> {
 pub fn train_gpu(gpu: &Gpu, p: &Prepared, c: &TrainConfig, variant: Variant) -> Result<(Network, f64)> {
     let mut net = Network::new(p.geo, c.seed)?;
     let mut tr = upload(gpu, &net, &p.train_x, variant, c.ltd())?;
-    let pb = crate::progress::bar(c.epochs as u64, "training epochs");
-    let start = Instant::now();
-    let protocol = Protocol { epochs: c.epochs, exposure: c.exposure, seed: c.seed };
-    train(&mut tr, &mut vec![0u32; p.train_labels.len()], &protocol, |_| pb.inc(1))?;
-    tr.dev.synchronize()?;
-    let s = start.elapsed().as_secs_f64();
-    pb.finish_and_clear();
+    let s = super::run_protocol(&mut tr, p, c, |tr| Ok(tr.dev.synchronize()?))?;
     download(&tr, &mut net)?;
     Ok((net, s))
 }

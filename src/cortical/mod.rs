@@ -10,7 +10,7 @@ pub mod network;
 pub mod quality;
 
 use anyhow::{bail, Result};
-use neurobits_core::cortical::{digest, lgn::THETA, train, Geometry, Protocol, Schedule};
+use neurobits_core::cortical::{digest, lgn::THETA, train, Geometry, Learner, Protocol, Schedule};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -198,17 +198,31 @@ pub fn prepare(c: &TrainConfig) -> Result<Prepared> {
 /// Trains on the CPU (`threads`) and returns the network and the seconds spent.
 pub fn train_cpu(p: &Prepared, c: &TrainConfig, threads: cpu::Threads) -> Result<(Network, f64)> {
     let mut net = Network::new(p.geo, c.seed)?;
-    let n = p.train_labels.len();
+    let mut trainer = cpu::CpuTrainer::new(&mut net, &p.train_x, c.schedule.into(), threads);
+    trainer.ltd = c.ltd();
+    let seconds = run_protocol(&mut trainer, p, c, |_| Ok(()))?;
+    Ok((net, seconds))
+}
+
+/// Runs `c`'s protocol over the training list on any target, with a progress bar in epochs;
+/// `finish` waits for the target to be done before the clock stops. Returns the seconds.
+pub fn run_protocol<L: Learner>(
+    learner: &mut L,
+    p: &Prepared,
+    c: &TrainConfig,
+    finish: impl FnOnce(&mut L) -> Result<()>,
+) -> Result<f64>
+where
+    anyhow::Error: From<L::Error>,
+{
     let pb = crate::progress::bar(c.epochs as u64, "training epochs");
     let start = Instant::now();
-    {
-        let mut trainer = cpu::CpuTrainer::new(&mut net, &p.train_x, c.schedule.into(), threads);
-        trainer.ltd = c.ltd();
-        let protocol = Protocol { epochs: c.epochs, exposure: c.exposure, seed: c.seed };
-        let Ok(()) = train(&mut trainer, &mut vec![0u32; n], &protocol, |_| pb.inc(1));
-    }
+    let protocol = Protocol { epochs: c.epochs, exposure: c.exposure, seed: c.seed };
+    train(learner, &mut vec![0u32; p.train_labels.len()], &protocol, |_| pb.inc(1))?;
+    finish(learner)?;
+    let seconds = start.elapsed().as_secs_f64();
     pb.finish_and_clear();
-    Ok((net, start.elapsed().as_secs_f64()))
+    Ok(seconds)
 }
 
 /// Evaluates `net` on the training and test lists and fills the report.
@@ -242,7 +256,7 @@ pub fn report(net: &mut Network, p: &Prepared, c: &TrainConfig, device: String, 
         schedule: c.schedule,
         device,
         weights_sha256: net.weights_sha256(),
-        winners_sha256: network::hex(&digest::winners_sha256(&geo, &winners)),
+        winners_sha256: crate::io::hex(&digest::winners_sha256(&geo, &winners)),
         bottom_density: ones as f64 / (p.train_labels.len().max(1) * geo.level_len(0) * geo.inputs()) as f64,
         train,
         test_accuracy,

@@ -82,7 +82,7 @@ impl Network {
 
     /// `weights_sha256` of spec §4, as lowercase hex.
     pub fn weights_sha256(&self) -> String {
-        hex(&digest::weights_sha256(&self.geo, &self.w))
+        crate::io::hex(&digest::weights_sha256(&self.geo, &self.w))
     }
 
     /// Saves the network (see the README's "File formats"): magic `NBCORT1\0`, then
@@ -158,8 +158,3 @@ impl Network {
 }
 
 const MAGIC: &[u8; 8] = b"NBCORT1\0";
-
-/// Lowercase hex of a digest.
-pub fn hex(d: &[u8]) -> String {
-    d.iter().map(|b| format!("{b:02x}")).collect()
-}

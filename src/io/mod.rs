@@ -9,3 +9,12 @@ pub mod netfile;
 pub mod output;
 pub mod projection;
 pub mod symbols;
+
+/// Lowercase hex of a digest.
+///
+/// ```
+/// assert_eq!(neurobits::io::hex(&[0x0f, 0xa0]), "0fa0");
+/// ```
+pub fn hex(d: &[u8]) -> String {
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -22,7 +22,7 @@ pub fn hits(n: usize, upper: &[u32], t: u32) -> String {
         }
         h.update(&row);
     }
-    hex(&h.finalize())
+    crate::io::hex(&h.finalize())
 }
 
 /// Hex SHA-256 of a sparse coupling's hits: `(i, j, hits)` as little-endian `u32`s for every
@@ -35,7 +35,7 @@ pub fn sparse_hits(pairs: impl Iterator<Item = (u32, u32)>, hits: &[u32]) -> Str
         h.update(j.to_le_bytes());
         h.update(v.to_le_bytes());
     }
-    hex(&h.finalize())
+    crate::io::hex(&h.finalize())
 }
 
 /// Hex SHA-256 of the state as little-endian `f32` or `f64` (its working type).
@@ -48,9 +48,5 @@ pub fn state<T: Real>(x: &[T]) -> String {
             h.update(v.to_f64().to_le_bytes());
         }
     }
-    hex(&h.finalize())
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    crate::io::hex(&h.finalize())
 }

@@ -46,5 +46,5 @@ pub use column::{
 };
 pub use fixed::FixedNetwork;
 pub use geometry::{Geometry, MAX_LEVELS};
-pub use network::{bottom_input, init_column, level_input, Net, Schedule};
+pub use network::{bottom_input, column_input, init_column, level_input, Net, Schedule};
 pub use train::{evaluate, train, CpuLearner, Learner, Protocol};

@@ -85,11 +85,7 @@ impl<'a> Net<'a> {
         let geo = self.geo;
         for l in 0..geo.levels() {
             for j in 0..geo.level_len(l) {
-                let xin = match (l, prev) {
-                    (0, _) => bottom_input(&geo, x, j),
-                    (_, Some(p)) => level_input(&geo, l, j, p),
-                    (_, None) => level_input(&geo, l, j, winners),
-                };
+                let xin = column_input(&geo, l, j, x, prev.unwrap_or(winners));
                 let hc = geo.offset(l) + j;
                 winners[hc] = column_step(self.column(hc), hc as u64, &xin, ctx);
             }
@@ -105,7 +101,7 @@ impl Net<'_> {
         let (m, wp) = (geo.minicolumns(), geo.weights_per_column());
         for l in 0..geo.levels() {
             for j in 0..geo.level_len(l) {
-                let xin = if l == 0 { bottom_input(&geo, x, j) } else { level_input(&geo, l, j, out) };
+                let xin = column_input(&geo, l, j, x, out);
                 let hc = geo.offset(l) + j;
                 out[hc] = nearest_feature(&self.w[hc * wp..(hc + 1) * wp], &self.omega[hc * m..(hc + 1) * m], &xin);
             }
@@ -119,6 +115,17 @@ pub fn init_column(w: &mut [u16], init_key: u64, hc: u64, m: usize, n_in: usize)
         for mm in 0..m {
             w[i * m + mm] = initial_weight(init_key, hc, m, mm, i);
         }
+    }
+}
+
+/// The input of hypercolumn `j` of level `l`: bottom words `x` at level 0, else its children's
+/// outputs in `outputs` (per hypercolumn: this step's, or the step before's when pipelined).
+#[inline(always)]
+pub fn column_input(geo: &Geometry, l: usize, j: usize, x: &[u64], outputs: &[i32]) -> Input {
+    if l == 0 {
+        bottom_input(geo, x, j)
+    } else {
+        level_input(geo, l, j, outputs)
     }
 }
 

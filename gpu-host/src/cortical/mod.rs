@@ -67,19 +67,14 @@ impl Gpu {
         rf: &[u8],
         images: &[u64],
     ) -> Result<CorticalGpu<'_>, GpuError> {
-        let mut g = self.cortical_untrained(geo, 0, images)?;
-        if w.len() != geo.weights()
-            || omega.len() != g.omega.len()
-            || cnt.len() != g.cnt.len()
-            || rf.len() != g.rf.len()
-        {
+        let per_m = geo.hypercolumns() * geo.minicolumns();
+        if w.len() != geo.weights() || omega.len() != per_m || cnt.len() != per_m || rf.len() != per_m {
             return Err(GpuError::Input("cortical state sizes do not match the geometry".into()));
         }
-        self.stream.memcpy_htod(w, &mut g.w)?;
-        self.stream.memcpy_htod(omega, &mut g.omega)?;
-        self.stream.memcpy_htod(cnt, &mut g.cnt)?;
-        self.stream.memcpy_htod(rf, &mut g.rf)?;
-        Ok(g)
+        self.ensure_fits(geo.weights() as u64 * 2 + per_m as u64 * 9)?;
+        let st = &self.stream;
+        let (w, omega, cnt, rf) = (st.clone_htod(w)?, st.clone_htod(omega)?, st.clone_htod(cnt)?, st.clone_htod(rf)?);
+        self.cortical_with(geo, (w, omega, cnt, rf), images)
     }
 
     /// The untrained network of `init_key` (`rng::key(seed, INIT)`) made on the device (no host
@@ -90,19 +85,41 @@ impl Gpu {
         init_key: u64,
         images: &[u64],
     ) -> Result<CorticalGpu<'_>, GpuError> {
-        let (n_hc, per_m) = (geo.hypercolumns(), geo.hypercolumns() * geo.minicolumns());
+        let per_m = geo.hypercolumns() * geo.minicolumns();
+        self.ensure_fits(geo.weights() as u64 * 2 + per_m as u64 * 9)?;
+        let st = &self.stream;
+        let mut w = st.alloc_zeros(geo.weights())?;
+        let n = geo.weights() as u64;
+        let blocks = u32::try_from(n.div_ceil(block() as u64))
+            .map_err(|_| GpuError::Input("too many weights for one launch".into()))?;
+        let args = Init { m: geo.minicolumns() as u32, init_key, n, w: wr(self, &mut w) };
+        // SAFETY: `w` holds `n` weights; one thread per weight.
+        unsafe { launch_blocks(self, None, blocks, args) }?;
+        // Ω = 0 and counters 0 (weights below 0.2), random firing on.
+        let state = (w, st.alloc_zeros(per_m)?, st.alloc_zeros(per_m)?, st.clone_htod(&vec![1u8; per_m])?);
+        self.cortical_with(geo, state, images)
+    }
+
+    /// A handle around a state already on the device, with the images and the step buffers.
+    fn cortical_with(
+        &self,
+        geo: Geometry,
+        (w, omega, cnt, rf): (CudaSlice<u16>, CudaSlice<u32>, CudaSlice<u32>, CudaSlice<u8>),
+        images: &[u64],
+    ) -> Result<CorticalGpu<'_>, GpuError> {
+        let n_hc = geo.hypercolumns();
         if n_hc >= u32::MAX as usize / 2 || images.is_empty() || !images.len().is_multiple_of(geo.bottom_words()) {
             return Err(GpuError::Input("cortical network or images of an unsupported size".into()));
         }
-        self.ensure_fits(geo.weights() as u64 * 2 + per_m as u64 * 9 + images.len() as u64 * 8 + n_hc as u64 * 12)?;
+        self.ensure_fits(images.len() as u64 * 8 + n_hc as u64 * 12)?;
         let st = &self.stream;
-        let mut g = CorticalGpu {
+        Ok(CorticalGpu {
             gpu: self,
             geo,
-            w: st.alloc_zeros(geo.weights())?,
-            omega: st.alloc_zeros(per_m)?,
-            cnt: st.alloc_zeros(per_m)?,
-            rf: st.alloc_zeros(per_m)?,
+            w,
+            omega,
+            cnt,
+            rf,
             images: st.clone_htod(images)?,
             cur: st.clone_htod(&vec![-1i32; n_hc])?,
             prev: st.clone_htod(&vec![-1i32; n_hc])?,
@@ -110,16 +127,7 @@ impl Gpu {
             head: st.alloc_zeros(1)?,
             epoch: 0,
             queue_blocks: resident_blocks::<Queue>(self)?,
-        };
-        st.memset_zeros(&mut g.omega)?;
-        st.clone_htod(&vec![1u8; per_m]).and_then(|ones| st.memcpy_dtod(&ones, &mut g.rf))?;
-        let n = geo.weights() as u64;
-        let blocks = u32::try_from(n.div_ceil(block() as u64))
-            .map_err(|_| GpuError::Input("too many weights for one launch".into()))?;
-        let args = Init { m: geo.minicolumns() as u32, init_key, n, w: wr(self, &mut g.w) };
-        // SAFETY: `w` holds `n` weights; one thread per weight.
-        unsafe { launch_blocks(self, None, blocks, args) }?;
-        Ok(g)
+        })
     }
 }
 
