@@ -54,7 +54,7 @@ fn every_variant_equals_the_cpu_on_random_networks() {
         let geo = Geometry::new(levels, m).unwrap();
         let x = random_inputs(&geo, 8, 0.25, 3);
         // The device's initial weights are the host's.
-        let dev = g.cortical_untrained(geo, key(7, INIT), &x).unwrap();
+        let dev = g.cortical_untrained(geo, neurobits_core::cortical::Part::whole(&geo), key(7, INIT), &x).unwrap();
         let host = Network::new(geo, 7).unwrap();
         assert_eq!(dev.state().unwrap().0, host.w, "init L={levels} M={m}");
         for (schedule, variant) in [

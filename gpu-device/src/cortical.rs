@@ -6,12 +6,12 @@
 
 use core::ptr::{read_volatile, write_volatile};
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
-use neurobits_core::cortical::kernels::{Columns, Init, Queue};
+use neurobits_core::cortical::kernels::{Columns, Init, Queue, ALL_LEVELS};
 use neurobits_core::cortical::rules::{connected, initial_weight, learn, winner, Tally, NO_KEY};
 use neurobits_core::cortical::{bit, minicolumn_key, parent_input, settle, Input, StepCtx};
 use neurobits_core::kernel::{DevMut, DevPtr};
 
-use crate::{from_lane0, gid, kernel, lane, split, xor_lane};
+use crate::{from_lane0, gid, grid_threads, kernel, lane, split, xor_lane};
 
 /// The largest key of the warp (all lanes end with it).
 #[inline(always)]
@@ -107,14 +107,14 @@ struct State {
     rf: DevMut<u8>,
 }
 
-/// One hypercolumn's step by the whole warp (the core's `column_step`, lane-parallel):
-/// `publish(winner)` runs on lane 0 after the WTA and before learning (the work queue signals
-/// the parent there, as Algorithm 1 does).
+/// One hypercolumn's step by the whole warp (the core's `column_step`, lane-parallel): network
+/// id `hc` (random firing), state in slot `slot`. `publish(winner)` runs on lane 0 after the WTA
+/// and before learning (the work queue signals the parent there, as Algorithm 1 does).
 ///
 /// # Safety
-/// The buffers of `s` hold the network of `ctx`; all 32 lanes call it with the same arguments.
+/// The buffers of `s` hold slot `slot`; all 32 lanes call it with the same arguments.
 #[inline(always)]
-unsafe fn column(hc: usize, xin: &Input, ctx: &StepCtx, s: State, publish: impl FnOnce(i32)) {
+unsafe fn column(hc: usize, slot: usize, xin: &Input, ctx: &StepCtx, s: State, publish: impl FnOnce(i32)) {
     let m = ctx.m;
     let (ln, g) = (lane(), m.div_ceil(32));
     let base = ln * g;
@@ -124,7 +124,7 @@ unsafe fn column(hc: usize, xin: &Input, ctx: &StepCtx, s: State, publish: impl 
         }
         return;
     }
-    let wc = unsafe { s.w.0.add(hc * 2 * m * m) };
+    let wc = unsafe { s.w.0.add(slot * 2 * m * m) };
     let mut tally = [Tally::default(); 4];
     for (wi, &word) in xin.iter().enumerate() {
         let mut bits = word;
@@ -141,7 +141,7 @@ unsafe fn column(hc: usize, xin: &Input, ctx: &StepCtx, s: State, publish: impl 
     for (c, t) in tally.iter().enumerate().take(g) {
         let mm = base + c;
         if mm < m {
-            let (om, rf) = unsafe { (*s.omega.0.add(hc * m + mm), *s.rf.0.add(hc * m + mm)) };
+            let (om, rf) = unsafe { (*s.omega.0.add(slot * m + mm), *s.rf.0.add(slot * m + mm)) };
             best = best.max(minicolumn_key(*t, om, rf, ctx, hc as u64, mm));
         }
     }
@@ -166,7 +166,7 @@ unsafe fn column(hc: usize, xin: &Input, ctx: &StepCtx, s: State, publish: impl 
         let om = warp_sum(om);
         if ln == 0 {
             unsafe {
-                let k = hc * m + wn;
+                let k = slot * m + wn;
                 *s.omega.0.add(k) = om;
                 let (c, r) = settle(*s.cnt.0.add(k), *s.rf.0.add(k), best);
                 *s.cnt.0.add(k) = c;
@@ -177,12 +177,16 @@ unsafe fn column(hc: usize, xin: &Input, ctx: &StepCtx, s: State, publish: impl 
 }
 
 kernel! {
-    /// One warp per hypercolumn of `first … first + count − 1`.
+    /// One warp per hypercolumn of a span (or of `first … first + count − 1`, every level).
     fn cortical_columns(a: Columns {
         levels: u32,
         m: u32,
+        level: u32,
         first: u32,
         count: u32,
+        slot: u32,
+        out: u32,
+        child: u32,
         learn: u32,
         ltd: u32,
         t: u64,
@@ -195,19 +199,7 @@ kernel! {
         rf: DevMut<u8>,
         dst: DevMut<i32>,
     }) {
-        let warp = gid() / 32;
-        if warp >= a.count as usize {
-            return;
-        }
-        let hc = a.first as usize + warp;
         let m = a.m as usize;
-        let (l, j) = locate(a.levels, hc);
-        let xin = if l == 0 {
-            unsafe { bottom(a.x, m, j) }
-        } else {
-            let below = offset(a.levels, l - 1) + 2 * j;
-            unsafe { parent_input(m, *a.src.0.add(below), *a.src.0.add(below + 1)) }
-        };
         let ctx = StepCtx {
             m,
             n_hc: (1u64 << a.levels) - 1,
@@ -217,7 +209,27 @@ kernel! {
             ltd: a.ltd as u16,
         };
         let s = State { w: a.w, omega: a.omega, cnt: a.cnt, rf: a.rf };
-        unsafe { column(hc, &xin, &ctx, s, |w| *a.dst.0.add(hc) = w) };
+        let mut k = gid() / 32;
+        while k < a.count as usize {
+            let hc = a.first as usize + k;
+            // (level, index in the level's input, state slot, winner index)
+            let (l, input, slot, out) = if a.level == ALL_LEVELS {
+                let (l, j) = locate(a.levels, hc);
+                let input = if l == 0 { j } else { offset(a.levels, l - 1) + 2 * j };
+                (l, input, hc, hc)
+            } else {
+                let l = a.level as usize;
+                let input = a.child as usize + if l == 0 { k } else { 2 * k };
+                (l, input, a.slot as usize + k, a.out as usize + k)
+            };
+            let xin = if l == 0 {
+                unsafe { bottom(a.x, m, input) }
+            } else {
+                unsafe { parent_input(m, *a.src.0.add(input), *a.src.0.add(input + 1)) }
+            };
+            unsafe { column(hc, slot, &xin, &ctx, s, |w| *a.dst.0.add(out) = w) };
+            k += grid_threads() / 32;
+        }
     }
 }
 
@@ -288,7 +300,7 @@ kernel! {
                 parent_input(m, from_lane0(left) as i32, from_lane0(right) as i32)
             };
             unsafe {
-                column(hc, &xin, &ctx, s, |w| {
+                column(hc, hc, &xin, &ctx, s, |w| {
                     write_volatile(a.winners.0.add(hc), w);
                     fence_gpu();
                     if l + 1 < a.levels as usize {
@@ -302,10 +314,11 @@ kernel! {
 }
 
 kernel! {
-    /// Weight `k` of `[hc][i][m]` = the core's `initial_weight(hc, m, i)`.
+    /// Weight `k` of `[hc][i][m]` = the core's `initial_weight(first + hc, m, i)`.
     fn cortical_init(a: Init {
         m: u32,
         init_key: u64,
+        first: u64,
         n: u64,
         w: DevMut<u16>,
     }) {
@@ -316,6 +329,6 @@ kernel! {
         let m = a.m as usize;
         let (hc, rest) = split(k, 2 * m * m);
         let (i, mm) = split(rest, m);
-        unsafe { *a.w.0.add(k) = initial_weight(a.init_key, hc as u64, m, mm, i) };
+        unsafe { *a.w.0.add(k) = initial_weight(a.init_key, a.first + hc as u64, m, mm, i) };
     }
 }

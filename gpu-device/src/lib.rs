@@ -11,7 +11,7 @@
 // `fence.acq_rel.gpu` of the cortical work queue.
 #![allow(internal_features)]
 
-use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x, trap};
+use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x, trap};
 
 pub mod cortical;
 pub mod flyhash;
@@ -60,6 +60,13 @@ pub(crate) use kernel;
 pub(crate) fn gid() -> usize {
     // SAFETY: reading special registers has no preconditions.
     unsafe { _block_idx_x() as usize * _block_dim_x() as usize + _thread_idx_x() as usize }
+}
+
+/// Threads in the whole grid along x (a grid-stride loop's step).
+#[inline(always)]
+pub(crate) fn grid_threads() -> usize {
+    // SAFETY: reading special registers has no preconditions.
+    unsafe { _grid_dim_x() as usize * _block_dim_x() as usize }
 }
 
 /// Aborts the kernel (an argument the host should never have sent).

@@ -18,6 +18,11 @@ pub struct KernelTimer {
 }
 
 impl KernelTimer {
+    /// Milliseconds of each recorded launch, in order (waits for them).
+    pub fn each_ms(&self) -> Result<Vec<f64>, GpuError> {
+        self.events.iter().map(|(_, a, b)| Ok(a.elapsed_ms(b)? as f64)).collect()
+    }
+
     /// Total milliseconds spent in the recorded kernels (waits for them). With
     /// `NEUROBITS_GPU_PROFILE` set, also prints the time per kernel on stderr.
     pub fn total_ms(&self) -> Result<f64, GpuError> {

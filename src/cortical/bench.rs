@@ -157,7 +157,8 @@ pub fn run(c: &BenchConfig) -> Result<()> {
             if let Some(g) = &gpu {
                 let mut equal = true;
                 for variant in [Variant::PerLevel, Variant::Pipelined, Variant::Queue] {
-                    let mut dev = g.cortical_untrained(geo, key(SEED, INIT), &x)?;
+                    let mut dev =
+                        g.cortical_untrained(geo, neurobits_core::cortical::Part::whole(&geo), key(SEED, INIT), &x)?;
                     let (fire_key, mut t) = (key(SEED, FIRE), 0u64);
                     let step = |dev: &mut neurobits_gpu_host::cortical::CorticalGpu<'_>, t: &mut u64| -> Result<()> {
                         let a = StepArgs { learn: true, t: *t, fire_key, ltd: neurobits_core::cortical::rules::LTD };

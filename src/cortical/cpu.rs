@@ -2,7 +2,7 @@
 //! the paper) and rayon (each level's hypercolumns in parallel, the paper's Pthreads analogue).
 
 use neurobits_core::cortical::rules::LTD;
-use neurobits_core::cortical::{column_input, column_step, Column, Learner, Net, Schedule, StepCtx};
+use neurobits_core::cortical::{column_step, Column, Learner, Net, Schedule, StepCtx};
 use rayon::prelude::*;
 
 use super::network::Network;
@@ -34,12 +34,14 @@ pub fn step(
     }
 }
 
-fn step_rayon(net: &mut Net<'_>, x: &[u64], winners: &mut [i32], prev: Option<&[i32]>, ctx: &StepCtx) {
-    let geo = net.geo;
+/// The rayon step of a whole network or a part: each span's hypercolumns in parallel, spans in
+/// order (a span's children are written before it: they come earlier in the winner buffer).
+pub fn step_rayon(net: &mut Net<'_>, x: &[u64], winners: &mut [i32], prev: Option<&[i32]>, ctx: &StepCtx) {
+    let (geo, part) = (net.geo, net.part);
     let (m, wp) = (geo.minicolumns(), geo.weights_per_column());
-    for l in 0..geo.levels() {
-        let (o, n) = (geo.offset(l), geo.level_len(l));
-        let (below, here) = winners.split_at_mut(o);
+    for s in part.spans() {
+        let (o, n, out) = (s.slot as usize, s.count as usize, s.out as usize);
+        let (below, here) = winners.split_at_mut(out);
         let src: &[i32] = prev.unwrap_or(below);
         let columns = net.w[o * wp..(o + n) * wp]
             .par_chunks_mut(wp)
@@ -47,9 +49,9 @@ fn step_rayon(net: &mut Net<'_>, x: &[u64], winners: &mut [i32], prev: Option<&[
             .zip(net.cnt[o * m..(o + n) * m].par_chunks_mut(m))
             .zip(net.rf[o * m..(o + n) * m].par_chunks_mut(m));
         here[..n].par_iter_mut().zip(columns).with_min_len(16).enumerate().for_each(
-            |(j, (win, (((w, omega), cnt), rf)))| {
-                let xin = column_input(&geo, l, j, x, src);
-                *win = column_step(Column { w, omega, cnt, rf }, (o + j) as u64, &xin, ctx);
+            |(k, (win, (((w, omega), cnt), rf)))| {
+                let xin = s.input(&geo, k, x, src);
+                *win = column_step(Column { w, omega, cnt, rf }, s.id(&geo, k) as u64, &xin, ctx);
             },
         );
     }

@@ -8,6 +8,7 @@ pub mod data;
 pub mod gpu;
 pub mod network;
 pub mod quality;
+pub mod split;
 
 use anyhow::{bail, Result};
 use neurobits_core::cortical::{digest, lgn::THETA, train, Geometry, Learner, Protocol, Schedule};

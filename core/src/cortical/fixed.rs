@@ -3,6 +3,7 @@
 
 use super::geometry::Geometry;
 use super::network::Net;
+use super::part::Part;
 use crate::Error;
 
 /// The whole state of a network of `HC = 2^L − 1` hypercolumns, in arrays.
@@ -38,6 +39,7 @@ impl<const HC: usize, const M: usize, const IN: usize> FixedNetwork<HC, M, IN> {
         let geo = Geometry::new(self.levels, M).expect("checked by new");
         Net {
             geo,
+            part: Part::whole(&geo),
             w: self.w.as_flattened_mut().as_flattened_mut(),
             omega: self.omega.as_flattened_mut(),
             cnt: self.cnt.as_flattened_mut(),

@@ -6,19 +6,31 @@
 
 use crate::kernel::{kernel_struct, DevMut, DevPtr};
 
+/// [`Columns::level`] of the pipelined launch: every level at once, hypercolumn ids as slots.
+pub const ALL_LEVELS: u32 = u32::MAX;
+
 kernel_struct! {
-    /// Hypercolumns `first … first + count − 1` (one level per launch for the synchronous
-    /// schedule, `src` = `dst`; all of them in one launch for the pipelined schedule, `src` =
-    /// the previous step's winners), one warp each.
+    /// One [`Span`](super::Span) of a worker's part (the synchronous schedule: one launch per
+    /// span, `src` = `dst`), or with `level` = [`ALL_LEVELS`] the hypercolumns `first … first +
+    /// count − 1` of a whole network in one launch (the pipelined schedule: `src` = the step
+    /// before's winners). A grid of fewer warps than hypercolumns strides over them.
     Columns => CorticalColumns {
         /// Levels L.
         levels: u32,
         /// Minicolumns M.
         m: u32,
-        /// First hypercolumn.
+        /// The span's level, or [`ALL_LEVELS`].
+        level: u32,
+        /// Network-wide id of the first hypercolumn.
         first: u32,
         /// Hypercolumns.
         count: u32,
+        /// The first one's state slot (`Span::slot`).
+        slot: u32,
+        /// The first one's winner in `dst` (`Span::out`).
+        out: u32,
+        /// Its input (`Span::child`): bottom input index, or left child's winner in `src`.
+        child: u32,
         /// Learning (and random firing) on: 1.
         learn: u32,
         /// LTD step β, Q0.16.
@@ -86,13 +98,16 @@ kernel_struct! {
 
 kernel_struct! {
     /// The untrained network on the device (the core's `initial_weight`, D-9), one thread per
-    /// weight `k` of `[hc][i][m]`.
+    /// weight `k` of `[hc][i][m]`; `w` starts at hypercolumn `first` (one launch per span of a
+    /// part: its hypercolumns are consecutive ids).
     Init => CorticalInit {
         /// Minicolumns M.
         m: u32,
         /// `rng::key(seed, INIT)`.
         init_key: u64,
-        /// Weights in the network.
+        /// Network id of the hypercolumn at `w`.
+        first: u64,
+        /// Weights to write.
         n: u64,
         /// Weights, written.
         w: DevMut<u16>,

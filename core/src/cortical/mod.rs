@@ -8,6 +8,7 @@
 //!
 //! * [`rules`]: Eq. 1–7, the WTA key, learning, random firing — one minicolumn at a time;
 //! * [`column_step`]: one hypercolumn's step; [`Net::step`]: all levels, either [`Schedule`];
+//! * [`Part`]: the levels and subtrees one worker of a multi-device split holds (P-1);
 //! * [`lgn`]: the image → bottom inputs transform; [`train()`]/[`evaluate`]: the protocol;
 //! * [`rng`]: the spec's counter-based generator; `digest` (feature `sha`): the SHA-256 digests.
 //!
@@ -37,6 +38,7 @@ mod geometry;
 pub mod kernels;
 pub mod lgn;
 mod network;
+mod part;
 pub mod rng;
 pub mod rules;
 mod train;
@@ -46,5 +48,6 @@ pub use column::{
 };
 pub use fixed::FixedNetwork;
 pub use geometry::{Geometry, MAX_LEVELS};
-pub use network::{bottom_input, column_input, init_column, level_input, Net, Schedule};
+pub use network::{bottom_input, init_column, Net, Schedule};
+pub use part::{Part, Span};
 pub use train::{evaluate, train, CpuLearner, Learner, Protocol};

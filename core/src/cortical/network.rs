@@ -1,8 +1,9 @@
 //! A whole network's state over borrowed slices (heap-backed on the host, arrays in
 //! [`super::FixedNetwork`] on the firmware) and the level schedules of D-11.
 
-use super::column::{column_step, nearest_feature, parent_input, Column, Input, StepCtx};
+use super::column::{column_step, nearest_feature, Column, Input, StepCtx};
 use super::geometry::Geometry;
+use super::part::Part;
 use super::rng::{key, INIT};
 use super::rules::initial_weight;
 use crate::Error;
@@ -21,11 +22,14 @@ pub enum Schedule {
 }
 
 /// A network's state, borrowed: weights striped per hypercolumn (`[hc][i][m]`), `Ω`, own-win
-/// counters and random-firing flags per minicolumn (`[hc][m]`).
+/// counters and random-firing flags per minicolumn (`[hc][m]`) — of the whole network, or of the
+/// [`Part`] one worker holds (hypercolumns in slot order).
 #[derive(Debug)]
 pub struct Net<'a> {
-    /// Shape.
+    /// Shape of the whole network.
     pub geo: Geometry,
+    /// What the buffers hold ([`Part::whole`] for a whole network).
+    pub part: Part,
     /// `[hc][i][m]` weights, Q0.16.
     pub w: &'a mut [u16],
     /// `[hc][m]` cached `Ω`.
@@ -45,14 +49,27 @@ impl<'a> Net<'a> {
         cnt: &'a mut [u32],
         rf: &'a mut [u8],
     ) -> Result<Self, Error> {
-        let per_m = geo.hypercolumns() * geo.minicolumns();
-        if w.len() != geo.weights() || omega.len() != per_m || cnt.len() != per_m || rf.len() != per_m {
-            return Err(Error::Capacity(geo.weights(), w.len()));
-        }
-        Ok(Net { geo, w, omega, cnt, rf })
+        Net::part(geo, Part::whole(&geo), w, omega, cnt, rf)
     }
 
-    /// Hypercolumn `hc`'s state.
+    /// Borrows the state of `part` of a network of `geo`'s shape, checking the lengths.
+    pub fn part(
+        geo: Geometry,
+        part: Part,
+        w: &'a mut [u16],
+        omega: &'a mut [u32],
+        cnt: &'a mut [u32],
+        rf: &'a mut [u8],
+    ) -> Result<Self, Error> {
+        let per_m = part.columns() * geo.minicolumns();
+        let n_w = part.columns() * geo.weights_per_column();
+        if w.len() != n_w || omega.len() != per_m || cnt.len() != per_m || rf.len() != per_m {
+            return Err(Error::Capacity(n_w, w.len()));
+        }
+        Ok(Net { geo, part, w, omega, cnt, rf })
+    }
+
+    /// The state in slot `hc` (the hypercolumn id for a whole network).
     pub fn column(&mut self, hc: usize) -> Column<'_> {
         let (wp, m) = (self.geo.weights_per_column(), self.geo.minicolumns());
         Column {
@@ -66,28 +83,33 @@ impl<'a> Net<'a> {
     /// The untrained network of `seed` (D-9): weights uniform on [0, 0.01), so `Ω = 0`; counters
     /// 0; random firing on.
     pub fn init(&mut self, seed: u64) {
-        let (m, n_in) = (self.geo.minicolumns(), self.geo.inputs());
+        let (geo, part) = (self.geo, self.part);
+        let (m, n_in, wp) = (geo.minicolumns(), geo.inputs(), geo.weights_per_column());
         let k = key(seed, INIT);
-        for (hc, col) in self.w.chunks_mut(self.geo.weights_per_column()).enumerate() {
-            init_column(col, k, hc as u64, m, n_in);
+        for s in part.spans() {
+            for j in 0..s.count as usize {
+                let slot = s.slot as usize + j;
+                init_column(&mut self.w[slot * wp..(slot + 1) * wp], k, s.id(&geo, j) as u64, m, n_in);
+            }
         }
         self.omega.fill(0);
         self.cnt.fill(0);
         self.rf.fill(1);
     }
 
-    /// One time step over all levels. `x` holds the bottom inputs (`geo.bottom_words()` words,
-    /// `input_words()` per bottom hypercolumn); `winners` receives every hypercolumn's winner
-    /// (`-1` silent). Synchronous: `prev` is `None` and each level reads the level below in
-    /// `winners`. Pipelined: `prev` holds the winners of step `t − 1` (all `-1` at the start).
-    /// `ctx` says whether to learn and at which step ([`StepCtx::new`]).
+    /// One time step over all levels (of the part). `x` holds the bottom inputs
+    /// (`geo.bottom_words()` words, `input_words()` per bottom hypercolumn); `winners` receives
+    /// every hypercolumn's winner (`-1` silent; [`Part::outputs`] long, after the part's inbox).
+    /// Synchronous: `prev` is `None` and each level reads the level below in `winners`.
+    /// Pipelined (whole networks): `prev` holds the winners of step `t − 1` (all `-1` at the
+    /// start). `ctx` says whether to learn and at which step ([`StepCtx::new`]).
     pub fn step(&mut self, x: &[u64], winners: &mut [i32], prev: Option<&[i32]>, ctx: &StepCtx) {
-        let geo = self.geo;
-        for l in 0..geo.levels() {
-            for j in 0..geo.level_len(l) {
-                let xin = column_input(&geo, l, j, x, prev.unwrap_or(winners));
-                let hc = geo.offset(l) + j;
-                winners[hc] = column_step(self.column(hc), hc as u64, &xin, ctx);
+        let (geo, part) = (self.geo, self.part);
+        for s in part.spans() {
+            for k in 0..s.count as usize {
+                let xin = s.input(&geo, k, x, prev.unwrap_or(winners));
+                winners[s.out as usize + k] =
+                    column_step(self.column(s.slot as usize + k), s.id(&geo, k) as u64, &xin, ctx);
             }
         }
     }
@@ -99,11 +121,12 @@ impl Net<'_> {
     pub fn features(&self, x: &[u64], out: &mut [i32]) {
         let geo = self.geo;
         let (m, wp) = (geo.minicolumns(), geo.weights_per_column());
-        for l in 0..geo.levels() {
-            for j in 0..geo.level_len(l) {
-                let xin = column_input(&geo, l, j, x, out);
-                let hc = geo.offset(l) + j;
-                out[hc] = nearest_feature(&self.w[hc * wp..(hc + 1) * wp], &self.omega[hc * m..(hc + 1) * m], &xin);
+        for s in self.part.spans() {
+            for k in 0..s.count as usize {
+                let xin = s.input(&geo, k, x, out);
+                let hc = s.slot as usize + k;
+                let w = &self.w[hc * wp..(hc + 1) * wp];
+                out[s.out as usize + k] = nearest_feature(w, &self.omega[hc * m..(hc + 1) * m], &xin);
             }
         }
     }
@@ -118,17 +141,6 @@ pub fn init_column(w: &mut [u16], init_key: u64, hc: u64, m: usize, n_in: usize)
     }
 }
 
-/// The input of hypercolumn `j` of level `l`: bottom words `x` at level 0, else its children's
-/// outputs in `outputs` (per hypercolumn: this step's, or the step before's when pipelined).
-#[inline(always)]
-pub fn column_input(geo: &Geometry, l: usize, j: usize, x: &[u64], outputs: &[i32]) -> Input {
-    if l == 0 {
-        bottom_input(geo, x, j)
-    } else {
-        level_input(geo, l, j, outputs)
-    }
-}
-
 /// Bottom hypercolumn `j`'s input from the bottom words `x`.
 #[inline(always)]
 pub fn bottom_input(geo: &Geometry, x: &[u64], j: usize) -> Input {
@@ -136,11 +148,4 @@ pub fn bottom_input(geo: &Geometry, x: &[u64], j: usize) -> Input {
     let mut xin = [0u64; 4];
     xin[..nw].copy_from_slice(&x[j * nw..(j + 1) * nw]);
     xin
-}
-
-/// The input of hypercolumn `j` of level `l ≥ 1` from the winners of all hypercolumns.
-#[inline(always)]
-pub fn level_input(geo: &Geometry, l: usize, j: usize, winners: &[i32]) -> Input {
-    let below = geo.offset(l - 1) + 2 * j;
-    parent_input(geo.minicolumns(), winners[below], winners[below + 1])
 }

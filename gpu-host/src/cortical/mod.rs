@@ -1,13 +1,17 @@
 //! The cortical network resident on a GPU: weights, `Ω`, counters, flags and the training
 //! images' bottom inputs are uploaded once; each step launches one of the paper's variants
-//! ([`Variant`]); the state comes back only when asked for.
+//! ([`Variant`]); the state comes back only when asked for. A handle holds a whole network or
+//! one worker's [`Part`] of a multi-device split (per-level launches, one per span): its inbox
+//! is filled from the level below ([`CorticalGpu::set_inbox`]) and its top span's winners are
+//! what it hands on ([`CorticalGpu::outbox`]).
 
 use cudarc::driver::CudaSlice;
-use neurobits_core::cortical::kernels::{Columns, Init, Queue};
-use neurobits_core::cortical::Geometry;
+use neurobits_core::cortical::kernels::{Columns, Init, Queue, ALL_LEVELS};
+use neurobits_core::cortical::{Geometry, Part};
 
-use crate::launch::{block, launch_blocks, rd, resident_blocks, wr};
+use crate::launch::{block, launch_blocks, rd, resident_blocks, wr, KernelTimer};
 use crate::{Gpu, GpuError};
+use neurobits_core::kernel::DevMut;
 
 /// How a step is mapped onto the GPU. All give the CPU's bits for the same schedule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +33,8 @@ pub type State = (Vec<u16>, Vec<u32>, Vec<u8>);
 pub struct CorticalGpu<'g> {
     gpu: &'g Gpu,
     geo: Geometry,
+    part: Part,
+    max_blocks: Option<u32>,
     w: CudaSlice<u16>,
     omega: CudaSlice<u32>,
     cnt: CudaSlice<u32>,
@@ -67,43 +73,67 @@ impl Gpu {
         rf: &[u8],
         images: &[u64],
     ) -> Result<CorticalGpu<'_>, GpuError> {
-        let per_m = geo.hypercolumns() * geo.minicolumns();
-        if w.len() != geo.weights() || omega.len() != per_m || cnt.len() != per_m || rf.len() != per_m {
-            return Err(GpuError::Input("cortical state sizes do not match the geometry".into()));
-        }
-        self.ensure_fits(geo.weights() as u64 * 2 + per_m as u64 * 9)?;
-        let st = &self.stream;
-        let (w, omega, cnt, rf) = (st.clone_htod(w)?, st.clone_htod(omega)?, st.clone_htod(cnt)?, st.clone_htod(rf)?);
-        self.cortical_with(geo, (w, omega, cnt, rf), images)
+        self.cortical_part(geo, Part::whole(&geo), (w, omega, cnt, rf), images)
     }
 
-    /// The untrained network of `init_key` (`rng::key(seed, INIT)`) made on the device (no host
-    /// copy of the weights: 2^20 − 1 hypercolumns of 128 minicolumns are 64 GiB).
+    /// Uploads the state of `part` of a network of `geo`'s shape (hypercolumns in slot order)
+    /// and the bottom inputs of the images (whole images: `geo.bottom_words()` each).
+    pub fn cortical_part(
+        &self,
+        geo: Geometry,
+        part: Part,
+        (w, omega, cnt, rf): (&[u16], &[u32], &[u32], &[u8]),
+        images: &[u64],
+    ) -> Result<CorticalGpu<'_>, GpuError> {
+        let per_m = part.columns() * geo.minicolumns();
+        if w.len() != part.columns() * geo.weights_per_column()
+            || omega.len() != per_m
+            || cnt.len() != per_m
+            || rf.len() != per_m
+        {
+            return Err(GpuError::Input("cortical state sizes do not match the part".into()));
+        }
+        self.ensure_fits(w.len() as u64 * 2 + per_m as u64 * 9)?;
+        let st = &self.stream;
+        let (w, omega, cnt, rf) = (st.clone_htod(w)?, st.clone_htod(omega)?, st.clone_htod(cnt)?, st.clone_htod(rf)?);
+        self.cortical_with(geo, part, (w, omega, cnt, rf), images)
+    }
+
+    /// The untrained `part` of the network of `init_key` (`rng::key(seed, INIT)`), made on the
+    /// device (no host copy of the weights: 2^20 − 1 hypercolumns of 128 minicolumns are 64 GiB).
     pub fn cortical_untrained(
         &self,
         geo: Geometry,
+        part: Part,
         init_key: u64,
         images: &[u64],
     ) -> Result<CorticalGpu<'_>, GpuError> {
-        let per_m = geo.hypercolumns() * geo.minicolumns();
-        self.ensure_fits(geo.weights() as u64 * 2 + per_m as u64 * 9)?;
+        let per_m = part.columns() * geo.minicolumns();
+        let wp = geo.weights_per_column();
+        self.ensure_fits((part.columns() * wp) as u64 * 2 + per_m as u64 * 9)?;
         let st = &self.stream;
-        let mut w = st.alloc_zeros(geo.weights())?;
-        let n = geo.weights() as u64;
-        let blocks = u32::try_from(n.div_ceil(block() as u64))
-            .map_err(|_| GpuError::Input("too many weights for one launch".into()))?;
-        let args = Init { m: geo.minicolumns() as u32, init_key, n, w: wr(self, &mut w) };
-        // SAFETY: `w` holds `n` weights; one thread per weight.
-        unsafe { launch_blocks(self, None, blocks, args) }?;
+        let mut w = st.alloc_zeros::<u16>(part.columns() * wp)?;
+        for sp in part.spans() {
+            let n = sp.count as u64 * wp as u64;
+            let blocks = u32::try_from(n.div_ceil(block() as u64))
+                .map_err(|_| GpuError::Input("too many weights for one launch".into()))?;
+            let base = wr(self, &mut w);
+            // SAFETY: within the allocation: the span's slots are part of it.
+            let at = DevMut(unsafe { base.0.add(sp.slot as usize * wp) });
+            let args = Init { m: geo.minicolumns() as u32, init_key, first: sp.id(&geo, 0) as u64, n, w: at };
+            // SAFETY: `w` holds the span's `n` weights from slot `sp.slot`; one thread per weight.
+            unsafe { launch_blocks(self, None, blocks, args) }?;
+        }
         // Ω = 0 and counters 0 (weights below 0.2), random firing on.
         let state = (w, st.alloc_zeros(per_m)?, st.alloc_zeros(per_m)?, st.clone_htod(&vec![1u8; per_m])?);
-        self.cortical_with(geo, state, images)
+        self.cortical_with(geo, part, state, images)
     }
 
     /// A handle around a state already on the device, with the images and the step buffers.
     fn cortical_with(
         &self,
         geo: Geometry,
+        part: Part,
         (w, omega, cnt, rf): (CudaSlice<u16>, CudaSlice<u32>, CudaSlice<u32>, CudaSlice<u8>),
         images: &[u64],
     ) -> Result<CorticalGpu<'_>, GpuError> {
@@ -111,19 +141,22 @@ impl Gpu {
         if n_hc >= u32::MAX as usize / 2 || images.is_empty() || !images.len().is_multiple_of(geo.bottom_words()) {
             return Err(GpuError::Input("cortical network or images of an unsupported size".into()));
         }
-        self.ensure_fits(images.len() as u64 * 8 + n_hc as u64 * 12)?;
+        let n_out = part.outputs();
+        self.ensure_fits(images.len() as u64 * 8 + n_out as u64 * 12)?;
         let st = &self.stream;
         Ok(CorticalGpu {
             gpu: self,
             geo,
+            part,
+            max_blocks: None,
             w,
             omega,
             cnt,
             rf,
             images: st.clone_htod(images)?,
-            cur: st.clone_htod(&vec![-1i32; n_hc])?,
-            prev: st.clone_htod(&vec![-1i32; n_hc])?,
-            flags: st.alloc_zeros(n_hc)?,
+            cur: st.clone_htod(&vec![-1i32; n_out])?,
+            prev: st.clone_htod(&vec![-1i32; n_out])?,
+            flags: st.alloc_zeros(part.columns())?,
             head: st.alloc_zeros(1)?,
             epoch: 0,
             queue_blocks: resident_blocks::<Queue>(self)?,
@@ -135,6 +168,18 @@ impl CorticalGpu<'_> {
     /// One step on training image `image` (asynchronous; errors of the launch come back here,
     /// of the kernel at the next download).
     pub fn step(&mut self, image: usize, a: &StepArgs, variant: Variant) -> Result<(), GpuError> {
+        self.step_timed(image, a, variant, None)
+    }
+
+    /// [`CorticalGpu::step`] with CUDA events around every launch (per level: the profiler's
+    /// per-level costs).
+    pub fn step_timed(
+        &mut self,
+        image: usize,
+        a: &StepArgs,
+        variant: Variant,
+        mut timer: Option<&mut KernelTimer>,
+    ) -> Result<(), GpuError> {
         let geo = self.geo;
         let nw = geo.bottom_words();
         if (image + 1) * nw > self.images.len() {
@@ -145,39 +190,54 @@ impl CorticalGpu<'_> {
         let x = rd(gpu, &self.images);
         let x = neurobits_core::kernel::DevPtr::from_addr(x.0 as u64 + (image * nw * 8) as u64);
         let warps_per_block = block() as usize / 32;
-        let columns = |first: usize, count: usize, src: neurobits_core::kernel::DevPtr<i32>, g: &mut Self| {
-            let dst = wr(gpu, &mut g.cur);
-            let args = Columns {
-                levels: geo.levels() as u32,
-                m: geo.minicolumns() as u32,
-                first: first as u32,
-                count: count as u32,
-                learn: a.learn as u32,
-                ltd: a.ltd as u32,
-                t: a.t,
-                fire_key: a.fire_key,
-                x,
-                src,
-                w: wr(gpu, &mut g.w),
-                omega: wr(gpu, &mut g.omega),
-                cnt: wr(gpu, &mut g.cnt),
-                rf: wr(gpu, &mut g.rf),
-                dst,
+        let max_blocks = self.max_blocks.unwrap_or(u32::MAX);
+        let levels = geo.levels() as u32;
+        let mut columns =
+            |level: u32, first: usize, count: usize, (slot, out, child): (u32, u32, u32), src, g: &mut Self| {
+                let dst = wr(gpu, &mut g.cur);
+                let args = Columns {
+                    levels,
+                    m: geo.minicolumns() as u32,
+                    level,
+                    first: first as u32,
+                    count: count as u32,
+                    slot,
+                    out,
+                    child,
+                    learn: a.learn as u32,
+                    ltd: a.ltd as u32,
+                    t: a.t,
+                    fire_key: a.fire_key,
+                    x,
+                    src,
+                    w: wr(gpu, &mut g.w),
+                    omega: wr(gpu, &mut g.omega),
+                    cnt: wr(gpu, &mut g.cnt),
+                    rf: wr(gpu, &mut g.rf),
+                    dst,
+                };
+                let blocks = (count.div_ceil(warps_per_block) as u32).min(max_blocks);
+                // SAFETY: the buffers hold the part of `geo` the span (or every level) addresses;
+                // the warps stride over the span's hypercolumns.
+                unsafe { launch_blocks(gpu, timer.as_deref_mut(), blocks, args) }
             };
-            // SAFETY: the buffers hold the network of `geo`; one warp per hypercolumn of the range.
-            unsafe { launch_blocks(gpu, None, count.div_ceil(warps_per_block) as u32, args) }
-        };
+        let whole = self.part == Part::whole(&geo);
+        if variant != Variant::PerLevel && !whole {
+            return Err(GpuError::Input(format!("{variant:?} runs whole networks only; parts run per level")));
+        }
         match variant {
             Variant::PerLevel => {
-                for l in 0..geo.levels() {
+                let part = self.part;
+                for sp in part.spans() {
                     let src = rd(gpu, &self.cur);
-                    columns(geo.offset(l), geo.level_len(l), src, self)?;
+                    let first = sp.id(&geo, 0);
+                    columns(sp.level, first, sp.count as usize, (sp.slot, sp.out, sp.child), src, self)?;
                 }
             }
             Variant::Pipelined => {
                 // Reads `prev` (step t − 1), writes `cur`, then the two swap: `prev` is the latest.
                 let src = rd(gpu, &self.prev);
-                columns(0, geo.hypercolumns(), src, self)?;
+                columns(ALL_LEVELS, 0, geo.hypercolumns(), (0, 0, 0), src, self)?;
                 std::mem::swap(&mut self.cur, &mut self.prev);
             }
             Variant::Queue => {
@@ -224,6 +284,37 @@ impl CorticalGpu<'_> {
     pub fn state(&self) -> Result<State, GpuError> {
         let st = &self.gpu.stream;
         Ok((st.clone_dtoh(&self.w)?, st.clone_dtoh(&self.cnt)?, st.clone_dtoh(&self.rf)?))
+    }
+
+    /// The part this handle holds.
+    pub fn part(&self) -> &Part {
+        &self.part
+    }
+
+    /// Caps every per-level launch at `blocks` blocks (the warps stride): a slower device made
+    /// on purpose, without touching its settings, to test the profiler's proportional split.
+    pub fn set_max_blocks(&mut self, blocks: Option<u32>) {
+        self.max_blocks = blocks.map(|b| b.max(1));
+    }
+
+    /// Copies the winners of the level below the part's first into its inbox (queued on the
+    /// stream after the steps already launched).
+    pub fn set_inbox(&mut self, winners: &[i32]) -> Result<(), GpuError> {
+        if winners.len() != self.part.inbox() {
+            return Err(GpuError::Input(format!("inbox of {} winners, got {}", self.part.inbox(), winners.len())));
+        }
+        if !winners.is_empty() {
+            let mut dst = self.cur.slice_mut(0..winners.len());
+            self.gpu.stream.memcpy_htod(winners, &mut dst)?;
+        }
+        Ok(())
+    }
+
+    /// The winners of the part's top span after the last step (waits for it).
+    pub fn outbox(&self) -> Result<Vec<i32>, GpuError> {
+        let top = self.part.top();
+        let (o, n) = (top.out as usize, top.count as usize);
+        Ok(self.gpu.stream.clone_dtoh(&self.cur.slice(o..o + n))?)
     }
 
     /// Persistent-grid blocks of the work queue on this device.

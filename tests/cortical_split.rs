@@ -1,0 +1,185 @@
+//! The multi-device split (spec §6, §11.4): every split the profiler can produce gives the
+//! single device's bits (P-4), shown here with CPU workers (each holding only its part, moving
+//! winners through inboxes exactly as the GPUs do); and the partitioner's decisions on injected
+//! costs.
+
+use neurobits::cortical::bench::random_inputs;
+use neurobits::cortical::cpu::{CpuTrainer, Threads};
+use neurobits::cortical::split::plan::{deal, largest_remainder, predict};
+use neurobits::cortical::split::{partition, Costs, Dev, Plan, Slot, SplitNet};
+use neurobits::cortical::Network;
+use neurobits_core::cortical::{Geometry, Learner, Schedule};
+
+const STEPS: u64 = 40;
+const IMAGES: usize = 4;
+
+/// Weights digest and last evaluation winners after `STEPS` learning steps of `net` run by `f`.
+fn reference(geo: Geometry, x: &[u64]) -> (String, Vec<i32>) {
+    let mut net = Network::new(geo, 3).unwrap();
+    let mut tr = CpuTrainer::new(&mut net, x, Schedule::Synchronous, Threads::Single);
+    for t in 0..STEPS {
+        let Ok(()) = tr.learn(t as usize % IMAGES);
+    }
+    let mut w = vec![-1; geo.hypercolumns()];
+    neurobits::cortical::cpu::step(&mut net, &x[..geo.bottom_words()], &mut w, None, false, 32768, Threads::Single);
+    (net.weights_sha256(), w)
+}
+
+fn split_run(geo: Geometry, x: &[u64], plan: &Plan, threads: Threads) -> (String, Vec<i32>) {
+    let net = Network::new(geo, 3).unwrap();
+    let mut s = SplitNet::new(&net, plan, &[], x, threads).unwrap();
+    for t in 0..STEPS {
+        s.learn(t as usize % IMAGES).unwrap();
+    }
+    s.step(0, false).unwrap();
+    let mut out = Network::new(geo, 3).unwrap();
+    s.gather(&mut out).unwrap();
+    (out.weights_sha256(), s.winners().unwrap())
+}
+
+/// Every cut, every 2-way deal of its subtrees (or every deal point up to 8), every number of
+/// CPU top levels: the lower workers, the middle worker and the top worker are separate parts.
+fn every_split(geo: Geometry) -> Vec<Plan> {
+    let l = geo.levels();
+    let mut plans = vec![Plan::single(&geo, Dev::Cpu)];
+    for cut in 1..l {
+        let total = geo.level_len(cut - 1);
+        for first in (1..total).take(8) {
+            for h in 0..=(l - cut) {
+                plans.push(Plan::dealt(&geo, cut, &[Dev::Cpu, Dev::Cpu], &[first, total - first], Dev::Cpu, h));
+            }
+        }
+    }
+    plans
+}
+
+#[test]
+fn every_split_equals_the_single_device() {
+    for (levels, m) in [(5, 16), (4, 128), (6, 32)] {
+        let geo = Geometry::new(levels, m).unwrap();
+        let x = random_inputs(&geo, IMAGES, 0.3, 9);
+        let (want, winners) = reference(geo, &x);
+        assert!(winners.iter().any(|&w| w >= 0), "the reference network is silent");
+        let plans = every_split(geo);
+        for (k, plan) in plans.iter().enumerate() {
+            let threads = if k % 2 == 0 { Threads::Single } else { Threads::Rayon };
+            let (got, got_winners) = split_run(geo, &x, plan, threads);
+            assert_eq!(got, want, "L {levels} M {m}: {plan}");
+            assert_eq!(got_winners, winners, "L {levels} M {m}: {plan}");
+        }
+        eprintln!("L = {levels}, M = {m}: {} splits = single device ({})", plans.len(), &want[..16]);
+    }
+}
+
+#[test]
+fn untrained_parts_equal_the_untrained_network() {
+    let geo = Geometry::new(5, 16).unwrap();
+    let x = random_inputs(&geo, IMAGES, 0.3, 9);
+    let plan = Plan::dealt(&geo, 3, &[Dev::Cpu, Dev::Cpu], &[1, 3], Dev::Cpu, 1);
+    let s = SplitNet::untrained(&geo, 3, &plan, &[], &x, Threads::Single).unwrap();
+    let mut got = Network::new(geo, 99).unwrap();
+    s.gather(&mut got).unwrap();
+    assert_eq!(got.w, Network::new(geo, 3).unwrap().w);
+}
+
+/// Costs per hypercolumn (seconds) per device, a launch latency, a fixed transfer latency.
+struct Mock {
+    per_hc: Vec<(Dev, f64, f64)>,
+    transfer: f64,
+}
+
+impl Costs for Mock {
+    fn level(&self, d: Dev, _l: usize, n: usize) -> f64 {
+        let (_, per, lat) = self.per_hc.iter().find(|p| p.0 == d).copied().unwrap();
+        lat + per * n as f64
+    }
+    fn transfer(&self, from: Dev, to: Dev, _n: usize) -> f64 {
+        if from == to {
+            0.0
+        } else {
+            self.transfer
+        }
+    }
+}
+
+const BIG: u64 = 1 << 40;
+
+#[test]
+fn three_times_faster_gets_three_quarters() {
+    // The paper's C2050 vs its slower GPU at 16K hypercolumns.
+    let geo = Geometry::new(14, 128).unwrap();
+    let mock = Mock { per_hc: vec![(Dev::Gpu(0), 3e-7, 5e-6), (Dev::Gpu(1), 1e-7, 5e-6)], transfer: 1e-5 };
+    let slots = [Slot { dev: Dev::Gpu(0), capacity: BIG }, Slot { dev: Dev::Gpu(1), capacity: BIG }];
+    let c = partition(&geo, &slots, &mock).unwrap();
+    let counts = c.plan.counts(&[Dev::Gpu(0), Dev::Gpu(1)]);
+    let total = geo.level_len(c.plan.cut - 1);
+    assert_eq!(counts.iter().sum::<usize>(), total);
+    assert!(total >= 4, "{}", c.plan);
+    assert_eq!(counts[1], total * 3 / 4, "{}", c.plan);
+    // Upper levels on the faster GPU.
+    assert!(c.plan.upper.iter().all(|u| u.0 == Dev::Gpu(1)), "{}", c.plan);
+    // It beats the faster device alone.
+    let alone = predict(&geo, &mock, geo.levels(), &[Dev::Gpu(1)], &[1], Dev::Gpu(1), 0);
+    assert!(c.predicted < alone * 0.8, "{} vs {}", c.predicted, alone);
+}
+
+#[test]
+fn a_full_fast_device_overflows_to_the_other() {
+    let geo = Geometry::new(12, 32).unwrap();
+    let bytes = neurobits::cortical::split::plan::column_bytes(&geo);
+    let mock = Mock { per_hc: vec![(Dev::Gpu(0), 4e-7, 5e-6), (Dev::Gpu(1), 1e-7, 5e-6)], transfer: 1e-5 };
+    // GPU 1 can hold a quarter of the network: performance first, DRAM second.
+    let cap = bytes * geo.hypercolumns() as u64 / 4;
+    let slots = [Slot { dev: Dev::Gpu(0), capacity: BIG }, Slot { dev: Dev::Gpu(1), capacity: cap }];
+    let c = partition(&geo, &slots, &mock).unwrap();
+    let counts = c.plan.counts(&[Dev::Gpu(0), Dev::Gpu(1)]);
+    let total = geo.level_len(c.plan.cut - 1);
+    let held: u64 = counts[1] as u64 * ((1u64 << c.plan.cut) - 1) * bytes
+        + c.plan
+            .upper
+            .iter()
+            .filter(|u| u.0 == Dev::Gpu(1))
+            .map(|u| (geo.offset(u.2) - geo.offset(u.1)) as u64)
+            .sum::<u64>()
+            * bytes;
+    assert!(held <= cap, "{} holds {held} > {cap}", c.plan);
+    assert!(counts[1] > 0 && counts[0] > counts[1], "{}", c.plan);
+    assert_eq!(counts.iter().sum::<usize>(), total);
+    // Nothing fits: no plan.
+    let tiny = [Slot { dev: Dev::Gpu(0), capacity: bytes }, Slot { dev: Dev::Gpu(1), capacity: bytes }];
+    assert!(partition(&geo, &tiny, &mock).is_none());
+}
+
+#[test]
+fn tiny_top_levels_go_to_the_cpu() {
+    // Fig. 9: a launch costs the GPU 10 us whatever its size; the CPU 2 us per hypercolumn;
+    // a transfer 3 us. The CPU takes the levels of 1, 2 and 4 hypercolumns (14 + 3 us against
+    // 30 us on the GPU); the level of 8 would cost it 16 us, the GPU 10.
+    let geo = Geometry::new(10, 32).unwrap();
+    let mock = Mock { per_hc: vec![(Dev::Gpu(0), 1e-11, 1e-5), (Dev::Cpu, 2e-6, 0.0)], transfer: 3e-6 };
+    let slots = [Slot { dev: Dev::Gpu(0), capacity: BIG }, Slot { dev: Dev::Cpu, capacity: BIG }];
+    let c = partition(&geo, &slots, &mock).unwrap();
+    assert_eq!(c.plan.cpu_levels(), 3, "{}", c.plan);
+    assert!(c.plan.lower.iter().all(|l| l.0 == Dev::Gpu(0)), "{}", c.plan);
+    // A CPU three times as slow takes only the top level (6 + 3 < 10 us; two levels: 18 + 3 > 19).
+    let slow = Mock { per_hc: vec![(Dev::Gpu(0), 1e-11, 1e-5), (Dev::Cpu, 6e-6, 0.0)], transfer: 3e-6 };
+    assert_eq!(partition(&geo, &slots, &slow).unwrap().plan.cpu_levels(), 1);
+}
+
+#[test]
+fn without_a_gpu_the_cpu_runs_everything() {
+    let geo = Geometry::new(6, 16).unwrap();
+    let mock = Mock { per_hc: vec![(Dev::Cpu, 1e-6, 0.0)], transfer: 0.0 };
+    let c = partition(&geo, &[Slot { dev: Dev::Cpu, capacity: BIG }], &mock).unwrap();
+    assert_eq!(c.plan, Plan::single(&geo, Dev::Cpu));
+}
+
+#[test]
+fn rounding_and_dealing() {
+    assert_eq!(largest_remainder(4, &[1.0, 3.0]), vec![1, 3]);
+    assert_eq!(largest_remainder(7, &[1.0, 1.0, 1.0]), vec![3, 2, 2]);
+    assert_eq!(largest_remainder(8, &[2.0, 1.0]).iter().sum::<usize>(), 8);
+    // The fast device (rate 3) is capped at 4: the 2 it cannot hold go to the other.
+    assert_eq!(deal(8, &[1.0, 3.0], &[8, 4]), Some(vec![4, 4]));
+    assert_eq!(deal(8, &[1.0, 3.0], &[3, 4]), None);
+}
