@@ -80,7 +80,7 @@ impl PartState {
 /// How a worker runs its part.
 enum Exec<'g> {
     Cpu { state: PartState, winners: Vec<i32> },
-    Gpu(CorticalGpu<'g>),
+    Gpu(Box<CorticalGpu<'g>>),
 }
 
 /// One device's part.
@@ -175,13 +175,13 @@ impl<'g> SplitNet<'g> {
                 }
                 Dev::Gpu(i) => {
                     let Some(g) = gpus.get(i) else { bail!("the plan uses gpu{i}, which is not open") };
-                    Exec::Gpu(match &src {
+                    Exec::Gpu(Box::new(match &src {
                         Source::Network(n) => {
                             let s = PartState::take(n, &part);
                             g.cortical_part(*geo, part, (&s.w, &s.omega, &s.cnt, &s.rf), images)?
                         }
                         Source::Untrained(seed) => g.cortical_untrained(*geo, part, key(*seed, INIT), images)?,
-                    })
+                    }))
                 }
             };
             Ok(Worker { dev, part, exec })
