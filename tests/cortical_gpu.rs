@@ -79,3 +79,48 @@ fn every_variant_equals_the_cpu_on_random_networks() {
         }
     }
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn every_split_over_gpus_and_the_cpu_equals_the_single_device() {
+    use neurobits::cortical::split::{Dev, Plan};
+    let n = Gpu::count();
+    let gpus: Vec<Gpu> = (0..n.min(2)).map(|i| Gpu::open(i).unwrap()).collect();
+    let second = if n >= 2 { Dev::Gpu(1) } else { Dev::Gpu(0) };
+    println!("{n} GPU(s): the second worker is {second} and the CPU");
+    for (levels, m) in [(6, 32), (5, 128), (7, 16)] {
+        let geo = Geometry::new(levels, m).unwrap();
+        let x = random_inputs(&geo, common::IMAGES, 0.3, 9);
+        let (want, winners) = common::reference(geo, &x);
+        let mut plans = vec![Plan::single(&geo, Dev::Gpu(0)), Plan::single(&geo, second)];
+        for cut in 1..levels as usize {
+            let total = geo.level_len(cut - 1);
+            for h in 0..=(levels as usize - cut) {
+                for first in [1, total / 2, total - 1].into_iter().filter(|&f| f >= 1 && f < total) {
+                    plans.push(Plan::dealt(&geo, cut, &[Dev::Gpu(0), second], &[first, total - first], second, h));
+                    plans.push(Plan::dealt(
+                        &geo,
+                        cut,
+                        &[Dev::Gpu(0), Dev::Cpu],
+                        &[first, total - first],
+                        Dev::Gpu(0),
+                        h,
+                    ));
+                }
+            }
+        }
+        plans.dedup();
+        for (k, plan) in plans.iter().enumerate() {
+            // Every third run caps GPU 0 at one block per launch (the warps stride).
+            let slow = (k % 3 == 2).then_some((0, 1));
+            let (got, got_winners) = common::split_run(geo, &x, plan, &gpus, cpu::Threads::Rayon, slow);
+            assert_eq!(got, want, "L {levels} M {m}: {plan} slow {slow:?}");
+            assert_eq!(got_winners, winners, "L {levels} M {m}: {plan}");
+        }
+        println!(
+            "L = {levels}, M = {m}: {} splits over GPUs and the CPU = one CPU thread ({})",
+            plans.len(),
+            &want[..16]
+        );
+    }
+}

@@ -4,38 +4,16 @@
 //! costs.
 
 use neurobits::cortical::bench::random_inputs;
-use neurobits::cortical::cpu::{CpuTrainer, Threads};
+use neurobits::cortical::cpu::Threads;
 use neurobits::cortical::split::plan::{deal, largest_remainder, predict};
+use neurobits::cortical::split::profile::{profile_cpu, DeviceCosts, LevelCost};
 use neurobits::cortical::split::{partition, Costs, Dev, Plan, Slot, SplitNet};
 use neurobits::cortical::Network;
-use neurobits_core::cortical::{Geometry, Learner, Schedule};
+use neurobits_core::cortical::Geometry;
 
-const STEPS: u64 = 40;
-const IMAGES: usize = 4;
-
-/// Weights digest and last evaluation winners after `STEPS` learning steps of `net` run by `f`.
-fn reference(geo: Geometry, x: &[u64]) -> (String, Vec<i32>) {
-    let mut net = Network::new(geo, 3).unwrap();
-    let mut tr = CpuTrainer::new(&mut net, x, Schedule::Synchronous, Threads::Single);
-    for t in 0..STEPS {
-        let Ok(()) = tr.learn(t as usize % IMAGES);
-    }
-    let mut w = vec![-1; geo.hypercolumns()];
-    neurobits::cortical::cpu::step(&mut net, &x[..geo.bottom_words()], &mut w, None, false, 32768, Threads::Single);
-    (net.weights_sha256(), w)
-}
-
-fn split_run(geo: Geometry, x: &[u64], plan: &Plan, threads: Threads) -> (String, Vec<i32>) {
-    let net = Network::new(geo, 3).unwrap();
-    let mut s = SplitNet::new(&net, plan, &[], x, threads).unwrap();
-    for t in 0..STEPS {
-        s.learn(t as usize % IMAGES).unwrap();
-    }
-    s.step(0, false).unwrap();
-    let mut out = Network::new(geo, 3).unwrap();
-    s.gather(&mut out).unwrap();
-    (out.weights_sha256(), s.winners().unwrap())
-}
+#[path = "common/cortical.rs"]
+mod common;
+use common::{reference, split_run, IMAGES};
 
 /// Every cut, every 2-way deal of its subtrees (or every deal point up to 8), every number of
 /// CPU top levels: the lower workers, the middle worker and the top worker are separate parts.
@@ -63,7 +41,7 @@ fn every_split_equals_the_single_device() {
         let plans = every_split(geo);
         for (k, plan) in plans.iter().enumerate() {
             let threads = if k % 2 == 0 { Threads::Single } else { Threads::Rayon };
-            let (got, got_winners) = split_run(geo, &x, plan, threads);
+            let (got, got_winners) = split_run(geo, &x, plan, &[], threads, None);
             assert_eq!(got, want, "L {levels} M {m}: {plan}");
             assert_eq!(got_winners, winners, "L {levels} M {m}: {plan}");
         }
@@ -182,4 +160,39 @@ fn rounding_and_dealing() {
     // The fast device (rate 3) is capped at 4: the 2 it cannot hold go to the other.
     assert_eq!(deal(8, &[1.0, 3.0], &[8, 4]), Some(vec![4, 4]));
     assert_eq!(deal(8, &[1.0, 3.0], &[3, 4]), None);
+}
+
+#[test]
+fn level_costs_are_read_off_the_sample() {
+    let lc = |level, n, s| LevelCost { level, hypercolumns: n, seconds: s, per_hypercolumn: s / n as f64 };
+    // A sample of 4 levels: bottom 8 HCs in 8 us; upper levels of 4, 2, 1 in 5, 4, 4 us.
+    let d = DeviceCosts {
+        dev: Dev::Gpu(0),
+        name: "mock".into(),
+        sample_levels: 4,
+        levels: vec![lc(0, 8, 8e-6), lc(1, 4, 5e-6), lc(2, 2, 4e-6), lc(3, 1, 4e-6)],
+        transfer: 1e-6,
+    };
+    let p = neurobits::cortical::split::profile::Profile { devices: vec![d] };
+    let g = Dev::Gpu(0);
+    assert!((p.level(g, 0, 32) - 32e-6).abs() < 1e-12); // the bottom scales
+    assert!((p.level(g, 5, 16) - 20e-6).abs() < 1e-12); // beyond the sample: the largest level's rate
+    assert!((p.level(g, 5, 3) - 4.5e-6).abs() < 1e-12); // between 2 and 4: interpolated
+    assert!((p.level(g, 9, 1) - 4e-6).abs() < 1e-12);
+    assert_eq!(p.transfer(g, g, 10), 0.0);
+    assert!(p.level(Dev::Gpu(1), 0, 1).is_infinite());
+}
+
+#[test]
+fn the_cpu_profile_measures_every_level() {
+    let geo = Geometry::new(14, 16).unwrap();
+    let d = profile_cpu(&geo, 0.25, 5).unwrap();
+    // The sample is capped at 12 levels; every level took time; the bottom costs most.
+    assert_eq!((d.sample_levels, d.levels.len()), (12, 12));
+    assert!(d.levels.iter().all(|l| l.seconds > 0.0));
+    assert!(d.levels[0].seconds > d.levels[11].seconds);
+    let p = neurobits::cortical::split::profile::Profile { devices: vec![d] };
+    let c = partition(&geo, &[Slot { dev: Dev::Cpu, capacity: BIG }], &p).unwrap();
+    assert_eq!(c.plan, Plan::single(&geo, Dev::Cpu));
+    assert!(c.predicted > 0.0 && c.predicted.is_finite());
 }

@@ -34,6 +34,14 @@ impl Gpu {
         Ok(Gpu { ctx, stream, _module: module, functions, staging: Mutex::new(None) })
     }
 
+    /// CUDA devices here (0 without a driver).
+    pub fn count() -> usize {
+        if !std::panic::catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() }).unwrap_or(false) {
+            return 0;
+        }
+        CudaContext::device_count().map_or(0, |n| n.max(0) as usize)
+    }
+
     /// Whether a CUDA device can be opened here.
     pub fn available() -> bool {
         Gpu::open(0).is_ok()

@@ -58,6 +58,9 @@ pub enum CorticalCommand {
     Train(crate::cortical::TrainConfig),
     /// Time per training step: single-thread CPU, all cores and each GPU variant, side by side.
     Bench(crate::cortical::bench::BenchConfig),
+    /// Profile every GPU and the CPU, split the network over them (spec §6) and time the split
+    /// against one GPU and the even split (and, with --brute-force, every split).
+    Profile(crate::cortical::split::cmd::ProfileConfig),
 }
 
 /// `neurobits ocnn …`.
@@ -157,6 +160,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Cortical(CorticalCommand::Train(a)) => crate::cortical::run_train(&a),
         Command::Cortical(CorticalCommand::Bench(a)) => crate::cortical::bench::run(&a),
+        Command::Cortical(CorticalCommand::Profile(a)) => crate::cortical::split::cmd::run(&a),
         Command::Ocnn(OcnnCommand::Cluster(a)) => crate::ocnn::run_cluster(&a),
         Command::Ocnn(OcnnCommand::Experiment(a)) => crate::ocnn::experiment::run(&a),
         Command::Ocnn(OcnnCommand::Bench(a)) => crate::ocnn::bench::run(&a),

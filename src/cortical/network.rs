@@ -40,17 +40,9 @@ impl Network {
     /// assert_eq!(net.w.len(), 7 * 32 * 16);
     /// ```
     pub fn new(geo: Geometry, seed: u64) -> Result<Self> {
-        let per_m = geo.hypercolumns() * geo.minicolumns();
-        ensure_fits("the cortical network", geo.weights() as u128 * 2 + per_m as u128 * 9)?;
-        let mut n = Network {
-            geo,
-            w: vec![0; geo.weights()],
-            omega: vec![0; per_m],
-            cnt: vec![0; per_m],
-            rf: vec![1; per_m],
-            t: 0,
-            seed,
-        };
+        let mut n = Network::zeroed(geo)?;
+        n.seed = seed;
+        n.rf.fill(1);
         // The core's init, hypercolumns in parallel (2^20 − 1 of them take minutes on one core).
         let (m, n_in, k) = (geo.minicolumns(), geo.inputs(), key(seed, neurobits_core::cortical::rng::INIT));
         use rayon::prelude::*;
@@ -60,9 +52,27 @@ impl Network {
         Ok(n)
     }
 
+    /// A network of zero weights, counters and flags (to be filled: a gather, a load), after
+    /// checking that it fits in memory.
+    pub fn zeroed(geo: Geometry) -> Result<Self> {
+        let per_m = geo.hypercolumns() * geo.minicolumns();
+        ensure_fits("the cortical network", geo.weights() as u128 * 2 + per_m as u128 * 9)?;
+        Ok(Network {
+            geo,
+            w: vec![0; geo.weights()],
+            omega: vec![0; per_m],
+            cnt: vec![0; per_m],
+            rf: vec![0; per_m],
+            t: 0,
+            seed: 0,
+        })
+    }
+
     /// The random-weights baseline of spec §11.5: weights uniform on [0, 1) from stream 4.
     pub fn random(geo: Geometry, seed: u64) -> Result<Self> {
-        let mut n = Network::new(geo, seed)?;
+        let mut n = Network::zeroed(geo)?;
+        (n.seed, n.t) = (seed, 0);
+        n.rf.fill(1);
         let (m, k) = (geo.minicolumns(), key(seed, BASELINE));
         for (hc, col) in n.w.chunks_mut(geo.weights_per_column()).enumerate() {
             for i in 0..geo.inputs() {

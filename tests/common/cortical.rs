@@ -2,8 +2,12 @@
 //! shared by the CPU, GPU and firmware tests.
 #![allow(dead_code)]
 
-use neurobits::cortical::{ScheduleArg, TrainConfig, VariantArg};
+use neurobits::cortical::cpu::{CpuTrainer, Threads};
+use neurobits::cortical::split::{Plan, SplitNet};
+use neurobits::cortical::{Network, ScheduleArg, TrainConfig, VariantArg};
 use neurobits::device::DeviceChoice;
+use neurobits_core::cortical::{Geometry, Learner, Schedule};
+use neurobits_gpu_host::Gpu;
 use std::path::PathBuf;
 
 pub const DIGITS: &str = "data/digits/digits.csv.gz";
@@ -37,4 +41,44 @@ pub fn config_a(seed: u64, schedule: ScheduleArg, variant: VariantArg, device: D
         json: None,
         out: None,
     }
+}
+
+pub const STEPS: u64 = 40;
+pub const IMAGES: usize = 4;
+
+/// Weights digest and evaluation winners (image 0) after `STEPS` learning steps of the untrained
+/// network of seed 3 on the CPU, one thread.
+pub fn reference(geo: Geometry, x: &[u64]) -> (String, Vec<i32>) {
+    let mut net = Network::new(geo, 3).unwrap();
+    let mut tr = CpuTrainer::new(&mut net, x, Schedule::Synchronous, Threads::Single);
+    for t in 0..STEPS {
+        let Ok(()) = tr.learn(t as usize % IMAGES);
+    }
+    let mut w = vec![-1; geo.hypercolumns()];
+    neurobits::cortical::cpu::step(&mut net, &x[..geo.bottom_words()], &mut w, None, false, 32768, Threads::Single);
+    (net.weights_sha256(), w)
+}
+
+/// The same from the network split by `plan` over `gpus` and the CPU (GPU `i` capped at
+/// `blocks` blocks per launch for `slow = Some((i, blocks))`), gathered back.
+pub fn split_run(
+    geo: Geometry,
+    x: &[u64],
+    plan: &Plan,
+    gpus: &[Gpu],
+    threads: Threads,
+    slow: Option<(usize, u32)>,
+) -> (String, Vec<i32>) {
+    let net = Network::new(geo, 3).unwrap();
+    let mut s = SplitNet::new(&net, plan, gpus, x, threads).unwrap();
+    if let Some((i, b)) = slow {
+        s.slow_down(i, b);
+    }
+    for t in 0..STEPS {
+        s.learn(t as usize % IMAGES).unwrap();
+    }
+    s.step(0, false).unwrap();
+    let mut out = Network::new(geo, 3).unwrap();
+    s.gather(&mut out).unwrap();
+    (out.weights_sha256(), s.winners().unwrap())
 }

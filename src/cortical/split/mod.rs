@@ -2,7 +2,9 @@
 //! ([`profile`]), the partitioner deals the lower levels' subtrees in proportion and places the
 //! upper levels ([`plan`]), and [`run::SplitNet`] runs any split with the single device's bits.
 
+pub mod cmd;
 pub mod plan;
+pub mod profile;
 pub mod run;
 
 pub use plan::{partition, Choice, Costs, Dev, Plan, Slot};

@@ -198,58 +198,69 @@ pub fn predict(
     t
 }
 
-/// P-1 and P-3: tries every cut (with at least `2^⌈log2 #GPUs⌉` subtrees) and every number of
-/// CPU top levels, deals each cut's subtrees over the GPUs by measured throughput within their
-/// capacity, runs the upper levels on the fastest GPU that can hold them, and keeps the smallest
-/// predicted time.
-/// Without a GPU, or when nothing else is predicted faster, the whole network runs on one device.
-pub fn partition(geo: &Geometry, slots: &[Slot], c: &impl Costs) -> Option<Choice> {
+/// P-1 for one cut and `h` CPU top levels: deals the `2^(L−cut)` subtrees over the GPUs of
+/// `slots` by measured throughput within their capacity; the upper levels run on the fastest GPU
+/// that can hold them besides its subtrees. `None` when the GPUs cannot hold the network.
+pub fn plan_for(geo: &Geometry, slots: &[Slot], c: &impl Costs, cut: usize, h: usize) -> Option<Choice> {
     let l_max = geo.levels();
     let gpus: Vec<Slot> = slots.iter().copied().filter(|s| s.dev != Dev::Cpu).collect();
+    if gpus.is_empty() || cut == 0 || cut > l_max || h > l_max - cut {
+        return None;
+    }
+    let bytes = column_bytes(geo);
+    let devs: Vec<Dev> = gpus.iter().map(|s| s.dev).collect();
+    let total = geo.level_len(cut - 1);
+    let subtree_bytes = bytes * ((1u64 << cut) - 1);
+    let rate: Vec<f64> = devs.iter().map(|&d| total as f64 / lower_time(c, d, cut, total)).collect();
+    let mut by_speed: Vec<usize> = (0..devs.len()).collect();
+    by_speed.sort_by(|&a, &b| rate[b].total_cmp(&rate[a]).then(a.cmp(&b)));
+    let upper_bytes = (geo.offset(l_max - h) - geo.offset(cut.min(l_max))) as u64 * bytes;
+    let &middle = by_speed.iter().find(|&&i| gpus[i].capacity >= upper_bytes)?;
+    let cap: Vec<usize> = gpus
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let room = if i == middle { s.capacity - upper_bytes } else { s.capacity };
+            (room / subtree_bytes).min(total as u64) as usize
+        })
+        .collect();
+    let counts = deal(total, &rate, &cap)?;
+    let predicted = predict(geo, c, cut, &devs, &counts, devs[middle], h);
+    Some(Choice { plan: Plan::dealt(geo, cut, &devs, &counts, devs[middle], h), predicted })
+}
+
+/// P-1 and P-3: tries every cut (with at least `2^⌈log2 #GPUs⌉` subtrees) and every number of
+/// CPU top levels ([`plan_for`]) and keeps the smallest predicted time. Without a GPU, or when
+/// nothing else is predicted faster, the whole network runs on one device.
+pub fn partition(geo: &Geometry, slots: &[Slot], c: &impl Costs) -> Option<Choice> {
+    let l_max = geo.levels();
+    let n_gpus = slots.iter().filter(|s| s.dev != Dev::Cpu).count();
     let cpu = slots.iter().any(|s| s.dev == Dev::Cpu);
     let bytes = column_bytes(geo);
     let mut best: Option<Choice> = None;
-    let mut consider = |plan: Plan, predicted: f64| {
-        if best.as_ref().is_none_or(|b| predicted < b.predicted) {
-            best = Some(Choice { plan, predicted });
+    let mut consider = |ch: Choice| {
+        if best.as_ref().is_none_or(|b| ch.predicted < b.predicted) {
+            best = Some(ch);
         }
     };
     // The whole network on one device that can hold it.
     for s in slots {
         if s.capacity >= bytes * geo.hypercolumns() as u64 {
-            let counts = [1];
-            consider(Plan::single(geo, s.dev), predict(geo, c, l_max, &[s.dev], &counts, s.dev, 0));
+            let predicted = predict(geo, c, l_max, &[s.dev], &[1], s.dev, 0);
+            consider(Choice { plan: Plan::single(geo, s.dev), predicted });
         }
     }
-    if gpus.is_empty() {
+    if n_gpus == 0 {
         return best;
     }
-    let devs: Vec<Dev> = gpus.iter().map(|s| s.dev).collect();
-    let min_subtrees = gpus.len().next_power_of_two();
     for cut in 1..=l_max {
-        let total = geo.level_len(cut - 1);
-        if total < min_subtrees {
+        if geo.level_len(cut - 1) < n_gpus.next_power_of_two() {
             continue;
         }
-        let subtree_bytes = bytes * ((1u64 << cut) - 1);
-        let rate: Vec<f64> = devs.iter().map(|&d| total as f64 / lower_time(c, d, cut, total)).collect();
-        let mut by_speed: Vec<usize> = (0..devs.len()).collect();
-        by_speed.sort_by(|&a, &b| rate[b].total_cmp(&rate[a]).then(a.cmp(&b)));
         for h in 0..=(if cpu { l_max - cut } else { 0 }) {
-            // The upper levels run on the fastest GPU that can hold them besides its subtrees.
-            let upper_bytes = (geo.offset(l_max - h) - geo.offset(cut.min(l_max))) as u64 * bytes;
-            let Some(&middle) = by_speed.iter().find(|&&i| gpus[i].capacity >= upper_bytes) else { continue };
-            let cap: Vec<usize> = gpus
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    let room = if i == middle { s.capacity - upper_bytes } else { s.capacity };
-                    (room / subtree_bytes).min(total as u64) as usize
-                })
-                .collect();
-            let Some(counts) = deal(total, &rate, &cap) else { continue };
-            let p = predict(geo, c, cut, &devs, &counts, devs[middle], h);
-            consider(Plan::dealt(geo, cut, &devs, &counts, devs[middle], h), p);
+            if let Some(ch) = plan_for(geo, slots, c, cut, h) {
+                consider(ch);
+            }
         }
     }
     best
