@@ -173,7 +173,7 @@ pub struct ParamPtrs {
 }
 
 /// Most fields an argument struct may have.
-pub const MAX_PARAMS: usize = 16;
+pub const MAX_PARAMS: usize = 24;
 
 impl ParamPtrs {
     #[doc(hidden)]
