@@ -177,7 +177,7 @@ pub struct Bars {
 /// A dot chart with a log-scale y axis, as SVG: categories along x (e.g. targets), one marker per
 /// series in each (colour and shape by series). Points on a log axis, not bars from an arbitrary
 /// floor; unavailable values are written "n/a" at the bottom of their column.
-pub fn bar_chart_log(path: &Path, title: &str, groups: &[Bars]) -> Result<()> {
+pub fn bar_chart_log(path: &Path, title: &str, y_desc: &str, groups: &[Bars]) -> Result<()> {
     let vals = || groups.iter().flat_map(|g| g.values.iter().filter_map(|v| v.1)).filter(|&v| v > 0.0);
     let lo = vals().fold(f64::MAX, f64::min);
     let hi = vals().fold(f64::MIN, f64::max);
@@ -219,7 +219,7 @@ pub fn bar_chart_log(path: &Path, title: &str, groups: &[Bars]) -> Result<()> {
                 }
             })
             .x_label_style(("sans-serif", 12).into_font().transform(FontTransform::Rotate90))
-            .y_desc("microseconds (log)")
+            .y_desc(y_desc)
             .draw()
             .map_err(|e| anyhow!("plot: {e}"))?;
         let n = groups.len().max(1) as f64;

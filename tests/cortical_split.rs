@@ -171,6 +171,7 @@ fn level_costs_are_read_off_the_sample() {
         name: "mock".into(),
         sample_levels: 4,
         levels: vec![lc(0, 8, 8e-6), lc(1, 4, 5e-6), lc(2, 2, 4e-6), lc(3, 1, 4e-6)],
+        event_gap: 0.0,
         transfer: 1e-6,
     };
     let p = neurobits::cortical::split::profile::Profile { devices: vec![d] };

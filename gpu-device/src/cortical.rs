@@ -152,16 +152,24 @@ unsafe fn column(hc: usize, slot: usize, xin: &Input, ctx: &StepCtx, s: State, p
     }
     let Some(wn) = win else { return };
     if ctx.learn {
-        let mut om = 0u32;
+        // Lane `ln` learns inputs ln, ln + 32, … (≤ 8 of them): every load is issued before the
+        // first store, so the warp waits for memory once rather than once per input.
+        let mut row = [0u16; 8];
         let mut i = ln;
+        let mut c = 0;
         while i < 2 * m {
-            unsafe {
-                let p = wc.add(i * m + wn);
-                let v = learn(*p, bit(xin, i), ctx.ltd);
-                *p = v;
-                om += connected(v);
-            }
+            row[c] = unsafe { *wc.add(i * m + wn) };
             i += 32;
+            c += 1;
+        }
+        let mut om = 0u32;
+        let (mut i, mut c) = (ln, 0);
+        while i < 2 * m {
+            let v = learn(row[c], bit(xin, i), ctx.ltd);
+            unsafe { *wc.add(i * m + wn) = v };
+            om += connected(v);
+            i += 32;
+            c += 1;
         }
         let om = warp_sum(om);
         if ln == 0 {

@@ -86,6 +86,8 @@ pub(crate) unsafe fn launch_blocks<A: KernelArgs>(
     if blocks == 0 {
         return Ok(());
     }
+    // The raw launch takes the thread's current context: with several GPUs it must be this one's.
+    gpu.ctx.bind_to_thread()?;
     let f = gpu.function(A::KERNEL);
     let mut params = args.param_ptrs();
     let start = match timer {
@@ -115,6 +117,7 @@ pub(crate) unsafe fn launch_blocks<A: KernelArgs>(
 /// Blocks of [`BLOCK`] threads of `A::KERNEL` that can be resident at once on the whole device
 /// (the occupancy calculator × the SM count): the size of a persistent grid.
 pub(crate) fn resident_blocks<A: KernelArgs>(gpu: &Gpu) -> Result<u32, GpuError> {
+    gpu.ctx.bind_to_thread()?;
     let f = gpu.function(A::KERNEL);
     // SAFETY: the function was loaded from the module the GPU keeps alive.
     let per_sm = unsafe {

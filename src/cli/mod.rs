@@ -61,6 +61,9 @@ pub enum CorticalCommand {
     /// Profile every GPU and the CPU, split the network over them (spec §6) and time the split
     /// against one GPU and the even split (and, with --brute-force, every split).
     Profile(crate::cortical::split::cmd::ProfileConfig),
+    /// Plot profile runs (JSON of `cortical profile --out`) as the paper's Fig. 26: one GPU,
+    /// even split, profiled split, best of all splits.
+    ProfileFigure(crate::cortical::split::figure::FigureConfig),
 }
 
 /// `neurobits ocnn …`.
@@ -161,6 +164,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Cortical(CorticalCommand::Train(a)) => crate::cortical::run_train(&a),
         Command::Cortical(CorticalCommand::Bench(a)) => crate::cortical::bench::run(&a),
         Command::Cortical(CorticalCommand::Profile(a)) => crate::cortical::split::cmd::run(&a),
+        Command::Cortical(CorticalCommand::ProfileFigure(a)) => crate::cortical::split::figure::run(&a),
         Command::Ocnn(OcnnCommand::Cluster(a)) => crate::ocnn::run_cluster(&a),
         Command::Ocnn(OcnnCommand::Experiment(a)) => crate::ocnn::experiment::run(&a),
         Command::Ocnn(OcnnCommand::Bench(a)) => crate::ocnn::bench::run(&a),

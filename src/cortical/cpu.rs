@@ -34,6 +34,9 @@ pub fn step(
     }
 }
 
+/// Spans of at most this many hypercolumns run on the calling thread.
+const SERIAL_SPAN: usize = 32;
+
 /// The rayon step of a whole network or a part: each span's hypercolumns in parallel, spans in
 /// order (a span's children are written before it: they come earlier in the winner buffer).
 pub fn step_rayon(net: &mut Net<'_>, x: &[u64], winners: &mut [i32], prev: Option<&[i32]>, ctx: &StepCtx) {
@@ -43,6 +46,15 @@ pub fn step_rayon(net: &mut Net<'_>, x: &[u64], winners: &mut [i32], prev: Optio
         let (o, n, out) = (s.slot as usize, s.count as usize, s.out as usize);
         let (below, here) = winners.split_at_mut(out);
         let src: &[i32] = prev.unwrap_or(below);
+        if n <= SERIAL_SPAN {
+            // Waking the pool costs more than these few hypercolumns (the top levels a split
+            // gives the CPU while it waited for the GPUs).
+            for (k, win) in here[..n].iter_mut().enumerate() {
+                let xin = s.input(&geo, k, x, src);
+                *win = column_step(net.column(o + k), s.id(&geo, k) as u64, &xin, ctx);
+            }
+            continue;
+        }
         let columns = net.w[o * wp..(o + n) * wp]
             .par_chunks_mut(wp)
             .zip(net.omega[o * m..(o + n) * m].par_chunks_mut(m))

@@ -150,7 +150,7 @@ pub fn run(a: &HwcostConfig) -> Result<()> {
             .collect();
         let title =
             format!("GBNN {}x{}: latency per retrieval (us, log scale; n/a: not available)", a.clusters, a.neurons);
-        bar_chart_log(&dir.join("hwcost.svg"), &title, &bars)?;
+        bar_chart_log(&dir.join("hwcost.svg"), &title, "microseconds (log)", &bars)?;
         Ok(())
     })?;
     crate::out!("{md}")?;

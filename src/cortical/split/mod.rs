@@ -3,6 +3,7 @@
 //! upper levels ([`plan`]), and [`run::SplitNet`] runs any split with the single device's bits.
 
 pub mod cmd;
+pub mod figure;
 pub mod plan;
 pub mod profile;
 pub mod run;
