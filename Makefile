@@ -110,6 +110,8 @@ gpu-bench:
 	.bundle/neurobits flyhash bench --config batch --device all --out out/flyhash-batch.json
 	.bundle/neurobits ocnn bench --device all --out out/ocnn-bench.json
 	.bundle/neurobits cortical bench --device all --out out/cortical-bench.json
+	.bundle/neurobits cortical profile --levels 16 --steps 50 --out out/cortical-profile-l16.json
+	.bundle/neurobits cortical profile --levels 14 --brute-force --steps 50 --out out/cortical-profile-l14.json
 	.bundle/neurobits ocnn bench --cutoff 3 --sizes 100000,1000000 --cpu-max 100000 --device all --out out/ocnn-sparse-bench.json
 
 # Every fuzz target (network, message/probe CSV, IDX, NPY, matrix CSV, projection, code files)
