@@ -197,3 +197,33 @@ fn the_cpu_profile_measures_every_level() {
     assert_eq!(c.plan, Plan::single(&geo, Dev::Cpu));
     assert!(c.predicted > 0.0 && c.predicted.is_finite());
 }
+
+#[test]
+fn profile_bad_input_is_one_line_and_exit_2() {
+    use assert_cmd::Command;
+    // Without a GPU (CI) every call fails; with one, only the bad arguments do.
+    let has_gpu = neurobits_gpu_host::Gpu::count() > 0;
+    let mut cases = vec![
+        vec!["--levels", "0"],
+        vec!["--minicolumns", "129"],
+        vec!["--density", "2"],
+        vec!["--steps", "0"],
+        vec!["--slow", "1"],
+        vec!["--slow", "0:0"],
+    ];
+    if !has_gpu {
+        cases.push(vec!["--levels", "5"]);
+    }
+    for bad in cases {
+        let a = Command::cargo_bin("neurobits").unwrap().args(["cortical", "profile"]).args(&bad).assert();
+        let o = a.get_output();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{bad:?}: {err}");
+    }
+    let a = Command::cargo_bin("neurobits")
+        .unwrap()
+        .args(["cortical", "profile-figure", "--out", "/tmp/x.svg", "/nonexistent.json"])
+        .assert();
+    assert_eq!(a.get_output().status.code(), Some(2));
+}

@@ -54,12 +54,12 @@ impl Span {
 /// ```
 /// use neurobits_core::cortical::{Geometry, Part};
 /// let geo = Geometry::new(4, 16).unwrap(); // 8 + 4 + 2 + 1 hypercolumns
-/// // Cut at level 2: 2 subtrees of levels 0–1 (4 + 2 hypercolumns each); a worker takes the second.
+/// // Cut at level 2: 4 subtrees of levels 0–1 (2 + 1 hypercolumns each); a worker takes the second.
 /// let lower = Part::subtrees(&geo, 2, 1, 2).unwrap();
 /// assert_eq!((lower.columns(), lower.top().first, lower.top().count), (3, 1, 1));
-/// // The upper levels 2–3 receive both subtrees' roots in their inbox.
+/// // The upper levels 2–3 (2 + 1 hypercolumns) receive the 4 subtrees' roots in their inbox.
 /// let upper = Part::levels(&geo, 2, 4).unwrap();
-/// assert_eq!((upper.inbox(), upper.columns(), upper.outputs()), (2, 3, 5));
+/// assert_eq!((upper.inbox(), upper.columns(), upper.outputs()), (4, 3, 7));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Part {
