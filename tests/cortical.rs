@@ -134,3 +134,42 @@ fn cli_trains_configuration_a_and_rejects_bad_input() {
         assert_eq!(err.trim().lines().count(), 1, "{bad:?}: {err}");
     }
 }
+
+#[test]
+fn eval_of_a_saved_network_repeats_its_digests_and_quality() {
+    let dir = tempfile::tempdir().unwrap();
+    let (net, json) = (dir.path().join("a.net"), dir.path().join("eval.json"));
+    Command::cargo_bin("neurobits")
+        .unwrap()
+        .args(["cortical", "train", "--data", DIGITS, "--out"])
+        .arg(&net)
+        .assert()
+        .success();
+    let out = Command::cargo_bin("neurobits")
+        .unwrap()
+        .args(["cortical", "eval", "--data", DIGITS, "--net"])
+        .arg(&net)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(stdout.contains(A_WEIGHTS) && stdout.contains(A_WINNERS), "{stdout}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["train"]["coverage"], 1.0);
+    assert_eq!(v["steps"], 2400);
+    assert!(v["test_nmi"].as_f64().unwrap() > 0.2);
+    // A missing network, or a network file that is not one: one line, exit 2.
+    let junk = dir.path().join("junk.net");
+    std::fs::write(&junk, b"not a network").unwrap();
+    for bad in [dir.path().join("missing.net"), junk] {
+        let a = Command::cargo_bin("neurobits")
+            .unwrap()
+            .args(["cortical", "eval", "--data", DIGITS, "--net"])
+            .arg(&bad)
+            .assert();
+        let o = a.get_output();
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(String::from_utf8_lossy(&o.stderr).trim().lines().count(), 1);
+    }
+}

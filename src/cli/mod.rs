@@ -56,6 +56,9 @@ pub enum Command {
 pub enum CorticalCommand {
     /// Train a network on labelled images; print and save its digests and quality.
     Train(crate::cortical::TrainConfig),
+    /// Judge a saved network: strict memorisation of the training list, the nearest-feature
+    /// readout on the test list, the digests.
+    Eval(crate::cortical::EvalConfig),
     /// Time per training step: single-thread CPU, all cores and each GPU variant, side by side.
     Bench(crate::cortical::bench::BenchConfig),
     /// Profile every GPU and the CPU, split the network over them (spec §6) and time the split
@@ -162,6 +165,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             crate::out!("{}", String::from_utf8_lossy(&out))
         }
         Command::Cortical(CorticalCommand::Train(a)) => crate::cortical::run_train(&a),
+        Command::Cortical(CorticalCommand::Eval(a)) => crate::cortical::run_eval(&a),
         Command::Cortical(CorticalCommand::Bench(a)) => crate::cortical::bench::run(&a),
         Command::Cortical(CorticalCommand::Profile(a)) => crate::cortical::split::cmd::run(&a),
         Command::Cortical(CorticalCommand::ProfileFigure(a)) => crate::cortical::split::figure::run(&a),

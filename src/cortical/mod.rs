@@ -269,6 +269,87 @@ pub fn report(net: &mut Network, p: &Prepared, c: &TrainConfig, device: String, 
     }
 }
 
+/// `neurobits cortical eval`: a saved network judged on a data set (spec §11.5).
+#[derive(Clone, Debug, clap::Args)]
+pub struct EvalConfig {
+    /// A network saved by `cortical train --out`.
+    #[arg(long)]
+    pub net: PathBuf,
+    /// Images (as for `cortical train`).
+    #[arg(long)]
+    pub data: PathBuf,
+    /// Training images per class: the list memorisation is judged on (and the readout's
+    /// reference).
+    #[arg(long, default_value_t = 1)]
+    pub train_per_class: usize,
+    /// Test images per class for the nearest-feature readout.
+    #[arg(long, default_value_t = 50)]
+    pub test_per_class: usize,
+    /// Pixel replication per axis before the LGN.
+    #[arg(long, default_value_t = 1)]
+    pub upsample: usize,
+    /// Write the results as JSON here (the train report's fields; no training time).
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+/// Runs `neurobits cortical eval`: strict memorisation of the training list and the
+/// nearest-feature readout on the test list, with the digests, as `train` prints them.
+pub fn run_eval(e: &EvalConfig) -> Result<()> {
+    if let Some(p) = &e.json {
+        crate::io::atomic::check_writable(p)?;
+    }
+    let mut net = Network::load(&e.net)?;
+    let c = TrainConfig {
+        data: e.data.clone(),
+        levels: net.geo.levels() as u32,
+        minicolumns: net.geo.minicolumns(),
+        train_per_class: e.train_per_class,
+        test_per_class: e.test_per_class,
+        upsample: e.upsample,
+        epochs: 0,
+        exposure: 0,
+        seed: net.seed,
+        beta: 0.5,
+        schedule: ScheduleArg::Synchronous,
+        device: DeviceChoice::Cpu,
+        variant: VariantArg::PerLevel,
+        single_thread: false,
+        json: None,
+        out: None,
+    };
+    let p = prepare(&c)?;
+    let r = report(&mut net, &p, &c, crate::device::Cpu::new(None)?.name(), 0.0);
+    outln!(
+        "cortical eval: {} levels x {} minicolumns, {} learning steps done; {} training and {} test images",
+        r.levels,
+        r.minicolumns,
+        r.steps,
+        r.train_images,
+        p.test_labels.len()
+    )?;
+    outln!("weights_sha256 {}\nwinners_sha256 {}", r.weights_sha256, r.winners_sha256)?;
+    outln!(
+        "train: coverage {:.3}, distinct top winners {}, purity {:.3}, NMI {:.3}; test readout: accuracy {:.3}, NMI {:.3}",
+        r.train.coverage,
+        r.train.distinct_top,
+        r.train.purity,
+        r.train.nmi,
+        r.test_accuracy,
+        r.test_nmi
+    )?;
+    outln!(
+        "random-weights baseline: coverage {:.3}; test readout: accuracy {:.3}, NMI {:.3}",
+        r.random_baseline.0.coverage,
+        r.random_baseline.1,
+        r.random_baseline.2
+    )?;
+    if let Some(path) = &e.json {
+        crate::io::json::write(path, &r)?;
+    }
+    Ok(())
+}
+
 /// `neurobits cortical train`.
 pub fn run_train(c: &TrainConfig) -> Result<()> {
     if let Some(p) = &c.json {
