@@ -269,6 +269,27 @@ pub fn report(net: &mut Network, p: &Prepared, c: &TrainConfig, device: String, 
     }
 }
 
+/// Prints a report's digests, memorisation, readout and random baseline (train and eval alike).
+fn print_quality(r: &TrainReport) -> Result<()> {
+    outln!("weights_sha256 {}\nwinners_sha256 {}", r.weights_sha256, r.winners_sha256)?;
+    outln!(
+        "train: coverage {:.3}, distinct top winners {}, purity {:.3}, NMI {:.3}; test readout: accuracy {:.3}, NMI {:.3}",
+        r.train.coverage,
+        r.train.distinct_top,
+        r.train.purity,
+        r.train.nmi,
+        r.test_accuracy,
+        r.test_nmi
+    )?;
+    outln!(
+        "random-weights baseline: coverage {:.3}; test readout: accuracy {:.3}, NMI {:.3}",
+        r.random_baseline.0.coverage,
+        r.random_baseline.1,
+        r.random_baseline.2
+    )?;
+    Ok(())
+}
+
 /// `neurobits cortical eval`: a saved network judged on a data set (spec §11.5).
 #[derive(Clone, Debug, clap::Args)]
 pub struct EvalConfig {
@@ -328,22 +349,7 @@ pub fn run_eval(e: &EvalConfig) -> Result<()> {
         r.train_images,
         p.test_labels.len()
     )?;
-    outln!("weights_sha256 {}\nwinners_sha256 {}", r.weights_sha256, r.winners_sha256)?;
-    outln!(
-        "train: coverage {:.3}, distinct top winners {}, purity {:.3}, NMI {:.3}; test readout: accuracy {:.3}, NMI {:.3}",
-        r.train.coverage,
-        r.train.distinct_top,
-        r.train.purity,
-        r.train.nmi,
-        r.test_accuracy,
-        r.test_nmi
-    )?;
-    outln!(
-        "random-weights baseline: coverage {:.3}; test readout: accuracy {:.3}, NMI {:.3}",
-        r.random_baseline.0.coverage,
-        r.random_baseline.1,
-        r.random_baseline.2
-    )?;
+    print_quality(&r)?;
     if let Some(path) = &e.json {
         crate::io::json::write(path, &r)?;
     }
@@ -384,22 +390,7 @@ pub fn run_train(c: &TrainConfig) -> Result<()> {
         seconds,
         r.seconds_per_step * 1e6
     )?;
-    outln!("weights_sha256 {}\nwinners_sha256 {}", r.weights_sha256, r.winners_sha256)?;
-    outln!(
-        "train: coverage {:.3}, distinct top winners {}, purity {:.3}, NMI {:.3}; test readout: accuracy {:.3}, NMI {:.3}",
-        r.train.coverage,
-        r.train.distinct_top,
-        r.train.purity,
-        r.train.nmi,
-        r.test_accuracy,
-        r.test_nmi
-    )?;
-    outln!(
-        "random-weights baseline: coverage {:.3}; test readout: accuracy {:.3}, NMI {:.3}",
-        r.random_baseline.0.coverage,
-        r.random_baseline.1,
-        r.random_baseline.2
-    )?;
+    print_quality(&r)?;
     if let Some(path) = &c.out {
         net.save(path)?;
     }
