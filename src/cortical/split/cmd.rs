@@ -202,11 +202,10 @@ pub fn run(c: &ProfileConfig) -> Result<()> {
     outln!("profiled split: {} (predicted {:.3} ms/step)", choice.plan, choice.predicted * 1e3)?;
     // The runs.
     let mut todo: Vec<(String, Plan, f64)> = vec![];
-    let single = Plan::single(&geo, Dev::Gpu(0));
     if slots[0].capacity >= column_bytes(&geo) * geo.hypercolumns() as u64 {
         todo.push((
             "one gpu".into(),
-            single.clone(),
+            Plan::single(&geo, Dev::Gpu(0)),
             super::plan::predict(&geo, &profile, geo.levels(), &[Dev::Gpu(0)], &[1], Dev::Gpu(0), 0),
         ));
     }
