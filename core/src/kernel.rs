@@ -138,6 +138,8 @@ kernels! {
     FlyWtaBisect64 = "fly_wta_bisect64",
     FlyHamming = "fly_hamming",
     FlyTopR = "fly_top_r",
+    FlyPixelAct = "fly_pixel_act",
+    FlyPixelWta = "fly_pixel_wta",
     OcnnTransferF32 = "ocnn_transfer_f32",
     OcnnStepF32 = "ocnn_step_f32",
     OcnnTransferF64 = "ocnn_transfer_f64",

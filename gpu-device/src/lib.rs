@@ -17,6 +17,7 @@ pub mod cortical;
 pub mod flyhash;
 pub mod gbnn;
 pub mod ocnn;
+mod smem;
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
@@ -93,6 +94,13 @@ extern "C" {
     fn shfl_bfly(mask: u32, value: u32, lane_mask: u32, clamp: u32) -> u32;
     #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
     fn shfl_idx(mask: u32, value: u32, lane: u32, clamp: u32) -> u32;
+}
+
+/// This thread's index in its block, and its block's index.
+#[inline(always)]
+pub(crate) fn thread_block() -> (usize, usize) {
+    // SAFETY: reading special registers has no preconditions.
+    unsafe { (_thread_idx_x() as usize, _block_idx_x() as usize) }
 }
 
 /// Lane `l ^ d`'s value of a warp-wide 32-bit word (all 32 lanes take part).

@@ -83,12 +83,33 @@ pub(crate) unsafe fn launch_blocks<A: KernelArgs>(
     blocks: u32,
     args: A,
 ) -> Result<(), GpuError> {
+    // SAFETY: as the caller promises.
+    unsafe { launch_shaped(gpu, timer, (blocks, BLOCK, 0), args) }
+}
+
+/// Launches `A::KERNEL` on `(blocks, threads per block, dynamic shared bytes)`, timed when
+/// `timer` is given. Kernels with more than 48 KiB of dynamic shared memory get the function
+/// attribute that allows it.
+///
+/// # Safety
+/// As for [`launch`], for the threads of `blocks` blocks of `threads`, and the kernel uses at most
+/// `shared` bytes of dynamic shared memory.
+pub(crate) unsafe fn launch_shaped<A: KernelArgs>(
+    gpu: &Gpu,
+    timer: Option<&mut KernelTimer>,
+    (blocks, threads, shared): (u32, u32, u32),
+    args: A,
+) -> Result<(), GpuError> {
     if blocks == 0 {
         return Ok(());
     }
     // The raw launch takes the thread's current context: with several GPUs it must be this one's.
     gpu.ctx.bind_to_thread()?;
     let f = gpu.function(A::KERNEL);
+    if shared > 48 << 10 {
+        use cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as MAX_SHARED;
+        f.set_attribute(MAX_SHARED, shared as i32)?;
+    }
     let mut params = args.param_ptrs();
     let start = match timer {
         Some(_) => Some(gpu.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?),
@@ -101,8 +122,8 @@ pub(crate) unsafe fn launch_blocks<A: KernelArgs>(
         cudarc::driver::result::launch_kernel(
             f.cu_function(),
             (blocks, 1, 1),
-            (BLOCK, 1, 1),
-            0,
+            (threads, 1, 1),
+            shared,
             gpu.stream.cu_stream(),
             params.ptrs(),
         )

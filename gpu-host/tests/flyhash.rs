@@ -30,9 +30,19 @@ fn cpu_codes(p: &FlyParams, proj: &[u32], x: &[f32], b: usize, bisect: bool) -> 
 fn flyhash_codes_equal_cpu_bit_for_bit() {
     let gpu = Gpu::open(0).expect("a CUDA GPU");
     let mut total = 0;
-    for (d, m, s, k, b, levels) in
-        [(64, 1000, 6, 50, 3000, 3u64), (784, 2000, 39, 100, 2000, 256), (100, 130, 5, 7, 4000, 2)]
-    {
+    // m a multiple of 64 takes the pixel path for these integer inputs (then also forced through
+    // the f32 path); 2001 inputs: a partial group of 4 and a partial tile; s = 257 sums up to
+    // 65 535, the largest the 16-bit lanes hold; m = 49 216 reads its sums unstaged.
+    for (d, m, s, k, b, levels) in [
+        (64, 1000, 6, 50, 3000, 3u64),
+        (784, 2000, 39, 100, 2000, 256),
+        (100, 130, 5, 7, 4000, 2),
+        (784, 2048, 39, 100, 2001, 256),
+        (64, 1024, 6, 50, 3000, 3),
+        (100, 192, 5, 7, 4000, 2),
+        (300, 128, 257, 9, 500, 256),
+        (784, 49_216, 39, 2_000, 300, 256),
+    ] {
         let p = FlyParams::new(d, m, s, k, 11).unwrap();
         // Integer-valued inputs with few levels: many tied activations.
         let x: Vec<f32> = (0..b * d as usize).map(|i| below(draw(5, i as u64), levels) as f32).collect();
@@ -44,10 +54,26 @@ fn flyhash_codes_equal_cpu_bit_for_bit() {
             assert_eq!(&proj[(r * s) as usize..((r + 1) * s) as usize], &row[..], "projection row {r}");
         }
         let inputs = f.upload(&x, b).unwrap();
-        for (bisect, wta) in [(false, FlyWta::Exact), (true, FlyWta::Bisect64 { eps: 1e-3 })] {
-            let got = f.hash(&inputs, wta).unwrap();
+        assert_eq!(inputs.pixels(), m % 64 == 0, "d={d} m={m}: pixel path");
+        if m % 64 == 0 {
+            // One value that is not an 8-bit pixel sends the batch to the f32 path.
+            for v in [256.0, -0.0, 0.5] {
+                let mut y = x.clone();
+                y[b * d as usize - 1] = v;
+                assert!(!f.upload(&y, b).unwrap().pixels(), "{v} is not a pixel");
+            }
+        }
+        let floats = f.upload_float(&x, b).unwrap();
+        assert!(!floats.pixels());
+        for (bisect, wta, inputs) in [
+            (false, FlyWta::Exact, &inputs),
+            (false, FlyWta::Exact, &floats),
+            (true, FlyWta::Bisect64 { eps: 1e-3 }, &inputs),
+        ] {
+            let got = f.hash(inputs, wta).unwrap();
             let want = cpu_codes(&p, &proj, &x, b, bisect);
-            assert!(got.codes == want, "d={d} m={m} {wta:?}: GPU codes differ from the CPU's");
+            let path = if inputs.pixels() { "pixel path" } else { "f32 path" };
+            assert!(got.codes == want, "d={d} m={m} {wta:?} ({path}): GPU codes differ from the CPU's");
             let ones: Vec<u32> =
                 got.codes.chunks(p.code_words()).map(|c| c.iter().map(|w| w.count_ones()).sum()).collect();
             let wrong = ones.iter().filter(|&&o| o != k).count();
@@ -56,7 +82,10 @@ fn flyhash_codes_equal_cpu_bit_for_bit() {
             } else {
                 assert_eq!(wrong, 0, "exact WTA must give exactly k ones");
             }
-            println!("d={d} m={m} s={s} k={k} b={b} {wta:?}: bit-identical ({:.3} ms of kernels)", got.kernel_ms);
+            println!(
+                "d={d} m={m} s={s} k={k} b={b} {wta:?} ({path}): bit-identical ({:.3} ms of kernels)",
+                got.kernel_ms
+            );
         }
         let w = p.code_words();
         let codes = cpu_codes(&p, &proj, &x, b, false);

@@ -102,9 +102,9 @@ fn print(e: &Entry) -> Result<()> {
     Ok(())
 }
 
-/// Steps `run_one` takes (for the progress display).
+/// Steps `run_one` takes (for the progress display): CPU, GPU upload, exact on each path, bisect64.
 fn steps(cpu_on: bool, gpu: bool) -> u64 {
-    cpu_on as u64 + 3 * gpu as u64
+    cpu_on as u64 + 4 * gpu as u64
 }
 
 fn run_one(
@@ -142,19 +142,29 @@ fn run_one(
         let f = gpu.fly(*p)?;
         anyhow::ensure!(f.projection()? == proj, "the GPU drew a different projection");
         let inputs = f.upload(&x.data, b)?;
-        pb.inc(1);
+        // Inputs that are all 8-bit pixels take the integer path; the f32 path is timed too.
+        let floats = if inputs.pixels() { Some(f.upload_float(&x.data, b)?) } else { None };
+        pb.inc(1 + floats.is_none() as u64); // no second exact run to count
         let mut codes = Vec::new();
-        for w in [Wta::Exact, Wta::Bisect64] {
+        let mut runs = vec![(Wta::Exact, &inputs)];
+        runs.extend(floats.iter().map(|fl| (Wta::Exact, fl)));
+        runs.push((Wta::Bisect64, &inputs));
+        for (w, inputs) in runs {
             pb.set_message(format!("GPU: hashing {b} inputs ({w:?}, warm-up then timed)"));
-            f.hash_into(&inputs, super::gpu::wta(w), &mut codes)?; // warm-up: JIT, buffers, pages
-            let (kernel_ms, total_ms) = f.hash_into(&inputs, super::gpu::wta(w), &mut codes)?;
+            f.hash_into(inputs, super::gpu::wta(w), &mut codes)?; // warm-up: JIT, buffers, pages
+            let (kernel_ms, total_ms) = f.hash_into(inputs, super::gpu::wta(w), &mut codes)?;
             let out = neurobits_gpu_host::flyhash::FlyBatch { codes: std::mem::take(&mut codes), kernel_ms, total_ms };
             let same = match (w, &cpu_codes) {
                 (Wta::Exact, Some(c)) => Some(*c == out.codes),
                 _ => None,
             };
+            let name = match (w, inputs.pixels()) {
+                (Wta::Exact, true) => "exact, pixel path",
+                (Wta::Exact, false) => "exact, f32 path",
+                _ => "bisect64",
+            };
             entries.push(Entry {
-                implementation: format!("gpu {} ({})", if w == Wta::Exact { "exact" } else { "bisect64" }, gpu.name()),
+                implementation: format!("gpu {name} ({})", gpu.name()),
                 b,
                 seconds: out.total_ms / 1e3,
                 kernel_seconds: Some(out.kernel_ms / 1e3),

@@ -1,6 +1,11 @@
 //! Argument structs of the FlyHash kernels (see [`crate::kernel`]). Layouts: inputs transposed,
 //! `xt[j · b + i]` (input `i`, dimension `j`), and activations `act[r · b + i]`, so that
 //! consecutive threads (consecutive inputs) touch consecutive words.
+//!
+//! The pixel path (inputs that are 8-bit pixels, see [`Pixels4`](super::Pixels4)) has its own
+//! layouts: `pix[j · groups + g]` holds dimension `j` of inputs `4g..4g + 4` as one `Pixels4`
+//! word, and the sums are written output-major, `keys[r · bp + i]` (16 bits each, `bp` = `b`
+//! rounded up to a whole tile), so that a warp of 32 inputs reads 64 contiguous bytes per output.
 
 use super::{FlyParams, RadixSelect};
 use crate::kernel::{kernel_struct, DevMut, DevPtr};
@@ -163,5 +168,75 @@ kernel_struct! {
         dist: DevPtr<u32>,
         /// `nq · r` indices, written.
         out: DevMut<u32>,
+    }
+}
+
+/// Threads per block of `fly_pixel_act`.
+pub const PIXEL_ACT_THREADS: u32 = 512;
+/// Input groups (of 4) per `fly_pixel_act` block: its shared tile holds `(d + 1) · 16` words.
+pub const PIXEL_TILE_GROUPS: u32 = 16;
+/// Inputs per `fly_pixel_act` tile (`bp`, the padded batch, is a multiple of it).
+pub const PIXEL_TILE_INPUTS: u32 = PIXEL_TILE_GROUPS * 4;
+/// Outputs a `fly_pixel_act` block's half-warps sum per round (`m` and the block's `rows` are
+/// multiples of it).
+pub const PIXEL_ROWS_PER_PASS: u32 = PIXEL_ACT_THREADS / 16;
+/// Threads per block of `fly_pixel_wta`: 32 inputs × 8 parts of the code.
+pub const PIXEL_WTA_THREADS: u32 = 256;
+
+/// Dynamic shared bytes of a `fly_pixel_act` block for dimension `d`: the tile of
+/// `(d + 1) · 16` pixel words (row `d` is zero: the padding index).
+pub const fn pixel_act_shared(d: u32) -> u32 {
+    (d + 1) * PIXEL_TILE_GROUPS * 8
+}
+
+/// Dynamic shared bytes of a `fly_pixel_wta` block: per input a 256-bin histogram (`bin · 32 +
+/// lane` words), then per (part, input) a tie count.
+pub const PIXEL_WTA_SHARED: u32 = (256 * 32 + PIXEL_WTA_THREADS) * 4;
+
+kernel_struct! {
+    /// `fly_pixel_act`: blocks of [`PIXEL_ACT_THREADS`], one per (tile of
+    /// [`PIXEL_TILE_GROUPS`] input groups, chunk of `rows` outputs), tile-major; a half-warp sums
+    /// one output for the 64 inputs of its tile through the core's `activation_chunks` over
+    /// `Pixels4`, reading the tile from shared memory, and writes the 64 sums (128 bytes).
+    PixelAct => FlyPixelAct {
+        /// Code length (a multiple of [`PIXEL_ROWS_PER_PASS`]).
+        m: u32,
+        /// Input dimension.
+        d: u32,
+        /// Input groups, `⌈b/4⌉`.
+        groups: u32,
+        /// Inputs.
+        b: u32,
+        /// Offsets per row (`s` rounded up to a multiple of 4).
+        sp: u32,
+        /// Outputs per block (a multiple of [`PIXEL_ROWS_PER_PASS`]).
+        rows: u32,
+        /// `m · sp` byte offsets into the tile, `j · 128` for the row's indices `j` in order, then
+        /// `d · 128` (the zero row) as padding; 16-byte aligned.
+        offs: DevPtr<u32>,
+        /// `d · groups` pixel words.
+        pix: DevPtr<u64>,
+        /// `m · bp` sums, written (`bp` = `groups · 4` rounded up to [`PIXEL_TILE_INPUTS`]).
+        keys: DevMut<u16>,
+    }
+}
+
+kernel_struct! {
+    /// `fly_pixel_wta`: a block of [`PIXEL_WTA_THREADS`] per 32 inputs (a lane per input, a warp
+    /// per eighth of the code): the two-pass radix select of each input's `m` sums
+    /// (`RadixSelect::new16`), then the code words in index order through `select_range`.
+    PixelWta => FlyPixelWta {
+        /// Code length (a multiple of 64).
+        m: u32,
+        /// Winners.
+        k: u32,
+        /// Inputs.
+        b: u32,
+        /// Padded batch: the stride of an output's sums.
+        bp: u32,
+        /// `m · bp` sums.
+        keys: DevPtr<u16>,
+        /// `b · ⌈m/64⌉` code words, written.
+        codes: DevMut<Word>,
     }
 }

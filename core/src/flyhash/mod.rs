@@ -9,19 +9,24 @@
 //! * Winner-take-all keeps exactly `k` outputs: larger value first, then lower index. Values are
 //!   compared through [`sort_key`], an order-preserving map of `f32` onto `u32`, and the `k`-th
 //!   largest key is found by a 4-pass radix select ([`kth_largest`]).
+//! * Inputs that are 8-bit pixels (integers in `0..=255`) may be summed as integers instead,
+//!   four inputs per [`Pixels4`] word: every partial `f32` sum of such inputs is an integer below
+//!   2²⁴, hence exact, so the integer sums are the `f32` activations and select the same winners.
 //! * [`bisect64`] is the 64-step bisection of da Cunha et al. (2023), kept for comparison: it
 //!   returns `x > mid`, which can hold more or fewer than `k` winners.
 
 mod hamming;
 pub mod kernels;
 mod params;
+mod pixels;
 mod projection;
 mod search;
 mod wta;
 
 pub use hamming::hamming;
 pub use params::FlyParams;
-pub use projection::{activation, activation_with, projection_row, Lanes};
+pub use pixels::{is_pixel, pixel_sums_exact, Pixels4};
+pub use projection::{activation, activation_chunks, activation_with, projection_row, Lanes};
 pub use search::{sort_hits, top_r};
 pub use wta::{
     bisect64, kth_largest, pack_above, select, select_range, sort_key, ties_left, wta_pack, wta_pack_keys, RadixSelect,

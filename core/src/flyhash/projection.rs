@@ -55,9 +55,27 @@ pub fn activation(indices: &[u32], x: &[f32]) -> f32 {
 /// per lane): each lane then goes through exactly this sequence of `f32` additions.
 #[inline(always)]
 pub fn activation_with<T: Copy + Default + core::ops::Add<Output = T>>(indices: &[u32], x: impl Fn(usize) -> T) -> T {
+    activation_chunks(indices.as_chunks::<1>().0, x)
+}
+
+/// [`activation_with`] over indices stored in fixed-size chunks (e.g. rows padded to a multiple
+/// of four and read 16 bytes at a time on the GPU): the same additions in the same order.
+///
+/// ```
+/// use neurobits_core::flyhash::{activation_chunks, activation_with};
+/// let xt = [1.5f32, 9.0, 2.0, 0.25];
+/// assert_eq!(activation_chunks(&[[0u32, 2], [3, 3]], |i| xt[i]), activation_with(&[0, 2, 3, 3], |i| xt[i]));
+/// ```
+#[inline(always)]
+pub fn activation_chunks<T: Copy + Default + core::ops::Add<Output = T>, C: Copy + AsRef<[u32]>>(
+    chunks: &[C],
+    x: impl Fn(usize) -> T,
+) -> T {
     let mut acc = T::default(); // +0.0
-    for &i in indices {
-        acc = acc + x(i as usize);
+    for &c in chunks {
+        for &i in c.as_ref() {
+            acc = acc + x(i as usize);
+        }
     }
     acc
 }

@@ -66,6 +66,24 @@ impl RadixSelect {
         RadixSelect { prefix: 0, mask: 0, need: k, above: 0, pass: 0 }
     }
 
+    /// Selecting the `k`-th largest of keys below 2¹⁶ (their top two bytes are zero, so two passes
+    /// fix the rest): the select of [`Pixels4`](super::Pixels4) sums.
+    ///
+    /// ```
+    /// use neurobits_core::flyhash::RadixSelect;
+    /// let keys = [500u32, 9, 700, 9, 65_535];
+    /// let mut st = RadixSelect::new16(4);
+    /// while !st.done() {
+    ///     let mut hist = [0u32; 256];
+    ///     for &x in &keys { if let Some(b) = st.bin(x) { hist[b] += 1; } }
+    ///     st.advance(&hist);
+    /// }
+    /// assert_eq!((st.threshold(), st.above(), st.ties()), (9, 3, 1));
+    /// ```
+    pub const fn new16(k: u32) -> Self {
+        RadixSelect { prefix: 0, mask: 0xFFFF_0000, need: k, above: 0, pass: 2 }
+    }
+
     /// Whether all four bytes are fixed.
     pub const fn done(&self) -> bool {
         self.pass == 4
@@ -84,12 +102,21 @@ impl RadixSelect {
     /// Fixes this pass's byte from the histogram of the matching keys.
     #[inline]
     pub fn advance(&mut self, hist: &[u32; 256]) {
+        self.advance_with(|b| hist[b]);
+    }
+
+    /// [`advance`](Self::advance) with the histogram's bins read through `count` (a GPU thread
+    /// whose histogram lives in shared memory, interleaved with other threads').
+    #[inline]
+    pub fn advance_with(&mut self, count: impl Fn(usize) -> u32) {
         let shift = 24 - 8 * self.pass;
         let mut b = 255usize;
-        while hist[b] < self.need && b > 0 {
-            self.need -= hist[b];
-            self.above += hist[b];
+        let mut n = count(b);
+        while n < self.need && b > 0 {
+            self.need -= n;
+            self.above += n;
             b -= 1;
+            n = count(b);
         }
         self.prefix |= (b as u32) << shift;
         self.mask |= 0xFF << shift;

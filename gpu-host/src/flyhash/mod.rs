@@ -9,6 +9,9 @@ use std::time::Instant;
 use crate::launch::{launch, rd, wr, KernelTimer};
 use crate::{Gpu, GpuError};
 
+mod pixels;
+use pixels::PixelBuffers;
+
 /// Outputs per thread in the parallel exact WTA (a multiple of 64: one writer per code word).
 pub const FLY_CHUNK: u32 = 256;
 
@@ -44,15 +47,27 @@ pub struct FlyGpu<'g> {
     proj: CudaSlice<u32>,
     /// Activation, code and WTA scratch buffers of the last batch size, reused.
     buffers: std::cell::RefCell<Option<Buffers>>,
+    /// The pixel path's row offsets (built from the projection on first use) and buffers.
+    pixel: std::cell::RefCell<PixelBuffers>,
 }
 
 /// Device buffers of one batch size: `(b, activations, codes, WTA scratch)`.
 type Buffers = (u32, CudaSlice<f32>, CudaSlice<u64>, WtaScratch);
 
-/// Inputs resident on the device, transposed (`d × b`).
+/// Inputs resident on the device, transposed (`d × b`), and, when every value is an 8-bit pixel,
+/// also packed four inputs per word for the exact hash's integer path ([`FlyInputs::pixels`]).
 pub struct FlyInputs {
     b: u32,
     xt: CudaSlice<f32>,
+    pix: Option<CudaSlice<u64>>,
+}
+
+impl FlyInputs {
+    /// Whether the exact hash of these inputs takes the pixel path (integer sums of four inputs
+    /// per word; the same codes, see `neurobits_core::flyhash::Pixels4`).
+    pub fn pixels(&self) -> bool {
+        self.pix.is_some()
+    }
 }
 
 /// Codes of a batch and the time they took.
@@ -73,7 +88,7 @@ impl Gpu {
         let a = k::Projection { params, proj: wr(self, &mut proj) };
         // SAFETY: `proj` holds m·s indices, one row per thread.
         unsafe { launch(self, &mut KernelTimer::default(), params.m as u64, a)? };
-        Ok(FlyGpu { gpu: self, params, proj, buffers: std::cell::RefCell::new(None) })
+        Ok(FlyGpu { gpu: self, params, proj, buffers: Default::default(), pixel: Default::default() })
     }
 }
 
@@ -89,11 +104,20 @@ impl FlyGpu<'_> {
             return Err(GpuError::Input("projection does not match the parameters".into()));
         }
         self.proj = self.gpu.stream.clone_htod(proj)?;
+        self.pixel.borrow_mut().offs = None;
         Ok(())
     }
 
-    /// Uploads `b` inputs of `d` values (row-major), transposing them for coalesced reads.
+    /// Uploads `b` inputs of `d` values (row-major), transposing them for coalesced reads, and
+    /// packs them for the pixel path when they are all 8-bit pixels and the parameters allow it.
     pub fn upload(&self, x: &[f32], b: usize) -> Result<FlyInputs, GpuError> {
+        let mut inputs = self.upload_float(x, b)?;
+        inputs.pix = self.pack_pixels(x, b)?;
+        Ok(inputs)
+    }
+
+    /// [`FlyGpu::upload`] without the pixel packing: the exact hash takes the `f32` path.
+    pub fn upload_float(&self, x: &[f32], b: usize) -> Result<FlyInputs, GpuError> {
         let d = self.params.d as usize;
         if x.len() != b * d {
             return Err(GpuError::Input(format!("{} values are not {b} inputs of {d}", x.len())));
@@ -105,7 +129,7 @@ impl FlyGpu<'_> {
                 xt[j * b + i] = x[i * d + j];
             }
         }
-        Ok(FlyInputs { b: b as u32, xt: self.gpu.stream.clone_htod(&xt)? })
+        Ok(FlyInputs { b: b as u32, xt: self.gpu.stream.clone_htod(&xt)?, pix: None })
     }
 
     /// Hashes resident inputs.
@@ -118,6 +142,10 @@ impl FlyGpu<'_> {
     /// [`FlyGpu::hash`] into a reused vector; returns (kernel, total) milliseconds.
     pub fn hash_into(&self, x: &FlyInputs, wta: FlyWta, out: &mut Vec<Word>) -> Result<(f64, f64), GpuError> {
         let start = Instant::now();
+        if let (FlyWta::Exact, Some(pix)) = (wta, &x.pix) {
+            let kernel_ms = self.hash_pixels(x.b, pix, out)?;
+            return Ok((kernel_ms, start.elapsed().as_secs_f64() * 1e3));
+        }
         let (g, p) = (self.gpu, &self.params);
         let cw = p.code_words();
         let st = &g.stream;

@@ -17,6 +17,8 @@ use neurobits_core::Word;
 
 use crate::{gid, kernel, split};
 
+mod pixels;
+
 kernel! {
     /// Projection row `r` (the core's `projection_row`) into `proj[r · s ..]`, one thread per row.
     fn fly_projection(a: Projection {

@@ -1,0 +1,120 @@
+//! The exact hash's pixel path: inputs that are all 8-bit pixels are packed four per
+//! `Pixels4` word, summed as integers by `fly_pixel_act` (a shared-memory tile per 64 inputs) and
+//! selected by `fly_pixel_wta` (a lane per input, a warp per part of the code). Same codes as the `f32` path: the integer
+//! sums are the activations (see `neurobits_core::flyhash::Pixels4`).
+
+use cudarc::driver::CudaSlice;
+use neurobits_core::flyhash::kernels::{self as k, PIXEL_ROWS_PER_PASS, PIXEL_TILE_GROUPS, PIXEL_TILE_INPUTS};
+use neurobits_core::flyhash::{is_pixel, pixel_sums_exact, Pixels4};
+use neurobits_core::Word;
+
+use super::FlyGpu;
+use crate::launch::{launch_shaped, rd, wr, KernelTimer};
+use crate::GpuError;
+
+/// Row offsets of the projection for the pixel tile, and the sums and codes of the last batch.
+#[derive(Default)]
+pub(super) struct PixelBuffers {
+    pub(super) offs: Option<(u32, CudaSlice<u32>)>,
+    batch: Option<(u32, CudaSlice<u16>, CudaSlice<u64>)>,
+}
+
+impl FlyGpu<'_> {
+    /// Whether these parameters allow the pixel path: sums fit 16 bits, `m` is a whole number of
+    /// code words, and the tile of `d + 1` dimensions fits one block's shared memory.
+    fn pixel_params_ok(&self) -> bool {
+        let p = &self.params;
+        pixel_sums_exact(p.s) && p.m.is_multiple_of(64) && k::pixel_act_shared(p.d) <= 200 << 10
+    }
+
+    /// The inputs packed for the pixel path (`d × ⌈b/4⌉` words, dimension-major), or `None` when
+    /// some value is not an 8-bit pixel or the parameters do not allow it.
+    pub(super) fn pack_pixels(&self, x: &[f32], b: usize) -> Result<Option<CudaSlice<u64>>, GpuError> {
+        if !self.pixel_params_ok() || !x.iter().all(|&v| is_pixel(v)) {
+            return Ok(None);
+        }
+        let d = self.params.d as usize;
+        let groups = b.div_ceil(4);
+        let mut pix = vec![0u64; d * groups];
+        for (g, inputs) in x.chunks(4 * d).enumerate() {
+            for j in 0..d {
+                let px = |q: usize| inputs.get(q * d + j).map_or(0, |&v| v as u8);
+                pix[j * groups + g] = Pixels4::pack([px(0), px(1), px(2), px(3)]).0;
+            }
+        }
+        self.gpu.ensure_fits(pix.len() as u64 * 8)?;
+        Ok(Some(self.gpu.stream.clone_htod(&pix)?))
+    }
+
+    /// The projection as byte offsets into the tile (`j · 128`), rows padded to a multiple of 4
+    /// with the zero row `d`; built once from the device's projection.
+    fn pixel_offsets(&self) -> Result<(), GpuError> {
+        let mut px = self.pixel.borrow_mut();
+        if px.offs.is_some() {
+            return Ok(());
+        }
+        let (s, d) = (self.params.s as usize, self.params.d);
+        let sp = s.next_multiple_of(4);
+        let stride = PIXEL_TILE_GROUPS * 8;
+        let proj = self.projection()?;
+        let mut offs = Vec::with_capacity(self.params.m as usize * sp);
+        for row in proj.chunks(s) {
+            offs.extend(row.iter().map(|&j| j * stride));
+            offs.extend(std::iter::repeat_n(d * stride, sp - s));
+        }
+        px.offs = Some((sp as u32, self.gpu.stream.clone_htod(&offs)?));
+        Ok(())
+    }
+
+    /// Exact codes of `b` packed inputs into `out`; returns the kernels' milliseconds.
+    pub(super) fn hash_pixels(&self, b: u32, pix: &CudaSlice<u64>, out: &mut Vec<Word>) -> Result<f64, GpuError> {
+        self.pixel_offsets()?;
+        let (g, p) = (self.gpu, &self.params);
+        let mut px = self.pixel.borrow_mut();
+        let px = &mut *px;
+        let (m, cw) = (p.m as usize, p.code_words());
+        let groups = b.div_ceil(4);
+        let tiles = groups.div_ceil(PIXEL_TILE_GROUPS);
+        let bp = tiles * PIXEL_TILE_INPUTS;
+        if px.batch.as_ref().is_none_or(|(n, ..)| *n != b) {
+            px.batch = None;
+            g.ensure_fits(bp as u64 * m as u64 * 2 + b as u64 * cw as u64 * 8)?;
+            // SAFETY: `fly_pixel_act` writes every sum of the bp (padded) inputs, `fly_pixel_wta`
+            // every word of the b codes.
+            px.batch =
+                Some(unsafe { (b, g.stream.alloc::<u16>(bp as usize * m)?, g.stream.alloc::<u64>(b as usize * cw)?) });
+        }
+        let (sp, offs) = px.offs.as_ref().expect("built above");
+        let (_, keys, codes) = px.batch.as_mut().expect("just set");
+        // Enough blocks for about eight waves: the row range of a tile is split when tiles are few.
+        let sms = g.ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+        let passes = p.m / PIXEL_ROWS_PER_PASS;
+        let chunks = (8 * sms.max(1) as u32).div_ceil(tiles).clamp(1, passes);
+        let rows = passes.div_ceil(chunks) * PIXEL_ROWS_PER_PASS;
+        let chunks = p.m.div_ceil(rows);
+        let mut t = KernelTimer::default();
+        let a = k::PixelAct {
+            m: p.m,
+            d: p.d,
+            groups,
+            b,
+            sp: *sp,
+            rows,
+            offs: rd(g, offs),
+            pix: rd(g, pix),
+            keys: wr(g, keys),
+        };
+        let shape = (tiles * chunks, k::PIXEL_ACT_THREADS, k::pixel_act_shared(p.d));
+        // SAFETY: `pix` holds d·groups words, `offs` m·sp offsets below (d + 1)·128 (inside the
+        // tile), `keys` m·bp sums; m and rows are multiples of the pass (checked by
+        // `pixel_params_ok` and built so here), as the kernel requires.
+        unsafe { launch_shaped(g, Some(&mut t), shape, a)? };
+        let a = k::PixelWta { m: p.m, k: p.k, b, bp, keys: rd(g, keys), codes: wr(g, codes) };
+        let shape = (b.div_ceil(32), k::PIXEL_WTA_THREADS, k::PIXEL_WTA_SHARED);
+        // SAFETY: a block per 32 inputs (below bp, a multiple of 64) over their m sums; `codes`
+        // holds b·⌈m/64⌉ words.
+        unsafe { launch_shaped(g, Some(&mut t), shape, a)? };
+        g.download_into(codes, out)?;
+        t.total_ms()
+    }
+}
