@@ -4,8 +4,9 @@
 //!
 //! The pixel path (inputs that are 8-bit pixels, see [`Pixels4`](super::Pixels4)) has its own
 //! layouts: `pix[j · groups + g]` holds dimension `j` of inputs `4g..4g + 4` as one `Pixels4`
-//! word, and the sums are written output-major, `keys[r · bp + i]` (16 bits each, `bp` = `b`
-//! rounded up to a whole tile), so that a warp of 32 inputs reads 64 contiguous bytes per output.
+//! word, and the sums are written in octets of outputs, `keys[((r / 8) · bp + i) · 8 + r % 8]`
+//! (16 bits each, `bp` = `b` rounded up to a whole tile): one input's eight consecutive sums are
+//! 16 contiguous bytes, and a warp of 32 inputs reads 512 contiguous bytes per octet.
 
 use super::{FlyParams, RadixSelect};
 use crate::kernel::{kernel_struct, DevMut, DevPtr};
@@ -183,10 +184,17 @@ pub const PIXEL_ROWS_PER_PASS: u32 = PIXEL_ACT_THREADS / 16;
 /// Threads per block of `fly_pixel_wta`: 32 inputs × 8 parts of the code.
 pub const PIXEL_WTA_THREADS: u32 = 256;
 
-/// Dynamic shared bytes of a `fly_pixel_act` block for dimension `d`: the tile of
-/// `(d + 1) · 16` pixel words (row `d` is zero: the padding index).
-pub const fn pixel_act_shared(d: u32) -> u32 {
-    (d + 1) * PIXEL_TILE_GROUPS * 8
+/// Bins of the select's first pass that sums of `s` pixels can reach (the high byte of
+/// `s · 255`, plus one).
+pub const fn pixel_bins(s: u32) -> u32 {
+    (s * 255 >> 8) + 1
+}
+
+/// Dynamic shared bytes of a `fly_pixel_act` block for dimension `d` and `s` ones per row: the
+/// tile of `(d + 1) · 16` pixel words (row `d` is zero: the padding index), then the first-pass
+/// histograms of its 64 inputs.
+pub const fn pixel_act_shared(d: u32, s: u32) -> u32 {
+    (d + 1) * PIXEL_TILE_GROUPS * 8 + PIXEL_TILE_INPUTS * pixel_bins(s) * 4
 }
 
 /// Dynamic shared bytes of a `fly_pixel_wta` block: per input a 256-bin histogram (`bin · 32 +
@@ -196,11 +204,15 @@ pub const PIXEL_WTA_SHARED: u32 = (256 * 32 + PIXEL_WTA_THREADS) * 4;
 kernel_struct! {
     /// `fly_pixel_act`: blocks of [`PIXEL_ACT_THREADS`], one per (tile of
     /// [`PIXEL_TILE_GROUPS`] input groups, chunk of `rows` outputs), tile-major; a half-warp sums
-    /// one output for the 64 inputs of its tile through the core's `activation_chunks` over
-    /// `Pixels4`, reading the tile from shared memory, and writes the 64 sums (128 bytes).
+    /// an octet of outputs for the 64 inputs of its tile through the core's `activation_chunks`
+    /// over `Pixels4`, reading the tile from shared memory, writes them (1 KiB) and counts
+    /// them into its inputs' first-pass histograms (`RadixSelect::new16`'s bins), added to `hist`
+    /// at the end.
     PixelAct => FlyPixelAct {
         /// Code length (a multiple of [`PIXEL_ROWS_PER_PASS`]).
         m: u32,
+        /// Winners.
+        k: u32,
         /// Input dimension.
         d: u32,
         /// Input groups, `⌈b/4⌉`.
@@ -216,15 +228,21 @@ kernel_struct! {
         offs: DevPtr<u32>,
         /// `d · groups` pixel words.
         pix: DevPtr<u64>,
-        /// `m · bp` sums, written (`bp` = `groups · 4` rounded up to [`PIXEL_TILE_INPUTS`]).
+        /// First-pass bins counted per input ([`pixel_bins`] of `s`).
+        bins: u32,
+        /// `m · bp` sums in octets, written (`bp` = `groups · 4` rounded up to
+        /// [`PIXEL_TILE_INPUTS`]).
         keys: DevMut<u16>,
+        /// `bp · 256` first-pass counts, zeroed before the launch, added to.
+        hist: DevMut<u32>,
     }
 }
 
 kernel_struct! {
     /// `fly_pixel_wta`: a block of [`PIXEL_WTA_THREADS`] per 32 inputs (a lane per input, a warp
-    /// per eighth of the code): the two-pass radix select of each input's `m` sums
-    /// (`RadixSelect::new16`), then the code words in index order through `select_range`.
+    /// per eighth of the code): the radix select of each input's `m` sums (`RadixSelect::new16`;
+    /// the first pass's counts come from `fly_pixel_act`), then the code words in index order
+    /// through `select_range`.
     PixelWta => FlyPixelWta {
         /// Code length (a multiple of 64).
         m: u32,
@@ -234,8 +252,10 @@ kernel_struct! {
         b: u32,
         /// Padded batch: the stride of an output's sums.
         bp: u32,
-        /// `m · bp` sums.
+        /// `m · bp` sums in octets.
         keys: DevPtr<u16>,
+        /// `bp · 256` first-pass counts (from `fly_pixel_act`).
+        hist: DevPtr<u32>,
         /// `b · ⌈m/64⌉` code words, written.
         codes: DevMut<Word>,
     }

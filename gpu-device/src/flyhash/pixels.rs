@@ -3,6 +3,7 @@
 //! `neurobits_core::flyhash::kernels::{PixelAct, PixelWta}`.
 
 use core::slice::from_raw_parts;
+use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use neurobits_core::flyhash::kernels::{
     PixelAct, PixelWta, PIXEL_ACT_THREADS, PIXEL_ROWS_PER_PASS, PIXEL_TILE_GROUPS, PIXEL_WTA_THREADS,
 };
@@ -26,12 +27,14 @@ impl AsRef<[u32]> for Quad {
 
 kernel! {
     /// Pixel sums: a block loads the pixel words of its 64 inputs (dimension-major, 128 bytes per
-    /// dimension, a zero row last) into shared memory, then each half-warp sums one output row at
-    /// a time for its 16 groups through the core's `activation_chunks` over `Pixels4` (one 64-bit
-    /// shared load and one 64-bit add per index and four inputs) and writes the row's 64 sums,
-    /// 128 contiguous bytes.
+    /// dimension, a zero row last) into shared memory, then each half-warp sums an octet of
+    /// output rows, one row at a time, for its 16 groups through the core's `activation_chunks`
+    /// over `Pixels4` (one 64-bit shared load and one 64-bit add per index and four inputs), counts
+    /// them into the first-pass histograms, and writes the octet's sums of its 64 inputs, 1 KiB
+    /// contiguous.
     fn fly_pixel_act(a: PixelAct {
         m: u32,
+        k: u32,
         d: u32,
         groups: u32,
         b: u32,
@@ -39,7 +42,9 @@ kernel! {
         rows: u32,
         offs: DevPtr<u32>,
         pix: DevPtr<u64>,
+        bins: u32,
         keys: DevMut<u16>,
+        hist: DevMut<u32>,
     }) {
         const NT: usize = PIXEL_ACT_THREADS as usize;
         const TG: usize = PIXEL_TILE_GROUPS as usize;
@@ -58,24 +63,56 @@ kernel! {
             let v = if j < d && g0 + g < groups { *a.pix.0.add(j * groups + g0 + g) } else { 0 };
             smem::st_u64(base + 8 * e as u32, v);
         }
+        let bins = a.bins as usize;
+        let counts = base + ((d + 1) * TG * 8) as u32;
+        for e in (tid..TG * 4 * bins).step_by(NT) {
+            smem::st_u32(counts + 4 * e as u32, 0);
+        }
         smem::sync();
-        let (row, g) = (tid / 16, tid % 16);
+        let first = RadixSelect::new16(a.k);
+        let (hw, g) = (tid / 16, tid % 16);
         let mine = base + 8 * g as u32;
-        let out = a.keys.0 as *mut u64;
+        let out = a.keys.0 as *mut Quad;
         let r0 = chunk * a.rows as usize;
-        for r in (r0 + row..m.min(r0 + a.rows as usize)).step_by(NT / 16) {
-            let idx = from_raw_parts(a.offs.0.add(r * sp) as *const Quad, sp / 4);
-            let sums = activation_chunks(idx, |o| Pixels4(smem::ld_u64(mine + o as u32)));
-            // Lane q of the word is input 4g + q: the word is the four sums in input order.
-            *out.add((r * bp + (g0 + g) * 4) / 4) = sums.0;
+        let (o0, o1) = (r0 / 8, m.min(r0 + a.rows as usize) / 8);
+        for o in (o0 + hw..o1).step_by(NT / 16) {
+            // Input q's eight sums shift into `oct[q]`, oldest (lowest output) in the low lane.
+            let mut oct = [0u128; 4];
+            for r in 8 * o..8 * o + 8 {
+                let idx = from_raw_parts(a.offs.0.add(r * sp) as *const Quad, sp / 4);
+                let sums = activation_chunks(idx, |x| Pixels4(smem::ld_u64(mine + x as u32)));
+                for (q, o) in oct.iter_mut().enumerate() {
+                    let v = sums.lane(q);
+                    *o = *o >> 16 | (v as u128) << 112;
+                    match first.bin(v) {
+                        Some(bin) if bin < bins => {
+                            smem::red_add_u32(counts + (((g * 4 + q) * bins + bin) * 4) as u32, 1)
+                        }
+                        _ => abort(), // a sum past s · 255: not pixels
+                    }
+                }
+            }
+            for (q, v) in oct.into_iter().enumerate() {
+                let w = |h: u32| (v >> (32 * h)) as u32;
+                *out.add(o * bp + (g0 + g) * 4 + q) = Quad([w(0), w(1), w(2), w(3)]);
+            }
+        }
+        smem::sync();
+        for e in (tid..TG * 4 * bins).step_by(NT) {
+            let n = smem::ld_u32(counts + 4 * e as u32);
+            if n != 0 {
+                let (li, bin) = (e / bins, e % bins);
+                AtomicU32::from_ptr(a.hist.0.add((g0 * 4 + li) * 256 + bin)).fetch_add(n, Relaxed);
+            }
         }
     }
 }
 
 kernel! {
     /// Exact WTA of pixel sums: a block of 8 warps per 32 inputs (a lane per input), warp `p`
-    /// taking the `p`-th eighth of the code words. Two radix passes over the 16-bit keys
-    /// (`RadixSelect::new16`), counted into one 256-bin histogram per input (bin-major,
+    /// taking the `p`-th eighth of the code words. The first radix pass over the 16-bit keys
+    /// (`RadixSelect::new16`) was counted by `fly_pixel_act`; the second counts into one 256-bin
+    /// histogram per input (bin-major,
     /// input-minor: a warp's 32 increments hit 32 banks and never one address), the byte fixed by
     /// every thread for its input (`advance_with`); then each part counts the ties at the
     /// threshold, `ties_left` gives the ties its earlier parts leave, and `select_range` writes its
@@ -86,6 +123,7 @@ kernel! {
         b: u32,
         bp: u32,
         keys: DevPtr<u16>,
+        hist: DevPtr<u32>,
         codes: DevMut<Word>,
     }) {
         const NT: usize = PIXEL_WTA_THREADS as usize;
@@ -100,20 +138,28 @@ kernel! {
         let base = smem::base();
         let hist = |bin: usize| base + ((bin * 32 + lane) * 4) as u32;
         let counts = |p: usize| base + ((256 * 32 + p * 32 + lane) * 4) as u32;
-        let key = |r: usize| *a.keys.0.add(r * bp + i) as u32;
+        let key = |r: usize| *a.keys.0.add(((r / 8) * bp + i) * 8 + r % 8) as u32;
+        // Sixteen keys from two 16-byte loads, both issued before the keys are used.
+        let sixteen = |r: usize| -> [u32; 16] {
+            let q = a.keys.0 as *const Quad;
+            let (x, y) = (*q.add((r / 8) * bp + i), *q.add((r / 8 + 1) * bp + i));
+            core::array::from_fn(|j| {
+                let w = if j < 8 { x.0[j / 2] } else { y.0[(j - 8) / 2] };
+                (w >> (16 * (j % 2))) & 0xFFFF
+            })
+        };
         let words = m / 64;
         let per = words.div_ceil(PARTS);
         let (w0, w1) = (words.min(part * per), words.min(part * per + per));
         let mut st = RadixSelect::new16(a.k);
+        st.advance_with(|bin| *a.hist.0.add(i * 256 + bin));
         while !st.done() {
             for e in (tid..256 * 32).step_by(NT) {
                 smem::st_u32(base + 4 * e as u32, 0);
             }
             smem::sync();
-            // Sixteen loads in flight before the counts they feed.
             for r in (w0 * 64..w1 * 64).step_by(16) {
-                let ks: [u32; 16] = core::array::from_fn(|j| key(r + j));
-                for x in ks {
+                for x in sixteen(r) {
                     if let Some(bin) = st.bin(x) {
                         smem::red_add_u32(hist(bin), 1);
                     }
@@ -126,8 +172,7 @@ kernel! {
         let t = st.threshold();
         let mut n = 0;
         for r in (w0 * 64..w1 * 64).step_by(16) {
-            let ks: [u32; 16] = core::array::from_fn(|j| key(r + j));
-            n += ks.iter().filter(|&&x| x == t).count() as u32;
+            n += sixteen(r).iter().filter(|&&x| x == t).count() as u32;
         }
         smem::st_u32(counts(part), n);
         smem::sync();

@@ -16,7 +16,7 @@ use crate::GpuError;
 #[derive(Default)]
 pub(super) struct PixelBuffers {
     pub(super) offs: Option<(u32, CudaSlice<u32>)>,
-    batch: Option<(u32, CudaSlice<u16>, CudaSlice<u64>)>,
+    batch: Option<(u32, CudaSlice<u16>, CudaSlice<u32>, CudaSlice<u64>)>,
 }
 
 impl FlyGpu<'_> {
@@ -24,7 +24,7 @@ impl FlyGpu<'_> {
     /// code words, and the tile of `d + 1` dimensions fits one block's shared memory.
     fn pixel_params_ok(&self) -> bool {
         let p = &self.params;
-        pixel_sums_exact(p.s) && p.m.is_multiple_of(64) && k::pixel_act_shared(p.d) <= 200 << 10
+        pixel_sums_exact(p.s) && p.m.is_multiple_of(64) && k::pixel_act_shared(p.d, p.s) <= 200 << 10
     }
 
     /// The inputs packed for the pixel path (`d × ⌈b/4⌉` words, dimension-major), or `None` when
@@ -78,14 +78,22 @@ impl FlyGpu<'_> {
         let bp = tiles * PIXEL_TILE_INPUTS;
         if px.batch.as_ref().is_none_or(|(n, ..)| *n != b) {
             px.batch = None;
-            g.ensure_fits(bp as u64 * m as u64 * 2 + b as u64 * cw as u64 * 8)?;
+            g.ensure_fits(bp as u64 * (m as u64 * 2 + 1024) + b as u64 * cw as u64 * 8)?;
+            let bpu = bp as usize;
             // SAFETY: `fly_pixel_act` writes every sum of the bp (padded) inputs, `fly_pixel_wta`
-            // every word of the b codes.
-            px.batch =
-                Some(unsafe { (b, g.stream.alloc::<u16>(bp as usize * m)?, g.stream.alloc::<u64>(b as usize * cw)?) });
+            // every word of the b codes; the counts are zeroed before each batch.
+            px.batch = Some(unsafe {
+                (
+                    b,
+                    g.stream.alloc::<u16>(bpu * m)?,
+                    g.stream.alloc::<u32>(bpu * 256)?,
+                    g.stream.alloc::<u64>(b as usize * cw)?,
+                )
+            });
         }
         let (sp, offs) = px.offs.as_ref().expect("built above");
-        let (_, keys, codes) = px.batch.as_mut().expect("just set");
+        let (_, keys, hist, codes) = px.batch.as_mut().expect("just set");
+        g.stream.memset_zeros(hist)?;
         // Enough blocks for about eight waves: the row range of a tile is split when tiles are few.
         let sms = g.ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
         let passes = p.m / PIXEL_ROWS_PER_PASS;
@@ -95,6 +103,7 @@ impl FlyGpu<'_> {
         let mut t = KernelTimer::default();
         let a = k::PixelAct {
             m: p.m,
+            k: p.k,
             d: p.d,
             groups,
             b,
@@ -102,14 +111,16 @@ impl FlyGpu<'_> {
             rows,
             offs: rd(g, offs),
             pix: rd(g, pix),
+            bins: k::pixel_bins(p.s),
             keys: wr(g, keys),
+            hist: wr(g, hist),
         };
-        let shape = (tiles * chunks, k::PIXEL_ACT_THREADS, k::pixel_act_shared(p.d));
+        let shape = (tiles * chunks, k::PIXEL_ACT_THREADS, k::pixel_act_shared(p.d, p.s));
         // SAFETY: `pix` holds d·groups words, `offs` m·sp offsets below (d + 1)·128 (inside the
-        // tile), `keys` m·bp sums; m and rows are multiples of the pass (checked by
+        // tile), `keys` m·bp sums, `hist` bp·256 counts; m and rows are multiples of the pass (checked by
         // `pixel_params_ok` and built so here), as the kernel requires.
         unsafe { launch_shaped(g, Some(&mut t), shape, a)? };
-        let a = k::PixelWta { m: p.m, k: p.k, b, bp, keys: rd(g, keys), codes: wr(g, codes) };
+        let a = k::PixelWta { m: p.m, k: p.k, b, bp, keys: rd(g, keys), hist: rd(g, hist), codes: wr(g, codes) };
         let shape = (b.div_ceil(32), k::PIXEL_WTA_THREADS, k::PIXEL_WTA_SHARED);
         // SAFETY: a block per 32 inputs (below bp, a multiple of 64) over their m sums; `codes`
         // holds b·⌈m/64⌉ words.
