@@ -219,12 +219,12 @@ kernel_struct! {
         groups: u32,
         /// Inputs.
         b: u32,
-        /// Offsets per row (`s` rounded up to a multiple of 4).
+        /// Offsets per row (`s` rounded up to a multiple of 8).
         sp: u32,
         /// Outputs per block (a multiple of [`PIXEL_ROWS_PER_PASS`]).
         rows: u32,
         /// `m · sp` byte offsets into the tile, `j · 128` for the row's indices `j` in order, then
-        /// `d · 128` (the zero row) as padding; 16-byte aligned.
+        /// `d · 128` (the zero row) as padding; 32-byte aligned.
         offs: DevPtr<u32>,
         /// `d · groups` pixel words.
         pix: DevPtr<u64>,

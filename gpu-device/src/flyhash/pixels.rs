@@ -18,7 +18,12 @@ use crate::{abort, kernel, smem, split, thread_block};
 #[repr(C, align(16))]
 struct Quad([u32; 4]);
 
-impl AsRef<[u32]> for Quad {
+/// Thirty-two bytes: eight row offsets, read with two 128-bit loads issued together.
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+struct Oct([u32; 8]);
+
+impl AsRef<[u32]> for Oct {
     #[inline(always)]
     fn as_ref(&self) -> &[u32] {
         &self.0
@@ -50,7 +55,7 @@ kernel! {
         const TG: usize = PIXEL_TILE_GROUPS as usize;
         const RP: usize = PIXEL_ROWS_PER_PASS as usize;
         let (m, d, groups, sp) = (a.m as usize, a.d as usize, a.groups as usize, a.sp as usize);
-        if m % RP != 0 || a.rows as usize % RP != 0 || sp % 4 != 0 {
+        if m % RP != 0 || a.rows as usize % RP != 0 || sp % 8 != 0 {
             abort();
         }
         let bp = groups.div_ceil(TG) * TG * 4;
@@ -79,7 +84,7 @@ kernel! {
             // Input q's eight sums shift into `oct[q]`, oldest (lowest output) in the low lane.
             let mut oct = [0u128; 4];
             for r in 8 * o..8 * o + 8 {
-                let idx = from_raw_parts(a.offs.0.add(r * sp) as *const Quad, sp / 4);
+                let idx = from_raw_parts(a.offs.0.add(r * sp) as *const Oct, sp / 8);
                 let sums = activation_chunks(idx, |x| Pixels4(smem::ld_u64(mine + x as u32)));
                 for (q, o) in oct.iter_mut().enumerate() {
                     let v = sums.lane(q);

@@ -46,7 +46,7 @@ impl FlyGpu<'_> {
         Ok(Some(self.gpu.stream.clone_htod(&pix)?))
     }
 
-    /// The projection as byte offsets into the tile (`j · 128`), rows padded to a multiple of 4
+    /// The projection as byte offsets into the tile (`j · 128`), rows padded to a multiple of 8
     /// with the zero row `d`; built once from the device's projection.
     fn pixel_offsets(&self) -> Result<(), GpuError> {
         let mut px = self.pixel.borrow_mut();
@@ -54,7 +54,7 @@ impl FlyGpu<'_> {
             return Ok(());
         }
         let (s, d) = (self.params.s as usize, self.params.d);
-        let sp = s.next_multiple_of(4);
+        let sp = s.next_multiple_of(8);
         let stride = PIXEL_TILE_GROUPS * 8;
         let proj = self.projection()?;
         let mut offs = Vec::with_capacity(self.params.m as usize * sp);
