@@ -1,4 +1,4 @@
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, PinnedHostSlice};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr, PinnedHostSlice};
 use std::sync::{Arc, Mutex};
 
 use crate::error::GpuError;
@@ -14,7 +14,37 @@ pub struct Gpu {
     /// Page-locked staging buffer for downloads, kept between calls (allocating it costs more
     /// than the copy).
     staging: Mutex<Option<PinnedHostSlice<u64>>>,
+    /// A second (non-blocking) stream for downloads that overlap the kernels, made on first use.
+    copy: std::sync::OnceLock<Arc<CudaStream>>,
 }
+
+/// Appends `src` to `out` (capacity reserved) on up to four threads: one core's copy out of
+/// pinned memory is slower than the transfer it follows.
+fn extend_parallel(out: &mut Vec<u64>, src: &[u64]) {
+    const PIECE: usize = 1 << 19;
+    if src.len() <= PIECE {
+        out.extend_from_slice(src);
+        return;
+    }
+    out.reserve(src.len());
+    let at = out.len();
+    let dst = &mut out.spare_capacity_mut()[..src.len()];
+    let per = src.len().div_ceil(4);
+    std::thread::scope(|s| {
+        for (d, c) in dst.chunks_mut(per).zip(src.chunks(per)) {
+            s.spawn(move || {
+                for (d, &c) in d.iter_mut().zip(c) {
+                    d.write(c);
+                }
+            });
+        }
+    });
+    // SAFETY: the threads wrote all `src.len()` elements after `at`.
+    unsafe { out.set_len(at + src.len()) };
+}
+
+/// Words in one half of the pinned staging buffer (32 MiB).
+pub(crate) const STAGING_HALF: usize = 1 << 22;
 
 impl Gpu {
     /// Opens device `ordinal` and loads the PTX (JIT-compiled by the driver).
@@ -31,7 +61,7 @@ impl Gpu {
         let stream = ctx.default_stream();
         let module = ctx.load_module(cudarc::nvrtc::Ptx::from_src(PTX))?;
         let functions = Kernel::ALL.iter().map(|k| module.load_function(k.name())).collect::<Result<Vec<_>, _>>()?;
-        Ok(Gpu { ctx, stream, _module: module, functions, staging: Mutex::new(None) })
+        Ok(Gpu { ctx, stream, _module: module, functions, staging: Mutex::new(None), copy: Default::default() })
     }
 
     /// CUDA devices here (0 without a driver).
@@ -77,34 +107,85 @@ impl Gpu {
 
     /// [`Gpu::download`] into a reused vector (no page faults on its second use).
     pub(crate) fn download_into(&self, src: &CudaSlice<u64>, out: &mut Vec<u64>) -> Result<(), GpuError> {
-        const HALF: usize = 1 << 22; // 32 MiB of words per staging half
         out.clear();
         if src.len() <= 1 << 16 {
             out.extend(self.stream.clone_dtoh(src)?);
             return Ok(());
         }
+        let parts: Vec<_> =
+            (0..src.len()).step_by(STAGING_HALF).map(|a| (a..src.len().min(a + STAGING_HALF), None)).collect();
+        self.download_parts(src, parts, out)
+    }
+
+    /// Downloads `src` part by part into `out` (cleared first), in order, through the two halves
+    /// of the pinned staging buffer: part i+1 streams into one half while part i is copied out of
+    /// the other. A part with an event is copied on the second stream once the event has passed,
+    /// so that it overlaps the kernels still running for the later parts. Parts hold at most
+    /// [`STAGING_HALF`] words and cover `src` in order.
+    pub(crate) fn download_parts(
+        &self,
+        src: &CudaSlice<u64>,
+        parts: Vec<(std::ops::Range<usize>, Option<cudarc::driver::CudaEvent>)>,
+        out: &mut Vec<u64>,
+    ) -> Result<(), GpuError> {
+        out.clear();
+        out.reserve(src.len());
+        let copy = match self.copy.get() {
+            Some(c) => c.clone(),
+            None => self.copy.get_or_init(|| self.ctx.new_stream().unwrap_or_else(|_| self.stream.clone())).clone(),
+        };
         let mut guard = self.staging.lock().map_err(|_| GpuError::Cuda("staging buffer poisoned".into()))?;
         if guard.is_none() {
             // SAFETY: every element is written by a copy before it is read.
             *guard = Some(unsafe {
-                self.ctx.alloc_pinned_with_flags::<u64>(2 * HALF, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE)
+                self.ctx.alloc_pinned_with_flags::<u64>(2 * STAGING_HALF, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE)
             }?);
         }
-        let (a, b) = guard.as_mut().expect("just set").as_mut_slice()?.split_at_mut(HALF);
-        let chunks = src.len().div_ceil(HALF);
-        let range = |i: usize| i * HALF..src.len().min((i + 1) * HALF);
-        out.reserve(src.len());
-        // Double buffering: chunk i+1 streams into one half while chunk i is copied out of the other.
-        self.stream.memcpy_dtoh(&src.slice(range(0)), &mut a[..range(0).len()])?;
-        for i in 0..chunks {
-            self.stream.synchronize()?;
-            let (next, done) = if i % 2 == 0 { (&mut *b, &*a) } else { (&mut *a, &*b) };
-            if i + 1 < chunks {
-                self.stream.memcpy_dtoh(&src.slice(range(i + 1)), &mut next[..range(i + 1).len()])?;
+        let (a, b) = guard.as_mut().expect("just set").as_mut_slice()?.split_at_mut(STAGING_HALF);
+        let issue = |(range, ready): &(std::ops::Range<usize>, Option<cudarc::driver::CudaEvent>),
+                     half: &mut [u64]|
+         -> Result<(), GpuError> {
+            if range.len() > STAGING_HALF {
+                return Err(GpuError::Input("download part larger than the staging buffer".into()));
             }
-            out.extend_from_slice(&done[..range(i).len()]);
+            match ready {
+                Some(ev) => {
+                    copy.wait(ev)?;
+                    // The raw copy: cudarc's own tracking would make it wait for the buffer's
+                    // last write, i.e. for the last part's kernels, not for this part's event.
+                    let (base, _sync) = src.device_ptr(&self.stream);
+                    let at = base + (range.start * std::mem::size_of::<u64>()) as u64;
+                    // SAFETY: `range` lies inside `src`, `half` is page-locked and outlives the
+                    // copy (the loop synchronizes the copy stream before reading or reusing it),
+                    // and the event orders the copy after the kernels that write the range.
+                    unsafe {
+                        cudarc::driver::result::memcpy_dtoh_async(&mut half[..range.len()], at, copy.cu_stream())
+                    }?;
+                }
+                None => self.stream.memcpy_dtoh(&src.slice(range.clone()), &mut half[..range.len()])?,
+            }
+            Ok(())
+        };
+        let done_of = |p: &(std::ops::Range<usize>, Option<cudarc::driver::CudaEvent>)| -> Result<(), GpuError> {
+            match p.1 {
+                Some(_) => copy.synchronize()?,
+                None => self.stream.synchronize()?,
+            }
+            Ok(())
+        };
+        if let Some(first) = parts.first() {
+            issue(first, a)?;
+        }
+        for (i, p) in parts.iter().enumerate() {
+            done_of(p)?;
+            let (next, done) = if i % 2 == 0 { (&mut *b, &*a) } else { (&mut *a, &*b) };
+            if let Some(q) = parts.get(i + 1) {
+                issue(q, next)?;
+            }
+            extend_parallel(out, &done[..p.0.len()]);
         }
         self.stream.synchronize()?;
+        copy.synchronize()?;
         Ok(())
     }
 

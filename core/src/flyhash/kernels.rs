@@ -181,13 +181,13 @@ pub const PIXEL_TILE_INPUTS: u32 = PIXEL_TILE_GROUPS * 4;
 /// Outputs a `fly_pixel_act` block's half-warps sum per round (`m` and the block's `rows` are
 /// multiples of it).
 pub const PIXEL_ROWS_PER_PASS: u32 = PIXEL_ACT_THREADS / 16;
-/// Threads per block of `fly_pixel_wta`: 32 inputs × 8 parts of the code.
-pub const PIXEL_WTA_THREADS: u32 = 256;
+/// Threads per block of `fly_pixel_wta`: 32 inputs × 16 parts of the code.
+pub const PIXEL_WTA_THREADS: u32 = 512;
 
 /// Bins of the select's first pass that sums of `s` pixels can reach (the high byte of
 /// `s · 255`, plus one).
 pub const fn pixel_bins(s: u32) -> u32 {
-    (s * 255 >> 8) + 1
+    ((s * 255) >> 8) + 1
 }
 
 /// Dynamic shared bytes of a `fly_pixel_act` block for dimension `d` and `s` ones per row: the
@@ -217,8 +217,9 @@ kernel_struct! {
         d: u32,
         /// Input groups, `⌈b/4⌉`.
         groups: u32,
-        /// Inputs.
-        b: u32,
+        /// The launch's first tile: block tiles are counted from it in `pix`, from 0 in `keys`
+        /// and `hist` (which hold this launch's tiles only).
+        tile0: u32,
         /// Offsets per row (`s` rounded up to a multiple of 8).
         sp: u32,
         /// Outputs per block (a multiple of [`PIXEL_ROWS_PER_PASS`]).
@@ -230,8 +231,10 @@ kernel_struct! {
         pix: DevPtr<u64>,
         /// First-pass bins counted per input ([`pixel_bins`] of `s`).
         bins: u32,
-        /// `m · bp` sums in octets, written (`bp` = `groups · 4` rounded up to
-        /// [`PIXEL_TILE_INPUTS`]).
+        /// Inputs of the launch's tiles ([`PIXEL_TILE_INPUTS`] per tile): the stride of an
+        /// octet in `keys`.
+        bp: u32,
+        /// `m · bp` sums in octets, written.
         keys: DevMut<u16>,
         /// `bp · 256` first-pass counts, zeroed before the launch, added to.
         hist: DevMut<u32>,
@@ -240,7 +243,7 @@ kernel_struct! {
 
 kernel_struct! {
     /// `fly_pixel_wta`: a block of [`PIXEL_WTA_THREADS`] per 32 inputs (a lane per input, a warp
-    /// per eighth of the code): the radix select of each input's `m` sums (`RadixSelect::new16`;
+    /// per sixteenth of the code): the radix select of each input's `m` sums (`RadixSelect::new16`;
     /// the first pass's counts come from `fly_pixel_act`), then the code words in index order
     /// through `select_range`.
     PixelWta => FlyPixelWta {
@@ -248,15 +251,18 @@ kernel_struct! {
         m: u32,
         /// Winners.
         k: u32,
-        /// Inputs.
+        /// Inputs of the whole batch.
         b: u32,
-        /// Padded batch: the stride of an output's sums.
+        /// The launch's first input: lane `l` of block `x` is input `i0 + 32x + l`, at position
+        /// `32x + l` in `keys` and `hist`.
+        i0: u32,
+        /// Inputs in `keys` per octet (a multiple of 32).
         bp: u32,
         /// `m · bp` sums in octets.
         keys: DevPtr<u16>,
         /// `bp · 256` first-pass counts (from `fly_pixel_act`).
         hist: DevPtr<u32>,
-        /// `b · ⌈m/64⌉` code words, written.
+        /// `b · ⌈m/64⌉` code words (the whole batch's), written for the launch's inputs.
         codes: DevMut<Word>,
     }
 }

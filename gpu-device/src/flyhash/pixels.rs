@@ -42,12 +42,13 @@ kernel! {
         k: u32,
         d: u32,
         groups: u32,
-        b: u32,
+        tile0: u32,
         sp: u32,
         rows: u32,
         offs: DevPtr<u32>,
         pix: DevPtr<u64>,
         bins: u32,
+        bp: u32,
         keys: DevMut<u16>,
         hist: DevMut<u32>,
     }) {
@@ -58,14 +59,18 @@ kernel! {
         if m % RP != 0 || a.rows as usize % RP != 0 || sp % 8 != 0 {
             abort();
         }
-        let bp = groups.div_ceil(TG) * TG * 4;
+        let bp = a.bp as usize;
         let (tid, blk) = thread_block();
         let (tile, chunk) = split(blk, m.div_ceil(a.rows as usize));
-        let g0 = tile * TG;
+        // Groups counted in this launch's tiles (g0) and in the whole batch (gg0).
+        let (g0, gg0) = (tile * TG, (a.tile0 as usize + tile) * TG);
+        if (g0 + TG) * 4 > bp {
+            abort();
+        }
         let base = smem::base();
         for e in (tid..(d + 1) * TG).step_by(NT) {
             let (j, g) = (e / TG, e % TG);
-            let v = if j < d && g0 + g < groups { *a.pix.0.add(j * groups + g0 + g) } else { 0 };
+            let v = if j < d && gg0 + g < groups { *a.pix.0.add(j * groups + gg0 + g) } else { 0 };
             smem::st_u64(base + 8 * e as u32, v);
         }
         let bins = a.bins as usize;
@@ -114,8 +119,8 @@ kernel! {
 }
 
 kernel! {
-    /// Exact WTA of pixel sums: a block of 8 warps per 32 inputs (a lane per input), warp `p`
-    /// taking the `p`-th eighth of the code words. The first radix pass over the 16-bit keys
+    /// Exact WTA of pixel sums: a block of 16 warps per 32 inputs (a lane per input), warp `p`
+    /// taking the `p`-th sixteenth of the code words. The first radix pass over the 16-bit keys
     /// (`RadixSelect::new16`) was counted by `fly_pixel_act`; the second counts into one 256-bin
     /// histogram per input (bin-major,
     /// input-minor: a warp's 32 increments hit 32 banks and never one address), the byte fixed by
@@ -126,6 +131,7 @@ kernel! {
         m: u32,
         k: u32,
         b: u32,
+        i0: u32,
         bp: u32,
         keys: DevPtr<u16>,
         hist: DevPtr<u32>,
@@ -135,7 +141,9 @@ kernel! {
         const PARTS: usize = NT / 32;
         let (tid, blk) = thread_block();
         let (part, lane) = (tid / 32, tid % 32);
+        // `i`: position in this launch's sums; `gi`: the input in the batch.
         let i = blk * 32 + lane;
+        let gi = a.i0 as usize + i;
         let (m, bp) = (a.m as usize, a.bp as usize);
         if m % 64 != 0 || bp % 32 != 0 || blk * 32 >= bp {
             abort();
@@ -182,11 +190,11 @@ kernel! {
         smem::st_u32(counts(part), n);
         smem::sync();
         let mut ties = ties_left(st.ties(), (0..part).map(|p| smem::ld_u32(counts(p))));
-        let code = a.codes.0.add(i * words);
+        let code = a.codes.0.add(gi * words);
         for w in w0..w1 {
             let mut word: Word = 0;
             ties = select_range(w * 64, w * 64 + 64, key, t, ties, |r| word |= 1 << (r % 64));
-            if i < a.b as usize {
+            if gi < a.b as usize {
                 *code.add(w) = word;
             }
         }
