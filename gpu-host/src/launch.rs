@@ -138,11 +138,24 @@ pub(crate) unsafe fn launch_shaped<A: KernelArgs>(
 /// Blocks of [`BLOCK`] threads of `A::KERNEL` that can be resident at once on the whole device
 /// (the occupancy calculator × the SM count): the size of a persistent grid.
 pub(crate) fn resident_blocks<A: KernelArgs>(gpu: &Gpu) -> Result<u32, GpuError> {
+    resident_blocks_shaped::<A>(gpu, BLOCK, 0)
+}
+
+/// [`resident_blocks`] for blocks of `threads` with `shared` bytes of dynamic shared memory.
+pub(crate) fn resident_blocks_shaped<A: KernelArgs>(gpu: &Gpu, threads: u32, shared: u32) -> Result<u32, GpuError> {
     gpu.ctx.bind_to_thread()?;
     let f = gpu.function(A::KERNEL);
+    if shared > 48 << 10 {
+        use cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as MAX_SHARED;
+        f.set_attribute(MAX_SHARED, shared as i32)?;
+    }
     // SAFETY: the function was loaded from the module the GPU keeps alive.
     let per_sm = unsafe {
-        cudarc::driver::result::occupancy::max_active_block_per_multiprocessor(f.cu_function(), BLOCK as i32, 0)
+        cudarc::driver::result::occupancy::max_active_block_per_multiprocessor(
+            f.cu_function(),
+            threads as i32,
+            shared as usize,
+        )
     }?;
     let sms = gpu.ctx.attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
     Ok((per_sm.max(1) * sms.max(1)) as u32)
