@@ -191,9 +191,15 @@ kernel! {
         smem::sync();
         let mut ties = ties_left(st.ties(), (0..part).map(|p| smem::ld_u32(counts(p))));
         let code = a.codes.0.add(gi * words);
+        let q = a.keys.0 as *const Quad;
         for w in w0..w1 {
+            // Octet by octet: one 16-byte load, then its eight keys at constant positions.
             let mut word: Word = 0;
-            ties = select_range(w * 64, w * 64 + 64, key, t, ties, |r| word |= 1 << (r % 64));
+            for o in w * 8..w * 8 + 8 {
+                let x = *q.add(o * bp + i);
+                let at = |r: usize| (x.0[(r % 8) / 2] >> (16 * (r % 2))) & 0xFFFF;
+                ties = select_range(o * 8, o * 8 + 8, at, t, ties, |r| word |= 1 << (r % 64));
+            }
             if gi < a.b as usize {
                 *code.add(w) = word;
             }
