@@ -3,8 +3,8 @@
 //! consecutive threads (consecutive inputs) touch consecutive words.
 //!
 //! The pixel path (inputs that are 8-bit pixels, see [`Pixels4`](super::Pixels4)) has its own
-//! layouts: `pix[j · groups + g]` holds dimension `j` of inputs `4g..4g + 4` as one `Pixels4`
-//! word, and the sums are written in octets of outputs, `keys[((r / 8) · bp + i) · 8 + r % 8]`
+//! layouts: `pix[j · groups + g]` holds dimension `j` of inputs `4g..4g + 4` as the four bytes of
+//! one word (`Pixels4::from_bytes`), and the sums are written in octets of outputs, `keys[((r / 8) · bp + i) · 8 + r % 8]`
 //! (16 bits each, `bp` = `b` rounded up to a whole tile): one input's eight consecutive sums are
 //! 16 contiguous bytes, and a warp of 32 inputs reads 512 contiguous bytes per octet.
 
@@ -174,13 +174,13 @@ kernel_struct! {
 
 /// Threads per block of `fly_pixel_act`.
 pub const PIXEL_ACT_THREADS: u32 = 512;
-/// Input groups (of 4) per `fly_pixel_act` block: its shared tile holds `(d + 1) · 16` words.
-pub const PIXEL_TILE_GROUPS: u32 = 16;
+/// Input groups (of 4) per `fly_pixel_act` block, a lane each: its shared tile holds
+/// `(d + 1) · 32` words.
+pub const PIXEL_TILE_GROUPS: u32 = 32;
 /// Inputs per `fly_pixel_act` tile (`bp`, the padded batch, is a multiple of it).
 pub const PIXEL_TILE_INPUTS: u32 = PIXEL_TILE_GROUPS * 4;
-/// Outputs a `fly_pixel_act` block's half-warps sum per round (`m` and the block's `rows` are
-/// multiples of it).
-pub const PIXEL_ROWS_PER_PASS: u32 = PIXEL_ACT_THREADS / 16;
+/// `m` and the rows of a `fly_pixel_act` block are multiples of it (whole code words).
+pub const PIXEL_ROWS_PER_PASS: u32 = 64;
 /// Threads per block of `fly_pixel_wta`: 32 inputs × 16 parts of the code.
 pub const PIXEL_WTA_THREADS: u32 = 512;
 
@@ -191,10 +191,10 @@ pub const fn pixel_bins(s: u32) -> u32 {
 }
 
 /// Dynamic shared bytes of a `fly_pixel_act` block for dimension `d` and `s` ones per row: the
-/// tile of `(d + 1) · 16` pixel words (row `d` is zero: the padding index), then the first-pass
-/// histograms of its 64 inputs.
+/// tile of `(d + 1) · 32` words of four pixels (row `d` is zero: the padding index), then the
+/// first-pass histograms of its 128 inputs, 16-bit counts two to a word.
 pub const fn pixel_act_shared(d: u32, s: u32) -> u32 {
-    (d + 1) * PIXEL_TILE_GROUPS * 8 + PIXEL_TILE_INPUTS * pixel_bins(s) * 4
+    (d + 1) * PIXEL_TILE_GROUPS * 4 + (PIXEL_TILE_INPUTS * pixel_bins(s)).div_ceil(2) * 4
 }
 
 /// Dynamic shared bytes of a `fly_pixel_wta` block: per input a 256-bin histogram (`bin · 32 +
@@ -203,9 +203,9 @@ pub const PIXEL_WTA_SHARED: u32 = (256 * 32 + PIXEL_WTA_THREADS) * 4;
 
 kernel_struct! {
     /// `fly_pixel_act`: blocks of [`PIXEL_ACT_THREADS`], one per (tile of
-    /// [`PIXEL_TILE_GROUPS`] input groups, chunk of `rows` outputs), tile-major; a half-warp sums
-    /// an octet of outputs for the 64 inputs of its tile through the core's `activation_chunks`
-    /// over `Pixels4`, reading the tile from shared memory, writes them (1 KiB) and counts
+    /// [`PIXEL_TILE_GROUPS`] input groups, chunk of `rows` outputs), tile-major; a warp sums an
+    /// octet of outputs for the 128 inputs of its tile through the core's `activation_chunks` over
+    /// `Pixels4`, reading the tile from shared memory, writes them (2 KiB) and counts
     /// them into its inputs' first-pass histograms (`RadixSelect::new16`'s bins), added to `hist`
     /// at the end.
     PixelAct => FlyPixelAct {
@@ -227,8 +227,8 @@ kernel_struct! {
         /// `m · sp` byte offsets into the tile, `j · 128` for the row's indices `j` in order, then
         /// `d · 128` (the zero row) as padding; 32-byte aligned.
         offs: DevPtr<u32>,
-        /// `d · groups` pixel words.
-        pix: DevPtr<u64>,
+        /// `d · groups` words of four pixels.
+        pix: DevPtr<u32>,
         /// First-pass bins counted per input ([`pixel_bins`] of `s`).
         bins: u32,
         /// Inputs of the launch's tiles ([`PIXEL_TILE_INPUTS`] per tile): the stride of an

@@ -26,7 +26,22 @@ impl Pixels4 {
     /// One dimension of four inputs.
     #[inline(always)]
     pub const fn pack(p: [u8; 4]) -> Self {
-        Pixels4(p[0] as u64 | (p[1] as u64) << 16 | (p[2] as u64) << 32 | (p[3] as u64) << 48)
+        Pixels4::from_bytes(u32::from_le_bytes(p))
+    }
+
+    /// One dimension of four inputs stored as the bytes of a word (input `q` in byte `q`): how
+    /// the GPU keeps them, four inputs in four bytes.
+    ///
+    /// ```
+    /// use neurobits_core::flyhash::Pixels4;
+    /// assert_eq!(Pixels4::from_bytes(0x04_03_02_01), Pixels4::pack([1, 2, 3, 4]));
+    /// assert_eq!(Pixels4::from_bytes(0x04_03_02_01).lane(3), 4);
+    /// ```
+    #[inline(always)]
+    pub const fn from_bytes(w: u32) -> Self {
+        let lo = (w & 0xFF) | (w & 0xFF00) << 8;
+        let hi = (w >> 16 & 0xFF) | (w >> 16 & 0xFF00) << 8;
+        Pixels4(lo as u64 | (hi as u64) << 32)
     }
 
     /// Input `q`'s sum.

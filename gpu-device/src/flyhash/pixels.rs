@@ -13,6 +13,24 @@ use neurobits_core::Word;
 
 use crate::{abort, kernel, smem, split, thread_block};
 
+/// `Pixels4::from_bytes(w)` in two byte permutes (`prmt`: bytes 0, 1 and 2, 3 of `w` to the
+/// low bytes of the 16-bit lanes), where the portable form costs eight integer operations in
+/// the hottest loop. The same layout conversion; the GPU tests compare the codes bit for bit.
+#[inline(always)]
+fn spread(w: u32) -> Pixels4 {
+    let (lo, hi): (u32, u32);
+    // SAFETY: register-only permutes.
+    unsafe {
+        core::arch::asm!(
+            "prmt.b32 {lo}, {w}, 0, 0x4140;",
+            "prmt.b32 {hi}, {w}, 0, 0x4342;",
+            lo = out(reg32) lo, hi = out(reg32) hi, w = in(reg32) w,
+            options(pure, nomem, nostack),
+        )
+    };
+    Pixels4(lo as u64 | (hi as u64) << 32)
+}
+
 /// Sixteen bytes, so that a slice of them is read with 128-bit loads.
 #[derive(Clone, Copy)]
 #[repr(C, align(16))]
@@ -31,12 +49,13 @@ impl AsRef<[u32]> for Oct {
 }
 
 kernel! {
-    /// Pixel sums: a block loads the pixel words of its 64 inputs (dimension-major, 128 bytes per
-    /// dimension, a zero row last) into shared memory, then each half-warp sums an octet of
-    /// output rows, one row at a time, for its 16 groups through the core's `activation_chunks`
-    /// over `Pixels4` (one 64-bit shared load and one 64-bit add per index and four inputs), counts
-    /// them into the first-pass histograms, and writes the octet's sums of its 64 inputs, 1 KiB
-    /// contiguous.
+    /// Pixel sums: a block loads the pixels of its 128 inputs (dimension-major, a byte per input,
+    /// 128 bytes per dimension, a zero row last) into shared memory, then each warp sums an octet
+    /// of output rows, one row at a time, for its 32 groups of four inputs through the core's
+    /// `activation_chunks` over `Pixels4` (per index and four inputs: one 32-bit shared load, its
+    /// bytes spread into 16-bit lanes, one 64-bit add), counts them into the first-pass
+    /// histograms (16-bit counts: a block's rows are fewer than 2¹⁶), and writes the octet's sums
+    /// of its 128 inputs, 2 KiB contiguous.
     fn fly_pixel_act(a: PixelAct {
         m: u32,
         k: u32,
@@ -46,7 +65,7 @@ kernel! {
         sp: u32,
         rows: u32,
         offs: DevPtr<u32>,
-        pix: DevPtr<u64>,
+        pix: DevPtr<u32>,
         bins: u32,
         bp: u32,
         keys: DevMut<u16>,
@@ -56,7 +75,7 @@ kernel! {
         const TG: usize = PIXEL_TILE_GROUPS as usize;
         const RP: usize = PIXEL_ROWS_PER_PASS as usize;
         let (m, d, groups, sp) = (a.m as usize, a.d as usize, a.groups as usize, a.sp as usize);
-        if m % RP != 0 || a.rows as usize % RP != 0 || sp % 8 != 0 {
+        if m % RP != 0 || a.rows as usize % RP != 0 || a.rows >= 1 << 16 || sp % 8 != 0 {
             abort();
         }
         let bp = a.bp as usize;
@@ -71,32 +90,35 @@ kernel! {
         for e in (tid..(d + 1) * TG).step_by(NT) {
             let (j, g) = (e / TG, e % TG);
             let v = if j < d && gg0 + g < groups { *a.pix.0.add(j * groups + gg0 + g) } else { 0 };
-            smem::st_u64(base + 8 * e as u32, v);
+            smem::st_u32(base + 4 * e as u32, v);
         }
         let bins = a.bins as usize;
-        let counts = base + ((d + 1) * TG * 8) as u32;
-        for e in (tid..TG * 4 * bins).step_by(NT) {
+        // First-pass counts of (input, bin) `e`: the 16-bit half `e % 2` of word `e / 2`.
+        let counts = base + ((d + 1) * TG * 4) as u32;
+        let count_words = (TG * 4 * bins).div_ceil(2);
+        for e in (tid..count_words).step_by(NT) {
             smem::st_u32(counts + 4 * e as u32, 0);
         }
         smem::sync();
         let first = RadixSelect::new16(a.k);
-        let (hw, g) = (tid / 16, tid % 16);
-        let mine = base + 8 * g as u32;
+        let (warp, g) = (tid / 32, tid % 32);
+        let mine = base + 4 * g as u32;
         let out = a.keys.0 as *mut Quad;
         let r0 = chunk * a.rows as usize;
         let (o0, o1) = (r0 / 8, m.min(r0 + a.rows as usize) / 8);
-        for o in (o0 + hw..o1).step_by(NT / 16) {
+        for o in (o0 + warp..o1).step_by(NT / 32) {
             // Input q's eight sums shift into `oct[q]`, oldest (lowest output) in the low lane.
             let mut oct = [0u128; 4];
             for r in 8 * o..8 * o + 8 {
                 let idx = from_raw_parts(a.offs.0.add(r * sp) as *const Oct, sp / 8);
-                let sums = activation_chunks(idx, |x| Pixels4(smem::ld_u64(mine + x as u32)));
+                let sums = activation_chunks(idx, |x| spread(smem::ld_u32(mine + x as u32)));
                 for (q, o) in oct.iter_mut().enumerate() {
                     let v = sums.lane(q);
                     *o = *o >> 16 | (v as u128) << 112;
                     match first.bin(v) {
                         Some(bin) if bin < bins => {
-                            smem::red_add_u32(counts + (((g * 4 + q) * bins + bin) * 4) as u32, 1)
+                            let e = (g * 4 + q) * bins + bin;
+                            smem::red_add_u32(counts + (e / 2 * 4) as u32, 1 << (16 * (e % 2)))
                         }
                         _ => abort(), // a sum past s · 255: not pixels
                     }
@@ -109,7 +131,7 @@ kernel! {
         }
         smem::sync();
         for e in (tid..TG * 4 * bins).step_by(NT) {
-            let n = smem::ld_u32(counts + 4 * e as u32);
+            let n = smem::ld_u32(counts + (e / 2 * 4) as u32) >> (16 * (e % 2)) & 0xFFFF;
             if n != 0 {
                 let (li, bin) = (e / bins, e % bins);
                 AtomicU32::from_ptr(a.hist.0.add((g0 * 4 + li) * 256 + bin)).fetch_add(n, Relaxed);

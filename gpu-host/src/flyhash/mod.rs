@@ -59,7 +59,7 @@ type Buffers = (u32, CudaSlice<f32>, CudaSlice<u64>, WtaScratch);
 pub struct FlyInputs {
     b: u32,
     xt: CudaSlice<f32>,
-    pix: Option<CudaSlice<u64>>,
+    pix: Option<CudaSlice<u32>>,
 }
 
 impl FlyInputs {

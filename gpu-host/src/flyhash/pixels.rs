@@ -5,7 +5,7 @@
 
 use cudarc::driver::CudaSlice;
 use neurobits_core::flyhash::kernels::{self as k, PIXEL_ROWS_PER_PASS, PIXEL_TILE_GROUPS, PIXEL_TILE_INPUTS};
-use neurobits_core::flyhash::{is_pixel, pixel_sums_exact, Pixels4};
+use neurobits_core::flyhash::{is_pixel, pixel_sums_exact};
 use neurobits_core::Word;
 
 use super::FlyGpu;
@@ -46,20 +46,20 @@ impl FlyGpu<'_> {
 
     /// The inputs packed for the pixel path (`d × ⌈b/4⌉` words, dimension-major), or `None` when
     /// some value is not an 8-bit pixel or the parameters do not allow it.
-    pub(super) fn pack_pixels(&self, x: &[f32], b: usize) -> Result<Option<CudaSlice<u64>>, GpuError> {
+    pub(super) fn pack_pixels(&self, x: &[f32], b: usize) -> Result<Option<CudaSlice<u32>>, GpuError> {
         if !self.pixel_params_ok() || !x.iter().all(|&v| is_pixel(v)) {
             return Ok(None);
         }
         let d = self.params.d as usize;
         let groups = b.div_ceil(4);
-        let mut pix = vec![0u64; d * groups];
+        let mut pix = vec![0u32; d * groups];
         for (g, inputs) in x.chunks(4 * d).enumerate() {
             for j in 0..d {
                 let px = |q: usize| inputs.get(q * d + j).map_or(0, |&v| v as u8);
-                pix[j * groups + g] = Pixels4::pack([px(0), px(1), px(2), px(3)]).0;
+                pix[j * groups + g] = u32::from_le_bytes([px(0), px(1), px(2), px(3)]);
             }
         }
-        self.gpu.ensure_fits(pix.len() as u64 * 8)?;
+        self.gpu.ensure_fits(pix.len() as u64 * 4)?;
         Ok(Some(self.gpu.stream.clone_htod(&pix)?))
     }
 
@@ -72,7 +72,7 @@ impl FlyGpu<'_> {
         }
         let (s, d) = (self.params.s as usize, self.params.d);
         let sp = s.next_multiple_of(8);
-        let stride = PIXEL_TILE_GROUPS * 8;
+        let stride = PIXEL_TILE_GROUPS * 4;
         let proj = self.projection()?;
         let mut offs = Vec::with_capacity(self.params.m as usize * sp);
         for row in proj.chunks(s) {
@@ -94,7 +94,7 @@ impl FlyGpu<'_> {
     /// runs in parts of whole tiles whose codes fit one half of the pinned staging buffer: each
     /// part's codes download while the next parts' kernels run, and the sums buffer holds one
     /// part (0.5 GB rather than 3 GB for 60 000 Fashion-MNIST images).
-    pub(super) fn hash_pixels(&self, b: u32, pix: &CudaSlice<u64>, out: &mut Vec<Word>) -> Result<f64, GpuError> {
+    pub(super) fn hash_pixels(&self, b: u32, pix: &CudaSlice<u32>, out: &mut Vec<Word>) -> Result<f64, GpuError> {
         self.pixel_offsets()?;
         let (g, p) = (self.gpu, &self.params);
         let mut px = self.pixel.borrow_mut();
@@ -133,7 +133,8 @@ impl FlyGpu<'_> {
             let nt = part_tiles.min(tiles - tile0);
             let (i0, i1) = (tile0 * PIXEL_TILE_INPUTS, b.min((tile0 + nt) * PIXEL_TILE_INPUTS));
             g.stream.memset_zeros(hist)?;
-            let chunks = row_chunks(nt, passes, slots);
+            // At least enough ranges that a block's rows stay below 2¹⁶ (its 16-bit counts).
+            let chunks = row_chunks(nt, passes, slots).max(p.m.div_ceil(65_472));
             let rows = passes.div_ceil(chunks) * PIXEL_ROWS_PER_PASS;
             let chunks = p.m.div_ceil(rows);
             let a = k::PixelAct {
