@@ -103,7 +103,8 @@ fn ptx_targets_the_configured_architecture() {
     let arch = std::env::var("NEUROBITS_PTX_ARCH").unwrap_or_else(|_| "sm_90".into());
     assert!(PTX.contains(&format!(".target {arch}")), "PTX not built for {arch}");
     // Formatting machinery would bloat the kernels (see gpu-toolchain notes); it must stay out.
-    assert!(PTX.len() < 400_000, "PTX is {} bytes", PTX.len());
+    // 45 kernels take ~400 kB; formatting would add megabytes.
+    assert!(PTX.len() < 480_000, "PTX is {} bytes", PTX.len());
 }
 
 /// Assembles the PTX with `ptxas` (path in `$PTXAS`, installed by `make setup`), so invalid PTX
