@@ -140,6 +140,7 @@ kernels! {
     FlyTopR = "fly_top_r",
     FlyPixelAct = "fly_pixel_act",
     FlyPixelWta = "fly_pixel_wta",
+    FlyHammingKeys = "fly_hamming_keys",
     OcnnTransferF32 = "ocnn_transfer_f32",
     OcnnStepF32 = "ocnn_step_f32",
     OcnnTransferF64 = "ocnn_transfer_f64",

@@ -105,6 +105,16 @@ fn flyhash_codes_equal_cpu_bit_for_bit() {
             let want: Vec<(u32, u32)> = all[..50].iter().map(|&(dd, j)| (j, dd)).collect();
             assert_eq!(row, &want, "Hamming top-50 of query {qi}");
         }
+        if b <= 500 {
+            // r past the database: every code, in (distance, index) order.
+            let all = gpu.hamming_top_r(&codes, q, w, b + 5).unwrap();
+            for (qi, row) in all.iter().enumerate() {
+                let mut want: Vec<(u32, u32)> =
+                    (0..b).map(|j| (j as u32, hamming(&codes[j * w..(j + 1) * w], &q[qi * w..(qi + 1) * w]))).collect();
+                sort_hits(&mut want);
+                assert_eq!(row, &want, "Hamming top-all of query {qi}");
+            }
+        }
         total += b;
     }
     println!("FlyHash GPU = CPU bit for bit on {total} inputs (exact and bisect64), Hamming top-r equal");

@@ -70,6 +70,7 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<fk::TopR>(&mut seen);
     check::<fk::PixelAct>(&mut seen);
     check::<fk::PixelWta>(&mut seen);
+    check::<fk::HammingKeys>(&mut seen);
     check::<ok::TransferF32>(&mut seen);
     check::<ok::StepF32>(&mut seen);
     check::<ok::TransferF64>(&mut seen);

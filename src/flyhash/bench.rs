@@ -1,6 +1,7 @@
 //! `neurobits flyhash bench`: the flyhash.jl configurations, CPU and GPU side by side.
 
 use anyhow::{bail, Result};
+use clap::builder::TypedValueParser;
 use neurobits_core::flyhash::FlyParams;
 use neurobits_core::prng::{draw, stream_key};
 use neurobits_core::Word;
@@ -19,7 +20,9 @@ use indicatif::ProgressBar;
 /// `flyhash bench`: FlyHash timed on the CPU and GPU.
 pub struct FlyBenchConfig {
     /// `fmnist`: d=784, m=25 088, s=39, k=1 254 on the 60 000 Fashion-MNIST training images;
-    /// `batch`: d=1024, m=131 072, s=51, k=6 554 on uniform inputs, b = 2^1..2^15.
+    /// `batch`: d=1024, m=131 072, s=51, k=6 554 on uniform inputs, b = 2^1..2^15;
+    /// `search`: exact Hamming top-r of `--queries` codes in `--db-codes` codes (25 088 bits,
+    /// 1 254 ones).
     #[arg(long, value_enum, default_value_t = Config::Fmnist)]
     pub config: Config,
     #[arg(long, value_enum, default_value_t = BenchDevice::Cpu)]
@@ -37,6 +40,15 @@ pub struct FlyBenchConfig {
     #[arg(long, default_value_t = 1)]
     /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
+    /// `search`: database codes.
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000).map(|v| v as usize))]
+    pub db_codes: usize,
+    /// `search`: query codes.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=1_000_000).map(|v| v as usize))]
+    pub queries: usize,
+    /// `search`: neighbours per query.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000).map(|v| v as usize))]
+    pub r: usize,
     #[arg(long)]
     /// Also write the results as JSON to this file.
     pub out: Option<PathBuf>,
@@ -49,6 +61,8 @@ pub enum Config {
     Fmnist,
     /// Batch: d=1024, m=131 072, s=51, k=6 554, random inputs.
     Batch,
+    /// Hamming top-r over a large database of codes.
+    Search,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -189,14 +203,22 @@ pub fn run(a: &FlyBenchConfig) -> Result<()> {
         crate::io::atomic::check_writable(out)?;
     }
     let (cpu_on, gpu) = bench_devices(a.device)?;
+    if a.config == Config::Search {
+        let entries = super::search_bench::run(a, cpu_on, gpu.as_ref())?;
+        if let Some(out) = &a.out {
+            crate::io::json::write(out, &entries)?;
+        }
+        return Ok(());
+    }
     let mut entries = Vec::new();
     let pb = match a.config {
         Config::Fmnist => stages(1 + steps(cpu_on, gpu.is_some())),
-        Config::Batch => {
+        Config::Batch | Config::Search => {
             stages((1..=a.max_exp).map(|e| steps(cpu_on && (1usize << e) <= a.cpu_max_batch, gpu.is_some())).sum())
         }
     };
     match a.config {
+        Config::Search => {} // ran above
         Config::Fmnist => {
             pb.set_message("reading Fashion-MNIST");
             let x = data::read(&a.data.join("train-images-idx3-ubyte.gz"))?;

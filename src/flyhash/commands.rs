@@ -203,8 +203,13 @@ pub fn search(a: &SearchConfig) -> Result<()> {
     let r = (a.r as u128).min(n);
     let device = Device::open(a.device)?;
     // Peak host memory: the hits (8 bytes each) and their text (≤ 22 bytes each); the GPU path
-    // also brings back every distance (4 bytes per query and code).
-    let gpu_extra = if device.gpu().is_some() { n * nq * 4 } else { 0 };
+    // also brings back a mark bit per query and code (codes of more than 1 023 words: every
+    // distance, 4 bytes each).
+    let gpu_extra = match device.gpu() {
+        Some(_) if words <= neurobits_gpu_host::flyhash::HAMMING_MAX_WORDS => n.div_ceil(64) * 8 * nq,
+        Some(_) => n * nq * 4,
+        None => 0,
+    };
     ensure_fits("the search results", nq * r * 30 + gpu_extra)?;
     let res = device.run(
         |g| Ok(g.hamming_top_r(&db, &q, words, a.r)?),

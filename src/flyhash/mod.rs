@@ -8,4 +8,5 @@ pub mod data;
 pub mod eval;
 pub mod gpu;
 pub mod search;
+mod search_bench;
 pub mod simhash;

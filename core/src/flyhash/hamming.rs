@@ -9,7 +9,18 @@ use crate::Word;
 pub fn hamming(a: &[Word], b: &[Word]) -> u32 {
     let mut d = 0;
     for (x, y) in a.iter().zip(b) {
-        d += (x ^ y).count_ones();
+        d = hamming_word(d, *x, *y);
     }
     d
+}
+
+/// One word's step of [`hamming`]: `d` plus the bits in which `x` and `y` differ (drivers that
+/// hold several distances at once call it per word).
+///
+/// ```
+/// assert_eq!(neurobits_core::flyhash::hamming_word(5, 0b1011, 0b0001), 7);
+/// ```
+#[inline(always)]
+pub fn hamming_word(d: u32, x: Word, y: Word) -> u32 {
+    d + (x ^ y).count_ones()
 }

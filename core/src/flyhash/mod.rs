@@ -23,7 +23,7 @@ mod projection;
 mod search;
 mod wta;
 
-pub use hamming::hamming;
+pub use hamming::{hamming, hamming_word};
 pub use params::FlyParams;
 pub use pixels::{is_pixel, pixel_sums_exact, Pixels4};
 pub use projection::{activation, activation_chunks, activation_with, projection_row, Lanes};

@@ -18,6 +18,7 @@ use neurobits_core::Word;
 use crate::{gid, kernel, split};
 
 mod pixels;
+mod search;
 
 kernel! {
     /// Projection row `r` (the core's `projection_row`) into `proj[r · s ..]`, one thread per row.

@@ -10,7 +10,9 @@ use crate::launch::{launch, rd, wr, KernelTimer};
 use crate::{Gpu, GpuError};
 
 mod pixels;
+mod search;
 use pixels::PixelBuffers;
+pub use search::{HammingHits, HammingIndex, HAMMING_MAX_WORDS};
 
 /// Outputs per thread in the parallel exact WTA (a multiple of 64: one writer per code word).
 pub const FLY_CHUNK: u32 = 256;
@@ -212,6 +214,9 @@ impl Gpu {
         words: usize,
         r: usize,
     ) -> Result<Vec<Vec<(u32, u32)>>, GpuError> {
+        if (1..=HAMMING_MAX_WORDS).contains(&words) && !db.is_empty() && db.len().is_multiple_of(words) {
+            return Ok(self.hamming_index(db, words)?.top_r(q, r)?.hits);
+        }
         let (n, nq) = (db.len() / words, q.len() / words);
         let r = r.min(n);
         self.ensure_fits((db.len() + q.len()) as u64 * 8 + (n * nq) as u64 * 4 + (nq * r) as u64 * 4)?;

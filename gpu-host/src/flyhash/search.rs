@@ -1,0 +1,155 @@
+//! Hamming top-r on the GPU over a resident database: `fly_hamming_keys` turns every (code,
+//! query) distance into a 16-bit select key, `fly_pixel_wta` marks each query's `r` largest keys
+//! (nearest codes, ties to the lower index: the core's rule), and the host reads the marked
+//! indices and their distances back. Exact; at most 1 023 words per code (distances < 2¹⁶).
+
+use cudarc::driver::CudaSlice;
+use neurobits_core::flyhash::kernels::{self as k, HAMMING_TILE_QUERIES};
+use neurobits_core::flyhash::{hamming, sort_hits};
+use neurobits_core::Word;
+use std::time::Instant;
+
+use crate::launch::{launch_shaped, rd, resident_blocks_shaped, wr, KernelTimer};
+use crate::{Gpu, GpuError};
+
+/// A database of codes resident on the device (word-major), with the host codes it came from
+/// (the hits' distances are read there).
+pub struct HammingIndex<'g, 'a> {
+    gpu: &'g Gpu,
+    host: &'a [Word],
+    words: usize,
+    n: usize,
+    np: usize,
+    db: CudaSlice<Word>,
+}
+
+/// Hits of a search and its time.
+pub struct HammingHits {
+    /// Per query, `(index, distance)` nearest first, ties by index.
+    pub hits: Vec<Vec<(u32, u32)>>,
+    /// GPU time inside the kernels.
+    pub kernel_ms: f64,
+    /// Of which the key kernel (the database pass).
+    pub keys_ms: f64,
+    /// Queries uploaded, kernels, marks downloaded and read.
+    pub total_ms: f64,
+}
+
+/// Longest code the key kernel takes, in words.
+pub const HAMMING_MAX_WORDS: usize = 1023;
+
+impl Gpu {
+    /// Uploads `db` (codes of `words` words) word-major for [`HammingIndex::top_r`].
+    pub fn hamming_index<'a>(&self, db: &'a [Word], words: usize) -> Result<HammingIndex<'_, 'a>, GpuError> {
+        if words == 0 || words > HAMMING_MAX_WORDS || !db.len().is_multiple_of(words) || db.is_empty() {
+            return Err(GpuError::Input(format!("{} words are not codes of 1..={HAMMING_MAX_WORDS} words", db.len())));
+        }
+        let n = db.len() / words;
+        if n > u32::MAX as usize / 2 {
+            return Err(GpuError::Input(format!("{n} codes exceed one index")));
+        }
+        let np = n.next_multiple_of(64);
+        self.ensure_fits(np as u64 * words as u64 * 8)?;
+        let mut t = vec![0 as Word; np * words];
+        for (j, code) in db.chunks(words).enumerate() {
+            for (w, &x) in code.iter().enumerate() {
+                t[w * np + j] = x;
+            }
+        }
+        Ok(HammingIndex { gpu: self, host: db, words, n, np, db: self.stream.clone_htod(&t)? })
+    }
+}
+
+impl HammingIndex<'_, '_> {
+    /// Codes in the index.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether the index holds no code (never: [`Gpu::hamming_index`] refuses that).
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The `r` nearest codes of each query (`q`: codes of the index's length), nearest first,
+    /// ties by index; `r` is capped at the index's size.
+    pub fn top_r(&self, q: &[Word], r: usize) -> Result<HammingHits, GpuError> {
+        let start = Instant::now();
+        let (g, words, np) = (self.gpu, self.words, self.np);
+        if !q.len().is_multiple_of(words) {
+            return Err(GpuError::Input(format!("{} query words are not codes of {words} words", q.len())));
+        }
+        let nq = q.len() / words;
+        let r = r.min(self.n);
+        if nq == 0 || r == 0 {
+            return Ok(HammingHits { hits: vec![Vec::new(); nq], kernel_ms: 0.0, keys_ms: 0.0, total_ms: 0.0 });
+        }
+        let bp = nq.next_multiple_of(32);
+        let marks_words = np / 64 * nq;
+        g.ensure_fits((q.len() + marks_words) as u64 * 8 + (np * bp * 2 + bp * 1024) as u64)?;
+        let dq = g.stream.clone_htod(q)?;
+        // SAFETY: the key kernel writes the keys of every tile of real queries and the select
+        // every mark word of the nq queries (it reads the padding lanes' keys, unwritten, but
+        // stores nothing for them).
+        let (mut keys, mut marks) = unsafe { (g.stream.alloc::<u16>(np * bp)?, g.stream.alloc::<u64>(marks_words)?) };
+        let mut hist = g.stream.alloc_zeros::<u32>(bp * 256)?;
+        let shape = (k::HAMMING_THREADS, k::hamming_keys_shared(words as u32));
+        let slots = resident_blocks_shaped::<k::HammingKeys>(g, shape.0, shape.1)? as usize;
+        // Tiles of real queries only: the select reads the padding lanes' keys but writes no marks
+        // for them.
+        let tiles = nq.div_ceil(HAMMING_TILE_QUERIES as usize);
+        // Octet chunks: about four blocks per resident slot over all tiles, below 8 192 octets.
+        let chunks = (4 * slots).div_ceil(tiles).clamp((np / 8).div_ceil(8191), np / 8);
+        let octets = (np / 8).div_ceil(chunks);
+        let chunks = (np / 8).div_ceil(octets);
+        let mut t = KernelTimer::default();
+        let a = k::HammingKeys {
+            words: words as u32,
+            n: self.n as u32,
+            np: np as u32,
+            nq: nq as u32,
+            bp: bp as u32,
+            octets: octets as u32,
+            db: rd(g, &self.db),
+            q: rd(g, &dq),
+            keys: wr(g, &mut keys),
+            hist: wr(g, &mut hist),
+        };
+        // SAFETY: `db` holds words·np words, `dq` nq·words, `keys` np·bp, `hist` bp·256; the
+        // shared size is the kernel's for these words.
+        unsafe { launch_shaped(g, Some(&mut t), ((tiles * chunks) as u32, shape.0, shape.1), a)? };
+        let a = k::PixelWta {
+            m: np as u32,
+            k: r as u32,
+            b: nq as u32,
+            i0: 0,
+            bp: bp as u32,
+            keys: rd(g, &keys),
+            hist: rd(g, &hist),
+            codes: wr(g, &mut marks),
+        };
+        // SAFETY: a block per 32 queries (bp of them) over np keys each; `marks` holds nq·np/64.
+        unsafe { launch_shaped(g, Some(&mut t), ((bp / 32) as u32, k::PIXEL_WTA_THREADS, k::PIXEL_WTA_SHARED), a)? };
+        let mut m = Vec::new();
+        g.download_into(&marks, &mut m)?;
+        let (kernel_ms, keys_ms) = (t.total_ms()?, t.each_ms()?[0]);
+        let per = np / 64;
+        let hits = (0..nq)
+            .map(|qi| {
+                let query = &q[qi * words..(qi + 1) * words];
+                let mut v = Vec::with_capacity(r);
+                for (wi, &word) in m[qi * per..(qi + 1) * per].iter().enumerate() {
+                    let mut bits = word;
+                    while bits != 0 {
+                        let j = wi * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        v.push((j as u32, hamming(&self.host[j * words..(j + 1) * words], query)));
+                    }
+                }
+                sort_hits(&mut v);
+                v
+            })
+            .collect();
+        Ok(HammingHits { hits, kernel_ms, keys_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
+    }
+}
