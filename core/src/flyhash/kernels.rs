@@ -270,7 +270,7 @@ kernel_struct! {
 /// Queries per `fly_hamming_keys` tile (a half-warp's lanes).
 pub const HAMMING_TILE_QUERIES: u32 = 16;
 /// Threads per block of `fly_hamming_keys`.
-pub const HAMMING_THREADS: u32 = 256;
+pub const HAMMING_THREADS: u32 = 512;
 
 /// Dynamic shared bytes of a `fly_hamming_keys` block for codes of `words` words: the tile's
 /// queries (word-major), then their first-pass counts (16-bit, two to a word).
