@@ -108,6 +108,7 @@ gpu-bench:
 	.bundle/neurobits gbnn bench --scenario 3 --device all --baseline-probes 0 --out out/bench-gpu-scenario3.json
 	.bundle/neurobits flyhash bench --config fmnist --device all --data .bundle --out out/flyhash-fmnist.json
 	.bundle/neurobits flyhash bench --config batch --device all --out out/flyhash-batch.json
+	.bundle/neurobits flyhash bench --config search --device all --out out/flyhash-search.json
 	.bundle/neurobits ocnn bench --device all --out out/ocnn-bench.json
 	.bundle/neurobits cortical bench --device all --out out/cortical-bench.json
 	.bundle/neurobits cortical profile --levels 16 --steps 50 --out out/cortical-profile-l16.json
