@@ -141,6 +141,8 @@ kernels! {
     FlyPixelAct = "fly_pixel_act",
     FlyPixelWta = "fly_pixel_wta",
     FlyHammingKeys = "fly_hamming_keys",
+    FlynnTrain = "flynn_train",
+    FlynnClassify = "flynn_classify",
     OcnnTransferF32 = "ocnn_transfer_f32",
     OcnnStepF32 = "ocnn_step_f32",
     OcnnTransferF64 = "ocnn_transfer_f64",

@@ -119,3 +119,47 @@ fn flyhash_codes_equal_cpu_bit_for_bit() {
     }
     println!("FlyHash GPU = CPU bit for bit on {total} inputs (exact and bisect64), Hamming top-r equal");
 }
+
+/// FlyNN on the GPU: memories and classes equal the core's rules run in plain loops, with
+/// classes of very different sizes (saturating counts included) and tied novelties.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn flynn_gpu_equals_cpu() {
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    let (m, classes) = (300usize, 4usize);
+    let words = m.div_ceil(64);
+    let mask = |w: usize| if w == words - 1 { (1u64 << (m % 64)) - 1 } else { u64::MAX };
+    // Class 3 has 70 000 copies of one code: its counts saturate at 65 535.
+    let mut codes = Vec::new();
+    let mut labels = Vec::new();
+    for i in 0..3000usize {
+        codes.extend((0..words).map(|w| draw(11, (i * words + w) as u64) & draw(12, (i * words + w) as u64) & mask(w)));
+        labels.push(below(draw(13, i as u64), 3) as u8);
+    }
+    let same: Vec<u64> = (0..words).map(|w| 0x00ff_00ff_00ff_00ff & mask(w)).collect();
+    codes.extend(same.iter().cycle().take(70_000 * words));
+    labels.extend(std::iter::repeat_n(3u8, 70_000));
+    let mut want = vec![0u16; classes * m];
+    for (code, &l) in codes.chunks(words).zip(&labels) {
+        for i in 0..m {
+            if code[i / 64] >> (i % 64) & 1 == 1 {
+                want[l as usize * m + i] = flynn_store(want[l as usize * m + i]);
+            }
+        }
+    }
+    let (mem, train_ms) = gpu.flynn_train(&codes, &labels, classes, m).unwrap();
+    assert_eq!(mem.counts().unwrap(), want, "FlyNN memories");
+    assert!(want.contains(&FLYNN_MAX_COUNT));
+    let test: Vec<u64> = (0..500 * words).map(|i| draw(14, i as u64) & draw(15, i as u64) & mask(i % words)).collect();
+    for gamma in [0.5, 0.99, 1.0] {
+        let mut w = vec![0u64; FLYNN_WEIGHTS];
+        flynn_weights(gamma, &mut w);
+        let (got, ms) = mem.classify(&test, &w).unwrap();
+        let cpu: Vec<u32> = test
+            .chunks(words)
+            .map(|c| flynn_class(classes, |k| flynn_novelty(c, |i| want[k * m + i], |n| w[n as usize])) as u32)
+            .collect();
+        assert_eq!(got, cpu, "FlyNN classes, gamma {gamma}");
+        println!("FlyNN gamma {gamma}: 500 classes = CPU ({train_ms:.3} ms training, {ms:.3} ms classifying)");
+    }
+}

@@ -71,6 +71,8 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<fk::PixelAct>(&mut seen);
     check::<fk::PixelWta>(&mut seen);
     check::<fk::HammingKeys>(&mut seen);
+    check::<fk::FlynnTrain>(&mut seen);
+    check::<fk::FlynnClassify>(&mut seen);
     check::<ok::TransferF32>(&mut seen);
     check::<ok::StepF32>(&mut seen);
     check::<ok::TransferF64>(&mut seen);

@@ -111,6 +111,8 @@ pub enum FlyCommand {
     Eval(flyhash::commands::EvalConfig),
     /// Time FlyHash on the CPU and GPU (exact and bisect64).
     Bench(crate::flyhash::bench::FlyBenchConfig),
+    /// FlyNN classifier over FlyHash codes (CPU and GPU), beside exact k-NN.
+    Flynn(crate::flyhash::flynn::FlynnConfig),
 }
 
 /// A count of at least 1 (`--probes`, `--neighbours`, …): 0 would divide by zero or do nothing.
@@ -153,6 +155,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             FlyCommand::Search(a) => flyhash::commands::search(&a),
             FlyCommand::Eval(a) => flyhash::commands::eval(&a),
             FlyCommand::Bench(a) => flyhash::bench::run(&a),
+            FlyCommand::Flynn(a) => flyhash::flynn::run(&a),
         },
         Command::Completions { shell } => {
             let mut out = Vec::new();

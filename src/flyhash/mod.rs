@@ -6,6 +6,7 @@ pub mod commands;
 pub mod cpu;
 pub mod data;
 pub mod eval;
+pub mod flynn;
 pub mod gpu;
 pub mod search;
 mod search_bench;

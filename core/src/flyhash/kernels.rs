@@ -308,3 +308,47 @@ kernel_struct! {
         hist: DevMut<u32>,
     }
 }
+
+kernel_struct! {
+    /// `flynn_train`: one thread per (class, code bit), class-major: the saturating count of the
+    /// class's training codes that have the bit (the core's `flynn_store` per code).
+    FlynnTrain => FlynnTrain {
+        /// Code length in bits.
+        m: u32,
+        /// Classes.
+        classes: u32,
+        /// `⌈m/64⌉`.
+        words: u32,
+        /// Training codes, `n · words`.
+        codes: DevPtr<Word>,
+        /// Training code indices grouped by class.
+        order: DevPtr<u32>,
+        /// `classes + 1` offsets into `order`.
+        starts: DevPtr<u32>,
+        /// `classes · m` counts, written.
+        counts: DevMut<u16>,
+    }
+}
+
+kernel_struct! {
+    /// `flynn_classify`: one thread per code: the core's `flynn_novelty` to every class and
+    /// `flynn_class`.
+    FlynnClassify => FlynnClassify {
+        /// Code length in bits.
+        m: u32,
+        /// Classes.
+        classes: u32,
+        /// `⌈m/64⌉`.
+        words: u32,
+        /// Codes.
+        n: u32,
+        /// `n · words` codes.
+        codes: DevPtr<Word>,
+        /// `classes · m` counts.
+        counts: DevPtr<u16>,
+        /// The `FLYNN_WEIGHTS` weights of `flynn_weights`.
+        weights: DevPtr<u64>,
+        /// `n` classes, written.
+        out: DevMut<u32>,
+    }
+}

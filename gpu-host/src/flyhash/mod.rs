@@ -9,8 +9,10 @@ use std::time::Instant;
 use crate::launch::{launch, rd, wr, KernelTimer};
 use crate::{Gpu, GpuError};
 
+mod flynn;
 mod pixels;
 mod search;
+pub use flynn::FlynnGpu;
 use pixels::PixelBuffers;
 pub use search::{HammingHits, HammingIndex, HAMMING_MAX_WORDS};
 
