@@ -89,7 +89,7 @@ gpu-bundle: setup
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable') and m['target']['name'] == sys.argv[1]]" $$t) .bundle/$$t; done
 	strip .bundle/*
 	mkdir -p .bundle/data && cp -r data/fcps data/digits .bundle/data/
-	cp /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz .bundle/
+	cp /usr/share/datasets/fashion-mnist/*-ubyte.gz .bundle/
 	cp Makefile .bundle/
 
 # On a machine with a CUDA GPU: CPU ≡ GPU bit for bit on every rule, and the cuBLAS baseline.
