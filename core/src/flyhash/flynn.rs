@@ -38,7 +38,7 @@ pub const fn flynn_store(count: u16) -> u16 {
 /// use neurobits_core::flyhash::{flynn_weights, FLYNN_WEIGHTS};
 /// let mut w = vec![0u64; FLYNN_WEIGHTS];
 /// flynn_weights(0.5, &mut w);
-/// assert_eq!((w[0], w[1], w[2], w[64]), (1 << 63, 1 << 62, 1 << 61, 0));
+/// assert_eq!((w[0], w[1], w[2], w[64], w[65]), (1 << 63, 1 << 62, 1 << 61, 1, 0)); // 2^-64: half a unit, rounded up
 /// ```
 pub fn flynn_weights(gamma: f64, w: &mut [u64]) {
     let mut g = 1.0f64;
@@ -56,7 +56,8 @@ pub fn flynn_weights(gamma: f64, w: &mut [u64]) {
 /// use neurobits_core::flyhash::{flynn_novelty, flynn_weights, FLYNN_WEIGHTS};
 /// let (counts, mut w) = ([0u16, 1, 200, 2], vec![0u64; FLYNN_WEIGHTS]);
 /// flynn_weights(0.5, &mut w);
-/// assert_eq!(flynn_novelty(&[0b1011], |i| counts[i], |n| w[n as usize]), (1 << 63) + (1 << 62));
+/// // Bits 0, 1 and 3: counts 0, 1 and 2.
+/// assert_eq!(flynn_novelty(&[0b1011], |i| counts[i], |n| w[n as usize]), (1 << 63) + (1 << 62) + (1 << 61));
 /// ```
 #[inline]
 pub fn flynn_novelty(code: &[Word], count: impl Fn(usize) -> u16, weight: impl Fn(u16) -> u64) -> u128 {
