@@ -227,3 +227,35 @@ fn profile_bad_input_is_one_line_and_exit_2() {
         .assert();
     assert_eq!(a.get_output().status.code(), Some(2));
 }
+
+/// The plans `cortical profile` times before choosing: distinct, in order of prediction, the
+/// first one the partitioner's choice, none predicted faster left out.
+#[test]
+fn candidates_are_the_best_predicted_distinct_plans() {
+    use neurobits::cortical::split::plan::{candidates, plan_for};
+    let geo = Geometry::new(10, 32).unwrap();
+    let mock = Mock {
+        per_hc: vec![(Dev::Gpu(0), 2e-7, 5e-6), (Dev::Gpu(1), 2e-7, 5e-6), (Dev::Cpu, 2e-6, 0.0)],
+        transfer: 1e-5,
+    };
+    let slots = [
+        Slot { dev: Dev::Gpu(0), capacity: BIG },
+        Slot { dev: Dev::Gpu(1), capacity: BIG },
+        Slot { dev: Dev::Cpu, capacity: BIG },
+    ];
+    let c = candidates(&geo, &slots, &mock, 3);
+    assert_eq!(c.len(), 3);
+    assert_eq!(c[0].plan, partition(&geo, &slots, &mock).unwrap().plan);
+    assert!(c.windows(2).all(|w| w[0].predicted <= w[1].predicted && w[0].plan != w[1].plan));
+    // No plan of any cut and CPU share is predicted faster than the third and missing.
+    for cut in 1..=geo.levels() {
+        for h in 0..=geo.levels() - cut {
+            if let Some(ch) = plan_for(&geo, &slots, &mock, cut, h) {
+                if ch.predicted < c[2].predicted {
+                    assert!(c.iter().any(|x| x.plan == ch.plan), "missing {}", ch.plan);
+                }
+            }
+        }
+    }
+    assert_eq!(candidates(&geo, &slots, &mock, 1).len(), 1);
+}

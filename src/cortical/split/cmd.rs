@@ -9,7 +9,7 @@ use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use super::plan::{column_bytes, partition, plan_for, Choice, Costs, Dev, Plan, Slot};
+use super::plan::{candidates, column_bytes, plan_for, Choice, Costs, Dev, Plan, Slot};
 use super::profile::{profile_cpu, profile_gpu, Profile};
 use super::run::SplitNet;
 use crate::cortical::bench::random_inputs;
@@ -43,6 +43,13 @@ pub struct ProfileConfig {
     /// Also run every cut level and every number of CPU top levels.
     #[arg(long)]
     pub brute_force: bool,
+    /// Plans of best predicted time to try for a few steps before choosing (1: the model's choice
+    /// alone).
+    #[arg(long, default_value_t = 3, value_parser = crate::cli::positive)]
+    pub trials: usize,
+    /// Timed steps per trial (after 3 warm ones).
+    #[arg(long, default_value_t = 5, value_parser = crate::cli::positive)]
+    pub trial_steps: usize,
     /// Write the profile, the choice and every run as JSON here.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -65,6 +72,17 @@ pub struct Run {
     pub equal: Option<bool>,
 }
 
+/// A plan timed for a few steps before the choice.
+#[derive(Clone, Debug, Serialize)]
+pub struct Trial {
+    /// The split.
+    pub plan: Plan,
+    /// Predicted seconds per step.
+    pub predicted: f64,
+    /// Measured seconds per step.
+    pub seconds: f64,
+}
+
 /// The JSON of a profile run.
 #[derive(Debug, Serialize)]
 pub struct Report {
@@ -80,8 +98,10 @@ pub struct Report {
     pub slow: Option<String>,
     /// What every device measured (P-2).
     pub profile: Profile,
-    /// The partitioner's choice.
+    /// The partitioner's choice (the fastest trial).
     pub choice: Choice,
+    /// The plans tried before choosing: prediction and measured seconds per step.
+    pub trials: Vec<Trial>,
     /// The timed runs.
     pub runs: Vec<Run>,
 }
@@ -105,6 +125,45 @@ fn lower_busy(costs: &impl Costs, plan: &Plan) -> Vec<(Dev, f64)> {
         .iter()
         .map(|&(d, s, e)| (d, (0..plan.cut).map(|l| costs.level(d, l, (e - s) << (plan.cut - 1 - l))).sum()))
         .collect()
+}
+
+/// Seconds per step of `plan` over `steps` timed steps (after [`WARM`]), its last winners, and
+/// (with `weights`) the SHA-256 of its gathered weights.
+fn time_plan(
+    geo: &Geometry,
+    plan: &Plan,
+    gpus: &[Gpu],
+    x: &[u64],
+    slow: Option<(usize, u32)>,
+    steps: usize,
+    weights: bool,
+) -> Result<(f64, Vec<i32>, Option<String>)> {
+    let mut s = SplitNet::untrained(geo, SEED, plan, gpus, x, Threads::Rayon)?;
+    if let Some((i, b)) = slow {
+        s.slow_down(i, b);
+    }
+    for t in 0..WARM {
+        s.step(t % IMAGES, true)?;
+        s.t += 1;
+    }
+    s.synchronize()?;
+    let start = Instant::now();
+    for _ in 0..steps {
+        let t = s.t as usize;
+        s.step(t % IMAGES, true)?;
+        s.t += 1;
+    }
+    s.synchronize()?;
+    let seconds = start.elapsed().as_secs_f64() / steps as f64;
+    let winners = s.winners()?;
+    let digest = if weights {
+        let mut net = Network::zeroed(*geo)?;
+        s.gather(&mut net)?;
+        Some(net.weights_sha256())
+    } else {
+        None
+    };
+    Ok((seconds, winners, digest))
 }
 
 /// Runs `neurobits cortical profile`.
@@ -193,13 +252,33 @@ pub fn run(c: &ProfileConfig) -> Result<()> {
     if !c.no_cpu {
         slots.push(Slot { dev: Dev::Cpu, capacity: crate::io::memory::available_bytes().unwrap_or(0) / 2 });
     }
-    let Some(choice) = partition(&geo, &slots, &profile) else {
+    let tried = candidates(&geo, &slots, &profile, c.trials);
+    if tried.is_empty() {
         bail!(
             "the network ({} GiB) does not fit the devices together",
             (column_bytes(&geo) * geo.hypercolumns() as u64) >> 30
         );
-    };
-    outln!("profiled split: {} (predicted {:.3} ms/step)", choice.plan, choice.predicted * 1e3)?;
+    }
+    // The model ranks; a few timed steps of its best plans choose (its error, mostly the host's
+    // share of CPU top levels, can reorder plans predicted within a few per cent).
+    let mut trials = vec![];
+    let pb = crate::progress::stages(tried.len() as u64);
+    for ch in &tried {
+        pb.set_message(format!("trial: {}", ch.plan));
+        let (seconds, _, _) = time_plan(&geo, &ch.plan, &gpus, &x, slow, c.trial_steps, false)?;
+        outln!("trial {:>9.3} ms/step (predicted {:>8.3})  {}", seconds * 1e3, ch.predicted * 1e3, ch.plan)?;
+        trials.push(Trial { plan: ch.plan.clone(), predicted: ch.predicted, seconds });
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let best = trials.iter().enumerate().min_by(|a, b| a.1.seconds.total_cmp(&b.1.seconds)).map_or(0, |(i, _)| i);
+    let choice = tried[best].clone();
+    outln!(
+        "profiled split (fastest of {} trials): {} (predicted {:.3} ms/step)",
+        trials.len(),
+        choice.plan,
+        choice.predicted * 1e3
+    )?;
     // The runs.
     let mut todo: Vec<(String, Plan, f64)> = vec![];
     if slots[0].capacity >= column_bytes(&geo) * geo.hypercolumns() as u64 {
@@ -240,32 +319,8 @@ pub fn run(c: &ProfileConfig) -> Result<()> {
     let mut runs = vec![];
     for (kind, plan, predicted) in todo {
         pb.set_message(format!("{kind}: {plan}"));
-        let mut s = SplitNet::untrained(&geo, SEED, &plan, &gpus, &x, Threads::Rayon)?;
-        if let Some((i, b)) = slow {
-            s.slow_down(i, b);
-        }
-        for t in 0..WARM {
-            s.step(t % IMAGES, true)?;
-            s.t += 1;
-        }
-        s.synchronize()?;
-        let start = Instant::now();
-        for _ in 0..c.steps {
-            let t = s.t as usize;
-            s.step(t % IMAGES, true)?;
-            s.t += 1;
-        }
-        s.synchronize()?;
-        let seconds = start.elapsed().as_secs_f64() / c.steps as f64;
-        let winners = s.winners()?;
-        let digest = if c.levels <= CHECK_WEIGHTS_LEVELS {
-            let mut net = Network::zeroed(geo)?;
-            s.gather(&mut net)?;
-            Some(net.weights_sha256())
-        } else {
-            None
-        };
-        drop(s);
+        let (seconds, winners, digest) =
+            time_plan(&geo, &plan, &gpus, &x, slow, c.steps, c.levels <= CHECK_WEIGHTS_LEVELS)?;
         let equal = match &reference {
             None => {
                 reference = Some((winners, digest));
@@ -320,6 +375,7 @@ pub fn run(c: &ProfileConfig) -> Result<()> {
             slow: c.slow.clone(),
             profile,
             choice,
+            trials,
             runs,
         };
         crate::io::json::write(path, &r)?;

@@ -233,35 +233,48 @@ pub fn plan_for(geo: &Geometry, slots: &[Slot], c: &impl Costs, cut: usize, h: u
 /// CPU top levels ([`plan_for`]) and keeps the smallest predicted time. Without a GPU, or when
 /// nothing else is predicted faster, the whole network runs on one device.
 pub fn partition(geo: &Geometry, slots: &[Slot], c: &impl Costs) -> Option<Choice> {
+    candidates(geo, slots, c, 1).into_iter().next()
+}
+
+/// The `n` distinct plans of smallest predicted time among those [`partition`] weighs, fastest
+/// first (ties: the order tried): what `cortical profile` times for a few steps before choosing,
+/// since the model's error (host costs of the CPU top levels, launch overlap) can reorder
+/// plans whose predictions are close.
+pub fn candidates(geo: &Geometry, slots: &[Slot], c: &impl Costs, n: usize) -> Vec<Choice> {
     let l_max = geo.levels();
     let n_gpus = slots.iter().filter(|s| s.dev != Dev::Cpu).count();
     let cpu = slots.iter().any(|s| s.dev == Dev::Cpu);
     let bytes = column_bytes(geo);
-    let mut best: Option<Choice> = None;
-    let mut consider = |ch: Choice| {
-        if best.as_ref().is_none_or(|b| ch.predicted < b.predicted) {
-            best = Some(ch);
-        }
-    };
+    let mut all: Vec<Choice> = Vec::new();
     // The whole network on one device that can hold it.
     for s in slots {
         if s.capacity >= bytes * geo.hypercolumns() as u64 {
             let predicted = predict(geo, c, l_max, &[s.dev], &[1], s.dev, 0);
-            consider(Choice { plan: Plan::single(geo, s.dev), predicted });
+            all.push(Choice { plan: Plan::single(geo, s.dev), predicted });
         }
     }
-    if n_gpus == 0 {
-        return best;
-    }
-    for cut in 1..=l_max {
-        if geo.level_len(cut - 1) < n_gpus.next_power_of_two() {
-            continue;
-        }
-        for h in 0..=(if cpu { l_max - cut } else { 0 }) {
-            if let Some(ch) = plan_for(geo, slots, c, cut, h) {
-                consider(ch);
+    if n_gpus > 0 {
+        for cut in 1..=l_max {
+            if geo.level_len(cut - 1) < n_gpus.next_power_of_two() {
+                continue;
+            }
+            for h in 0..=(if cpu { l_max - cut } else { 0 }) {
+                if let Some(ch) = plan_for(geo, slots, c, cut, h) {
+                    all.push(ch);
+                }
             }
         }
     }
-    best
+    // Stable: equal predictions keep the order tried.
+    all.sort_by(|a, b| a.predicted.total_cmp(&b.predicted));
+    let mut out: Vec<Choice> = Vec::new();
+    for ch in all {
+        if out.len() == n {
+            break;
+        }
+        if !out.iter().any(|o| o.plan == ch.plan) {
+            out.push(ch);
+        }
+    }
+    out
 }
