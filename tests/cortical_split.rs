@@ -228,10 +228,10 @@ fn profile_bad_input_is_one_line_and_exit_2() {
     assert_eq!(a.get_output().status.code(), Some(2));
 }
 
-/// The plans `cortical profile` times before choosing: distinct, in order of prediction, the
-/// first one the partitioner's choice, none predicted faster left out.
+/// The plans `cortical profile` times before choosing: one per number of CPU top levels, in
+/// order of prediction, the first the partitioner's choice, each the best predicted of its count.
 #[test]
-fn candidates_are_the_best_predicted_distinct_plans() {
+fn candidates_span_the_cpu_levels() {
     use neurobits::cortical::split::plan::{candidates, plan_for};
     let geo = Geometry::new(10, 32).unwrap();
     let mock = Mock {
@@ -243,16 +243,19 @@ fn candidates_are_the_best_predicted_distinct_plans() {
         Slot { dev: Dev::Gpu(1), capacity: BIG },
         Slot { dev: Dev::Cpu, capacity: BIG },
     ];
-    let c = candidates(&geo, &slots, &mock, 3);
-    assert_eq!(c.len(), 3);
+    let c = candidates(&geo, &slots, &mock, 4);
+    assert_eq!(c.len(), 4);
     assert_eq!(c[0].plan, partition(&geo, &slots, &mock).unwrap().plan);
-    assert!(c.windows(2).all(|w| w[0].predicted <= w[1].predicted && w[0].plan != w[1].plan));
-    // No plan of any cut and CPU share is predicted faster than the third and missing.
-    for cut in 1..=geo.levels() {
-        for h in 0..=geo.levels() - cut {
-            if let Some(ch) = plan_for(&geo, &slots, &mock, cut, h) {
-                if ch.predicted < c[2].predicted {
-                    assert!(c.iter().any(|x| x.plan == ch.plan), "missing {}", ch.plan);
+    assert!(c.windows(2).all(|w| w[0].predicted <= w[1].predicted));
+    for (i, x) in c.iter().enumerate() {
+        assert!(c[..i].iter().all(|y| y.plan.cpu_levels() != x.plan.cpu_levels()), "{}", x.plan);
+        // Nothing with its number of CPU levels is predicted faster.
+        for cut in 1..=geo.levels() {
+            for h in 0..=geo.levels() - cut {
+                if let Some(ch) = plan_for(&geo, &slots, &mock, cut, h) {
+                    if ch.plan.cpu_levels() == x.plan.cpu_levels() {
+                        assert!(ch.predicted >= x.predicted, "{} beats {}", ch.plan, x.plan);
+                    }
                 }
             }
         }

@@ -43,12 +43,12 @@ pub struct ProfileConfig {
     /// Also run every cut level and every number of CPU top levels.
     #[arg(long)]
     pub brute_force: bool,
-    /// Plans of best predicted time to try for a few steps before choosing (1: the model's choice
-    /// alone).
-    #[arg(long, default_value_t = 3, value_parser = crate::cli::positive)]
+    /// Plans to try for a few steps before choosing: the best predicted for each number of CPU
+    /// top levels, at most this many (1: the model's choice alone).
+    #[arg(long, default_value_t = 8, value_parser = crate::cli::positive)]
     pub trials: usize,
     /// Timed steps per trial (after 3 warm ones).
-    #[arg(long, default_value_t = 5, value_parser = crate::cli::positive)]
+    #[arg(long, default_value_t = 20, value_parser = crate::cli::positive)]
     pub trial_steps: usize,
     /// Write the profile, the choice and every run as JSON here.
     #[arg(long)]

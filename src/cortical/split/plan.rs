@@ -236,10 +236,10 @@ pub fn partition(geo: &Geometry, slots: &[Slot], c: &impl Costs) -> Option<Choic
     candidates(geo, slots, c, 1).into_iter().next()
 }
 
-/// The `n` distinct plans of smallest predicted time among those [`partition`] weighs, fastest
-/// first (ties: the order tried): what `cortical profile` times for a few steps before choosing,
-/// since the model's error (host costs of the CPU top levels, launch overlap) can reorder
-/// plans whose predictions are close.
+/// Plans for `cortical profile` to time for a few steps before choosing, fastest predicted
+/// first: the best predicted plan for each number of CPU top levels (the model's largest error
+/// is the host's cost of those levels, so the trials span it rather than `n` near-copies of one
+/// guess), at most `n` of them. The first is [`partition`]'s choice.
 pub fn candidates(geo: &Geometry, slots: &[Slot], c: &impl Costs, n: usize) -> Vec<Choice> {
     let l_max = geo.levels();
     let n_gpus = slots.iter().filter(|s| s.dev != Dev::Cpu).count();
@@ -272,7 +272,7 @@ pub fn candidates(geo: &Geometry, slots: &[Slot], c: &impl Costs, n: usize) -> V
         if out.len() == n {
             break;
         }
-        if !out.iter().any(|o| o.plan == ch.plan) {
+        if !out.iter().any(|o| o.plan.cpu_levels() == ch.plan.cpu_levels()) {
             out.push(ch);
         }
     }
