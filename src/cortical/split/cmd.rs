@@ -44,8 +44,9 @@ pub struct ProfileConfig {
     #[arg(long)]
     pub brute_force: bool,
     /// Plans to try for a few steps before choosing: the best predicted for each number of CPU
-    /// top levels, at most this many (1: the model's choice alone).
-    #[arg(long, default_value_t = 8, value_parser = crate::cli::positive)]
+    /// top levels, at most this many. Default 1, the model's choice alone: on 2 H200s at
+    /// 2^14 - 1 hypercolumns, 8 such trials did not find the faster GPU-only plans (README).
+    #[arg(long, default_value_t = 1, value_parser = crate::cli::positive)]
     pub trials: usize,
     /// Timed steps per trial (after 3 warm ones).
     #[arg(long, default_value_t = 20, value_parser = crate::cli::positive)]
