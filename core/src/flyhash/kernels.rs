@@ -186,6 +186,10 @@ pub const PIXEL_WTA_THREADS: u32 = 512;
 
 /// Bins of the select's first pass that sums of `s` pixels can reach (the high byte of
 /// `s · 255`, plus one).
+///
+/// ```
+/// assert_eq!(neurobits_core::flyhash::kernels::pixel_bins(39), 39); // sums up to 9 945
+/// ```
 pub const fn pixel_bins(s: u32) -> u32 {
     ((s * 255) >> 8) + 1
 }

@@ -107,6 +107,17 @@ impl RadixSelect {
 
     /// [`advance`](Self::advance) with the histogram's bins read through `count` (a GPU thread
     /// whose histogram lives in shared memory, interleaved with other threads').
+    ///
+    /// ```
+    /// use neurobits_core::flyhash::RadixSelect;
+    /// let keys = [3u32, 700, 700, 2];
+    /// let (mut a, mut b) = (RadixSelect::new16(2), RadixSelect::new16(2));
+    /// let mut hist = [0u32; 256];
+    /// keys.iter().filter_map(|&x| a.bin(x)).for_each(|h| hist[h] += 1);
+    /// a.advance(&hist);
+    /// b.advance_with(|h| hist[h]);
+    /// assert_eq!(a, b);
+    /// ```
     #[inline]
     pub fn advance_with(&mut self, count: impl Fn(usize) -> u32) {
         let shift = 24 - 8 * self.pass;
