@@ -173,3 +173,42 @@ fn eval_of_a_saved_network_repeats_its_digests_and_quality() {
         assert_eq!(String::from_utf8_lossy(&o.stderr).trim().lines().count(), 1);
     }
 }
+
+/// `cortical features` draws every minicolumn of the bottom hypercolumns: one square per LGN
+/// pixel (16 pixels per receptive field in configuration A), the trained weights' colours (a
+/// trained network has saturated green or magenta cells; an untrained one is all dim); bad input
+/// is one line and exit 2.
+#[test]
+fn features_of_a_trained_network_are_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let (net, svg) = (dir.path().join("a.net"), dir.path().join("f.svg"));
+    Command::cargo_bin("neurobits")
+        .unwrap()
+        .args(["cortical", "train", "--data", DIGITS, "--out"])
+        .arg(&net)
+        .assert()
+        .success();
+    Command::cargo_bin("neurobits")
+        .unwrap()
+        .args(["cortical", "features", "--net"])
+        .arg(&net)
+        .arg("--out")
+        .arg(&svg)
+        .assert()
+        .success();
+    let s = std::fs::read_to_string(&svg).unwrap();
+    // 4 bottom hypercolumns x 16 minicolumns x 16 pixels, plus the background.
+    assert_eq!(s.matches("<rect").count(), 4 * 16 * 16 + 1, "cells");
+    assert!(s.contains("#00FF00") || s.contains("fill=\"#00FF00\""), "no saturated on-off cell");
+    assert!(s.contains("#FF00FF"), "no saturated off-on cell");
+    for bad in [vec!["--net", "/nonexistent.net"], vec!["--hypercolumns", "0"]] {
+        let mut args = vec!["cortical", "features", "--out", svg.to_str().unwrap()];
+        if bad[0] != "--net" {
+            args.extend(["--net", net.to_str().unwrap()]);
+        }
+        let o = Command::cargo_bin("neurobits").unwrap().args(&args).args(&bad).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{bad:?}: {err}");
+    }
+}

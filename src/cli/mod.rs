@@ -67,6 +67,9 @@ pub enum CorticalCommand {
     /// Plot profile runs (JSON of `cortical profile --out`) as the paper's Fig. 26: one GPU,
     /// even split, profiled split, best of all splits.
     ProfileFigure(crate::cortical::split::figure::FigureConfig),
+    /// Draw a saved network's learned features: each bottom minicolumn's weights on the LGN cells
+    /// of its receptive field, as images (SVG).
+    Features(crate::cortical::features::FeaturesConfig),
 }
 
 /// `neurobits ocnn …`.
@@ -172,6 +175,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Cortical(CorticalCommand::Bench(a)) => crate::cortical::bench::run(&a),
         Command::Cortical(CorticalCommand::Profile(a)) => crate::cortical::split::cmd::run(&a),
         Command::Cortical(CorticalCommand::ProfileFigure(a)) => crate::cortical::split::figure::run(&a),
+        Command::Cortical(CorticalCommand::Features(a)) => crate::cortical::features::run(&a),
         Command::Ocnn(OcnnCommand::Cluster(a)) => crate::ocnn::run_cluster(&a),
         Command::Ocnn(OcnnCommand::Experiment(a)) => crate::ocnn::experiment::run(&a),
         Command::Ocnn(OcnnCommand::Bench(a)) => crate::ocnn::bench::run(&a),

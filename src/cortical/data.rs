@@ -138,7 +138,7 @@ impl Dataset {
 }
 
 /// `(H, W)` with `H·W = need` holding a `side × side` image: the square, or `H × 2H`.
-fn padded_size(side: usize, need: usize) -> Option<(usize, usize)> {
+pub(crate) fn padded_size(side: usize, need: usize) -> Option<(usize, usize)> {
     let s = (need as f64).sqrt().round() as usize;
     if s * s == need && s >= side {
         return Some((s, s));

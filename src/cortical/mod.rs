@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod cpu;
 pub mod data;
+pub mod features;
 pub mod gpu;
 pub mod network;
 pub mod quality;
