@@ -212,3 +212,36 @@ fn features_of_a_trained_network_are_drawn() {
         assert_eq!(err.trim().lines().count(), 1, "{bad:?}: {err}");
     }
 }
+
+/// `cortical bench-figure` turns the committed H100 bench into the Fig. 7 and Figs. 14–17
+/// analogues (one pair per minicolumn count, every variant a curve); a file that is not a bench
+/// report is one line and exit 2.
+#[test]
+fn bench_figures_from_the_h100_bench() {
+    let dir = tempfile::tempdir().unwrap();
+    let bench = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cortical/bench-h100.json");
+    Command::cargo_bin("neurobits")
+        .unwrap()
+        .args(["cortical", "bench-figure", bench, "--out"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    for m in [32, 128] {
+        let speed = std::fs::read_to_string(dir.path().join(format!("speedup-m{m}.svg"))).unwrap();
+        let times = std::fs::read_to_string(dir.path().join(format!("variants-m{m}.svg"))).unwrap();
+        for v in ["PerLevel", "Pipelined", "Queue"] {
+            assert!(speed.contains(&format!("GPU {v}")) && times.contains(&format!("GPU {v}")), "{v} at M = {m}");
+        }
+        assert!(times.contains("CPU, 1 thread") && speed.contains("CPU, all cores"));
+    }
+    let not = dir.path().join("x.json");
+    std::fs::write(&not, "{\"k\": 1}").unwrap();
+    let o = Command::cargo_bin("neurobits")
+        .unwrap()
+        .args(["cortical", "bench-figure", not.to_str().unwrap(), "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!((o.status.code(), err.trim().lines().count()), (Some(2), 1), "{err}");
+}

@@ -70,6 +70,9 @@ pub enum CorticalCommand {
     /// Draw a saved network's learned features: each bottom minicolumn's weights on the LGN cells
     /// of its receptive field, as images (SVG).
     Features(crate::cortical::features::FeaturesConfig),
+    /// Plot `cortical bench --out` JSON: speed-up over one CPU thread against size (the paper's
+    /// Fig. 7) and every variant's time per step (Figs. 14-17), per minicolumn count.
+    BenchFigure(crate::cortical::bench_figure::BenchFigureConfig),
 }
 
 /// `neurobits ocnn …`.
@@ -176,6 +179,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Cortical(CorticalCommand::Profile(a)) => crate::cortical::split::cmd::run(&a),
         Command::Cortical(CorticalCommand::ProfileFigure(a)) => crate::cortical::split::figure::run(&a),
         Command::Cortical(CorticalCommand::Features(a)) => crate::cortical::features::run(&a),
+        Command::Cortical(CorticalCommand::BenchFigure(a)) => crate::cortical::bench_figure::run(&a).map(|_| ()),
         Command::Ocnn(OcnnCommand::Cluster(a)) => crate::ocnn::run_cluster(&a),
         Command::Ocnn(OcnnCommand::Experiment(a)) => crate::ocnn::experiment::run(&a),
         Command::Ocnn(OcnnCommand::Bench(a)) => crate::ocnn::bench::run(&a),

@@ -3,6 +3,7 @@
 //! evaluation, the benchmark and the multi-device profiler.
 
 pub mod bench;
+pub mod bench_figure;
 pub mod cpu;
 pub mod data;
 pub mod features;
