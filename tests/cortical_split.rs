@@ -262,3 +262,23 @@ fn candidates_span_the_cpu_levels() {
     }
     assert_eq!(candidates(&geo, &slots, &mock, 1).len(), 1);
 }
+
+/// `cortical profile-figure --levels-out` draws the time per level of each profiled device (the
+/// paper's Fig. 9) from the committed 2-H200 profile: two GPUs and the CPU.
+#[test]
+fn level_figure_from_the_h200_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cortical/profile-h200x2-l16.json");
+    let (fig26, fig9) = (dir.path().join("f26.svg"), dir.path().join("f9.svg"));
+    assert_cmd::Command::cargo_bin("neurobits")
+        .unwrap()
+        .args(["cortical", "profile-figure", run, "--out"])
+        .arg(&fig26)
+        .arg("--levels-out")
+        .arg(&fig9)
+        .assert()
+        .success();
+    let s = std::fs::read_to_string(&fig9).unwrap();
+    assert!(s.contains("gpu0") && s.contains("gpu1") && s.contains("cpu"), "a curve per device");
+    assert!(std::fs::metadata(&fig26).unwrap().len() > 0);
+}

@@ -1,11 +1,12 @@
 //! The analogue of the paper's Fig. 26 (profiled vs even split): milliseconds per step of one
 //! GPU, the even split, the profiled split and the best split found by trying all, read from the
-//! JSON files of `cortical profile` runs.
+//! JSON files of `cortical profile` runs; and, with `--levels-out`, the analogue of its Fig. 9:
+//! the time of each level on each device, from the first run's profile.
 
 use anyhow::{anyhow, Context, Result};
 use std::path::{Path, PathBuf};
 
-use crate::plot::{bar_chart_log, Bars};
+use crate::plot::{bar_chart_log, line_chart, Bars, Labels, Series};
 
 /// What to plot.
 #[derive(Clone, Debug, clap::Args)]
@@ -16,6 +17,48 @@ pub struct FigureConfig {
     /// The SVG to write.
     #[arg(long)]
     pub out: PathBuf,
+    /// Also write the time per level of every device profiled in the first run (Fig. 9) here.
+    #[arg(long)]
+    pub levels_out: Option<PathBuf>,
+}
+
+/// Fig. 9: microseconds per level (log) against the level's size (each device's sample network
+/// has its own number of levels, so sizes, not level numbers, line them up), a curve per device.
+fn levels_figure(run: &Path, out: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(run).with_context(|| format!("cannot read {}", run.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| anyhow!("{}: {e}", run.display()))?;
+    let devices = v["profile"]["devices"]
+        .as_array()
+        .ok_or_else(|| anyhow!("{}: not a cortical profile report", run.display()))?;
+    let series: Vec<Series> = devices
+        .iter()
+        .map(|d| {
+            let dev = match &d["dev"] {
+                serde_json::Value::Object(o) if o.contains_key("Gpu") => format!("gpu{}", o["Gpu"]),
+                _ => "cpu".to_string(),
+            };
+            let pts = d["levels"]
+                .as_array()
+                .map(|ls| {
+                    ls.iter()
+                        .filter_map(|l| Some(((l["hypercolumns"].as_f64()?).log2(), l["seconds"].as_f64()? * 1e6)))
+                        .filter(|p| p.1 > 0.0)
+                        .collect()
+                })
+                .unwrap_or_default();
+            Series::new(format!("{dev} ({})", d["name"].as_str().unwrap_or("?")), pts)
+        })
+        .collect();
+    line_chart(
+        out,
+        &Labels {
+            title: "time of one level against its size, per device (cf. the paper's Fig. 9)",
+            x: "log2 of the level's hypercolumns",
+            y: "microseconds per step (log)",
+        },
+        &series,
+        true,
+    )
 }
 
 fn seconds(runs: &[serde_json::Value], kind: &str) -> Option<f64> {
@@ -54,5 +97,9 @@ pub fn run(c: &FigureConfig) -> Result<()> {
         &bars,
     )?;
     outln!("wrote {}", c.out.display())?;
+    if let Some(out) = &c.levels_out {
+        levels_figure(&c.runs[0], out)?;
+        outln!("wrote {}", out.display())?;
+    }
     Ok(())
 }
