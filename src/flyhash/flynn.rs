@@ -278,6 +278,10 @@ pub fn run(a: &FlynnConfig) -> Result<()> {
                 .collect::<Option<Vec<u8>>>()
                 .ok_or_else(|| anyhow!("the k-NN baseline needs 8-bit images (integers 0..=255); --no-knn skips it"))
         };
+        // Squared distances of 8-bit vectors stay exact u32s up to 66 051 values per vector.
+        if (d as u64) * 255 * 255 > u32::MAX as u64 {
+            bail!("the k-NN baseline takes vectors of at most 66 051 values ({d} given); --no-knn skips it");
+        }
         let (tr, te) = (bytes(&xtr)?, bytes(&xte)?);
         for &kk in knn_ks {
             pb.set_message(format!("exact {kk}-NN on the CPU"));
