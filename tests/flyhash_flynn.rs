@@ -72,6 +72,8 @@ fn flynn_bad_input_is_one_line_and_exit_2() {
     let test_labels = format!("{FASHION}/t10k-labels-idx1-ubyte.gz");
     fails(&["--train-labels", &test_labels, "--no-knn"], "labels for");
     fails(&["--gamma", "1.5"], "not a number in [0, 1]");
+    // 3·10⁹ outputs: the projection and the memories cannot fit; refused before allocating.
+    fails(&["--m", "3000000000", "--train-limit", "2", "--test-limit", "2", "--no-knn"], "needs");
     fails(&["--train", "/nonexistent/x.csv"], "/nonexistent/x.csv");
     let d = tempfile::tempdir().unwrap();
     let x = d.path().join("x.csv");

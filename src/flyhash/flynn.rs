@@ -205,7 +205,10 @@ pub fn run(a: &FlynnConfig) -> Result<()> {
         .map_err(|e| anyhow!("FlyHash parameters d={d}, m={m}, s={s}, k={k}: {e}"))?;
     crate::io::memory::ensure_fits("the codes", (xtr.rows + xte.rows) as u128 * p.code_words() as u128 * 8)?;
     let classes = ytr.iter().copied().max().unwrap_or(0) as usize + 1;
-    crate::io::memory::ensure_fits("the projection and the class memories", (s as u128 * 4 + classes as u128 * 2) * m as u128)?;
+    crate::io::memory::ensure_fits(
+        "the projection and the class memories",
+        (s as u128 * 4 + classes as u128 * 2) * m as u128,
+    )?;
     let mut weights = vec![0u64; FLYNN_WEIGHTS];
     flynn_weights(a.gamma, &mut weights);
     crate::outln!(
