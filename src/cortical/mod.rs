@@ -62,28 +62,38 @@ impl VariantArg {
     }
 }
 
-/// `neurobits cortical train`: the network, the data and the protocol of spec §3–4.
+/// The images of `cortical train` and `cortical eval`, and the training and test lists taken
+/// from them.
 #[derive(Clone, Debug, clap::Args)]
-pub struct TrainConfig {
+pub struct ImageArgs {
     /// Images: sklearn's digits CSV (`data/digits/digits.csv.gz`, fetched by `make setup`) or an
     /// IDX image file with its `labels-idx1` sibling.
     #[arg(long)]
     pub data: PathBuf,
+    /// Training images per class (the first ones of each class in file order): the list trained
+    /// on and judged for memorisation, and the readout's reference.
+    #[arg(long, default_value_t = 1)]
+    pub train_per_class: usize,
+    /// Test images per class for the nearest-feature readout (the next ones of each class).
+    #[arg(long, default_value_t = 50)]
+    pub test_per_class: usize,
+    /// Pixel replication per axis before the LGN (2 turns 8x8 digits into 16x16).
+    #[arg(long, default_value_t = 1)]
+    pub upsample: usize,
+}
+
+/// `neurobits cortical train`: the network, the data and the protocol of spec §3–4.
+#[derive(Clone, Debug, clap::Args)]
+pub struct TrainConfig {
+    /// The images and the lists taken from them.
+    #[command(flatten)]
+    pub images: ImageArgs,
     /// Levels L of the tree (2^L - 1 hypercolumns).
     #[arg(long, default_value_t = 3)]
     pub levels: u32,
     /// Minicolumns M per hypercolumn (2M inputs each), 1..=128.
     #[arg(long, default_value_t = 16)]
     pub minicolumns: usize,
-    /// Training images per class (the first ones of each class in file order).
-    #[arg(long, default_value_t = 1)]
-    pub train_per_class: usize,
-    /// Test images per class for the readout (the next ones of each class).
-    #[arg(long, default_value_t = 50)]
-    pub test_per_class: usize,
-    /// Pixel replication per axis before the LGN (2 turns 8x8 digits into 16x16).
-    #[arg(long, default_value_t = 1)]
-    pub upsample: usize,
     /// Passes over the training list.
     #[arg(long, default_value_t = 60)]
     pub epochs: u32,
@@ -181,19 +191,20 @@ pub struct Prepared {
 /// Reads the data and builds the bottom inputs of `c`.
 pub fn prepare(c: &TrainConfig) -> Result<Prepared> {
     let geo = Geometry::new(c.levels, c.minicolumns).map_err(|e| anyhow::anyhow!("{e}"))?;
-    if c.train_per_class == 0 {
+    let im = &c.images;
+    if im.train_per_class == 0 {
         bail!("--train-per-class must be at least 1");
     }
     if !(0.0..=1.0).contains(&c.beta) {
         bail!("--beta must be in [0, 1]");
     }
-    let ds = data::Dataset::read(&c.data)?;
-    let (train_ids, test_ids) = ds.split(c.train_per_class, c.test_per_class);
+    let ds = data::Dataset::read(&im.data)?;
+    let (train_ids, test_ids) = ds.split(im.train_per_class, im.test_per_class);
     Ok(Prepared {
         geo,
-        train_x: ds.bottom(&geo, &train_ids, c.upsample, THETA)?,
+        train_x: ds.bottom(&geo, &train_ids, im.upsample, THETA)?,
         train_labels: train_ids.iter().map(|&i| ds.labels[i]).collect(),
-        test_x: ds.bottom(&geo, &test_ids, c.upsample, THETA)?,
+        test_x: ds.bottom(&geo, &test_ids, im.upsample, THETA)?,
         test_labels: test_ids.iter().map(|&i| ds.labels[i]).collect(),
     })
 }
@@ -298,19 +309,9 @@ pub struct EvalConfig {
     /// A network saved by `cortical train --out`.
     #[arg(long)]
     pub net: PathBuf,
-    /// Images (as for `cortical train`).
-    #[arg(long)]
-    pub data: PathBuf,
-    /// Training images per class: the list memorisation is judged on (and the readout's
-    /// reference).
-    #[arg(long, default_value_t = 1)]
-    pub train_per_class: usize,
-    /// Test images per class for the nearest-feature readout.
-    #[arg(long, default_value_t = 50)]
-    pub test_per_class: usize,
-    /// Pixel replication per axis before the LGN.
-    #[arg(long, default_value_t = 1)]
-    pub upsample: usize,
+    /// The images and the lists taken from them (as for `cortical train`).
+    #[command(flatten)]
+    pub images: ImageArgs,
     /// Write the results as JSON here (the train report's fields; no training time).
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -324,12 +325,9 @@ pub fn run_eval(e: &EvalConfig) -> Result<()> {
     }
     let mut net = Network::load(&e.net)?;
     let c = TrainConfig {
-        data: e.data.clone(),
+        images: e.images.clone(),
         levels: net.geo.levels() as u32,
         minicolumns: net.geo.minicolumns(),
-        train_per_class: e.train_per_class,
-        test_per_class: e.test_per_class,
-        upsample: e.upsample,
         epochs: 0,
         exposure: 0,
         seed: net.seed,

@@ -4,7 +4,7 @@
 
 use neurobits::cortical::cpu::{CpuTrainer, Threads};
 use neurobits::cortical::split::{Plan, SplitNet};
-use neurobits::cortical::{Network, ScheduleArg, TrainConfig, VariantArg};
+use neurobits::cortical::{ImageArgs, Network, ScheduleArg, TrainConfig, VariantArg};
 use neurobits::device::DeviceChoice;
 use neurobits_core::cortical::{Geometry, Learner, Schedule};
 use neurobits_gpu_host::Gpu;
@@ -24,12 +24,9 @@ pub fn digits() -> PathBuf {
 /// Configuration A (3 levels × 16 minicolumns, 1 digit per class, 60 epochs, exposure 4) on `device`.
 pub fn config_a(seed: u64, schedule: ScheduleArg, variant: VariantArg, device: DeviceChoice) -> TrainConfig {
     TrainConfig {
-        data: digits(),
+        images: ImageArgs { data: digits(), train_per_class: 1, test_per_class: 50, upsample: 1 },
         levels: 3,
         minicolumns: 16,
-        train_per_class: 1,
-        test_per_class: 50,
-        upsample: 1,
         epochs: 60,
         exposure: 4,
         seed,
