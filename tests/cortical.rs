@@ -135,16 +135,21 @@ fn cli_trains_configuration_a_and_rejects_bad_input() {
     }
 }
 
+/// Trains configuration A through the CLI and saves it at `net`.
+fn train_a_into(net: &std::path::Path) {
+    Command::cargo_bin("neurobits")
+        .unwrap()
+        .args(["cortical", "train", "--data", DIGITS, "--out"])
+        .arg(net)
+        .assert()
+        .success();
+}
+
 #[test]
 fn eval_of_a_saved_network_repeats_its_digests_and_quality() {
     let dir = tempfile::tempdir().unwrap();
     let (net, json) = (dir.path().join("a.net"), dir.path().join("eval.json"));
-    Command::cargo_bin("neurobits")
-        .unwrap()
-        .args(["cortical", "train", "--data", DIGITS, "--out"])
-        .arg(&net)
-        .assert()
-        .success();
+    train_a_into(&net);
     let out = Command::cargo_bin("neurobits")
         .unwrap()
         .args(["cortical", "eval", "--data", DIGITS, "--net"])
@@ -182,12 +187,7 @@ fn eval_of_a_saved_network_repeats_its_digests_and_quality() {
 fn features_of_a_trained_network_are_drawn() {
     let dir = tempfile::tempdir().unwrap();
     let (net, svg) = (dir.path().join("a.net"), dir.path().join("f.svg"));
-    Command::cargo_bin("neurobits")
-        .unwrap()
-        .args(["cortical", "train", "--data", DIGITS, "--out"])
-        .arg(&net)
-        .assert()
-        .success();
+    train_a_into(&net);
     Command::cargo_bin("neurobits")
         .unwrap()
         .args(["cortical", "features", "--net"])

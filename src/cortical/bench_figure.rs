@@ -20,6 +20,9 @@ pub struct BenchFigureConfig {
 /// `(minicolumns, levels, cpu1, cpu_all, [(variant, seconds)])` of each row.
 type Row = (u64, f64, Option<f64>, Option<f64>, Vec<(String, f64)>);
 
+/// Reads one CPU time of a row.
+type Seconds = fn(&Row) -> Option<f64>;
+
 fn rows(path: &Path) -> Result<Vec<Row>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
@@ -54,7 +57,6 @@ pub fn run(c: &BenchFigureConfig) -> Result<Vec<PathBuf>> {
     for m in ms {
         let of_m: Vec<&Row> = rows.iter().filter(|r| r.0 == m).collect();
         let mut variants: Vec<String> = of_m.iter().flat_map(|r| r.4.iter().map(|v| v.0.clone())).collect();
-        variants.dedup();
         variants.sort();
         variants.dedup();
         // Fig. 7: speed-up over one CPU thread.
@@ -83,9 +85,9 @@ pub fn run(c: &BenchFigureConfig) -> Result<Vec<PathBuf>> {
         }
         // Figs. 14-17: every variant's time per step.
         let mut times = vec![];
-        for (label, pick) in [("CPU, 1 thread", 2usize), ("CPU, all cores", 3)] {
-            let pts: Vec<(f64, f64)> =
-                of_m.iter().filter_map(|r| Some((r.1, 1e3 * if pick == 2 { r.2? } else { r.3? }))).collect();
+        let cpu: [(&str, Seconds); 2] = [("CPU, 1 thread", |r| r.2), ("CPU, all cores", |r| r.3)];
+        for (label, seconds) in cpu {
+            let pts: Vec<(f64, f64)> = of_m.iter().filter_map(|r| Some((r.1, 1e3 * seconds(r)?))).collect();
             if !pts.is_empty() {
                 times.push(Series::new(label, pts));
             }
