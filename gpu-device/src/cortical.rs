@@ -6,6 +6,7 @@
 
 use core::ptr::{read_volatile, write_volatile};
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use neurobits_core::bits::set_bits;
 use neurobits_core::cortical::kernels::{Columns, Init, Queue, ALL_LEVELS};
 use neurobits_core::cortical::rules::{connected, initial_weight, learn, winner, Tally, NO_KEY};
 use neurobits_core::cortical::{bit, minicolumn_key, parent_input, settle, Input, StepCtx};
@@ -127,10 +128,8 @@ unsafe fn column(hc: usize, slot: usize, xin: &Input, ctx: &StepCtx, s: State, p
     let wc = unsafe { s.w.0.add(slot * 2 * m * m) };
     let mut tally = [Tally::default(); 4];
     for (wi, &word) in xin.iter().enumerate() {
-        let mut bits = word;
-        while bits != 0 {
-            let i = wi * 64 + bits.trailing_zeros() as usize;
-            bits &= bits - 1;
+        for b in set_bits(word) {
+            let i = wi * 64 + b;
             let v = unsafe { lane_weights(wc.add(i * m), base, g, m) };
             for c in 0..g {
                 tally[c].add(v[c]);

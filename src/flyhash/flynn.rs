@@ -4,6 +4,7 @@
 //! k-nearest-neighbour classification of the same images.
 
 use anyhow::{anyhow, bail, Result};
+use neurobits_core::bits::set_bits;
 use neurobits_core::flyhash::{
     flynn_class, flynn_novelty, flynn_store, flynn_weights, top_r, FlyParams, FLYNN_WEIGHTS,
 };
@@ -92,11 +93,8 @@ pub fn train(codes: &[Word], labels: &[u8], classes: usize, m: usize) -> Vec<u16
     counts.par_chunks_mut(m).enumerate().for_each(|(c, mem)| {
         for (code, _) in codes.chunks(words).zip(labels).filter(|(_, &l)| l as usize == c) {
             for (w, &word) in code.iter().enumerate() {
-                let mut bits = word;
-                while bits != 0 {
-                    let i = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    mem[i] = flynn_store(mem[i]);
+                for b in set_bits(word) {
+                    mem[w * 64 + b] = flynn_store(mem[w * 64 + b]);
                 }
             }
         }

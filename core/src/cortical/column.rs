@@ -6,6 +6,7 @@ use super::rng::{key as rng_key, FIRE};
 use super::rules::{
     connected, count_win, drive, fires_randomly, key, learn, winner, Tally, LTD, MAX_MINICOLUMNS, NO_KEY, RF_STOP,
 };
+use crate::bits::set_bits;
 
 /// A hypercolumn's input: up to 256 bits (bit `i` = input `i`).
 pub type Input = [u64; 4];
@@ -165,10 +166,8 @@ pub fn settle(cnt: u32, rf: u8, best: i64) -> (u32, u8) {
 pub fn tally_inputs(w: &[u16], x: &Input, tally: &mut [Tally]) {
     let m_count = tally.len();
     for (wi, &word) in x.iter().enumerate() {
-        let mut bits = word;
-        while bits != 0 {
-            let i = wi * 64 + bits.trailing_zeros() as usize;
-            bits &= bits - 1;
+        for b in set_bits(word) {
+            let i = wi * 64 + b;
             let row = &w[i * m_count..(i + 1) * m_count];
             for (t, &w) in tally.iter_mut().zip(row) {
                 t.add(w);

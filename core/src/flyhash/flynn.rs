@@ -10,6 +10,7 @@
 //! host and shipped to every target: the novelty is an exact integer sum (a `u128`), and every
 //! target gets the same classes whatever the order of the training codes or of the sum.
 
+use crate::bits::set_bits;
 use crate::Word;
 
 /// The count at which a memory bit saturates.
@@ -63,11 +64,8 @@ pub fn flynn_weights(gamma: f64, w: &mut [u64]) {
 pub fn flynn_novelty(code: &[Word], count: impl Fn(usize) -> u16, weight: impl Fn(u16) -> u64) -> u128 {
     let mut sum = 0u128;
     for (w, &word) in code.iter().enumerate() {
-        let mut bits = word;
-        while bits != 0 {
-            let i = w * 64 + bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            sum += weight(count(i)) as u128;
+        for b in set_bits(word) {
+            sum += weight(count(w * 64 + b)) as u128;
         }
     }
     sum

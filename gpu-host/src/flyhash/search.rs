@@ -4,6 +4,7 @@
 //! indices and their distances back. Exact; at most 1 023 words per code (distances < 2¹⁶).
 
 use cudarc::driver::CudaSlice;
+use neurobits_core::bits::set_bits;
 use neurobits_core::flyhash::kernels::{self as k, HAMMING_TILE_QUERIES};
 use neurobits_core::flyhash::{hamming, sort_hits};
 use neurobits_core::Word;
@@ -139,10 +140,7 @@ impl HammingIndex<'_, '_> {
                 let query = &q[qi * words..(qi + 1) * words];
                 let mut v = Vec::with_capacity(r);
                 for (wi, &word) in m[qi * per..(qi + 1) * per].iter().enumerate() {
-                    let mut bits = word;
-                    while bits != 0 {
-                        let j = wi * 64 + bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
+                    for j in set_bits(word).map(|b| wi * 64 + b) {
                         v.push((j as u32, hamming(&self.host[j * words..(j + 1) * words], query)));
                     }
                 }
