@@ -11,7 +11,7 @@ QEMU_MCU := qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb -nographic -moni
 	-semihosting-config enable=on,target=native -icount shift=0
 PTXAS = $(shell python3 -c "import nvidia.cuda_nvcc as m, os; print(os.path.join(list(m.__path__)[0], 'bin', 'ptxas'))" 2>/dev/null)
 
-.PHONY: peers completions fuzz setup demo test mcu-build mcu-test bench gpu-bundle gpu-test gpu-bench clean
+.PHONY: peers completions fuzz setup demo test mcu-build mcu-test bench gpu-bundle gpu-test gpu-bench nccl-link clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -83,7 +83,7 @@ gpu-bundle: setup
 	$(CARGO) build --release --bin neurobits
 	rm -rf .bundle && mkdir -p .bundle
 	cp $(BIN) .bundle/neurobits
-	for t in bit_exact flyhash; do cp $$($(CARGO) test --release -p neurobits-gpu-host --test $$t --no-run --message-format=json 2>/dev/null \
+	for t in bit_exact sharded flyhash; do cp $$($(CARGO) test --release -p neurobits-gpu-host --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/$$t; done
 	for t in ocnn_gpu cortical_gpu; do cp $$($(CARGO) test --release --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable') and m['target']['name'] == sys.argv[1]]" $$t) .bundle/$$t; done
@@ -92,10 +92,18 @@ gpu-bundle: setup
 	cp /usr/share/datasets/fashion-mnist/*-ubyte.gz .bundle/
 	cp Makefile .bundle/
 
+# NCCL for the sharded GBNN: cudarc opens `libnccl.so`; the device machine has PyTorch's
+# libnccl.so.2 (PyPI nvidia-nccl-*), so a link to it goes into .bundle/lib. NVLink multicast stays off.
+NCCL_ENV = NCCL_NVLS_ENABLE=0 LD_LIBRARY_PATH=$(CURDIR)/.bundle/lib:$$LD_LIBRARY_PATH
+nccl-link:
+	mkdir -p .bundle/lib
+	test -e .bundle/lib/libnccl.so || ln -sf "$$(python3 -c "import glob, nvidia; print(sorted(glob.glob(nvidia.__path__[0] + '/**/libnccl.so*', recursive=True))[0])")" .bundle/lib/libnccl.so
+
 # On a machine with a CUDA GPU: CPU ≡ GPU bit for bit on every rule, and the cuBLAS baseline.
-gpu-test:
+gpu-test: nccl-link
 	@test -x .bundle/bit_exact || $(MAKE) gpu-bundle
 	.bundle/bit_exact --ignored --nocapture --test-threads=1
+	$(NCCL_ENV) .bundle/sharded --ignored --nocapture --test-threads=1
 	.bundle/flyhash --ignored --nocapture --test-threads=1
 	cd .bundle && ./ocnn_gpu --ignored --nocapture --test-threads=1
 	cd .bundle && ./cortical_gpu --ignored --nocapture --test-threads=1

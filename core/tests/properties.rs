@@ -16,6 +16,18 @@ fn instance() -> impl Strategy<Value = (Network, u64)> {
     })
 }
 
+/// [`instance`], sometimes with clusters over 64 words (L > 4096: several occupancy words).
+fn instance_wide() -> impl Strategy<Value = (Network, u64)> {
+    prop_oneof![
+        instance(),
+        (2usize..=4, 4097usize..=8300, 0u64..300, any::<u64>()).prop_map(|(c, l, m, seed)| {
+            let mut net = Network::new(c, l).unwrap();
+            net.store_random(seed, m);
+            (net, seed)
+        })
+    ]
+}
+
 fn random_state(g: &Geometry, seed: u64) -> Vec<u64> {
     let mut v = vec![0; g.row_words()];
     for c in 0..g.clusters() {
@@ -263,5 +275,75 @@ proptest! {
                 prop_assert_eq!(joint_iter_word_occ(g, w, &v, erased, c, wi, &occ), joint_iter_word(g, w, &v, erased, c, wi));
             }
         }
+    }
+}
+
+/// The multi-device joint retrieval, simulated: W split into `ranks` shards of clusters (their
+/// columns), each shard updating only its own erased clusters from its own words, the full state
+/// shared after every update (what the GPUs exchange).
+fn sharded_joint(net: &Network, probe: &[u16], ranks: usize, params: &Params) -> (Vec<u64>, u32) {
+    use neurobits_core::gbnn::rules::{
+        joint_first_word_cols, joint_iter_word_cols, known_rows, occupancy_part, occupancy_words,
+    };
+    use neurobits_core::gbnn::{shard::Shard, Schedule, Update};
+    let g = net.geometry();
+    let (wpc, cc) = (g.words_per_cluster(), g.clusters());
+    let shards: Vec<(Shard, Vec<u64>)> = (0..ranks)
+        .map(|r| {
+            let s = Shard::of(g, r, ranks);
+            let mut part = vec![0; s.words(g)];
+            s.columns_of(g, net.weights(), &mut part);
+            (s, part)
+        })
+        .collect();
+    let mut rows = vec![0u32; cc];
+    let nk = known_rows(g, probe, &mut rows);
+    let erased = g.erased_mask(probe);
+    let mut v = vec![0; g.row_words()];
+    init_state(g, probe, Rule::Joint, &mut v);
+    let mut sched = Schedule::new(Rule::Joint, g, params);
+    while let Some(u) = sched.next_update() {
+        let ow = occupancy_words(g);
+        let occ: Vec<u64> = (0..cc * ow).map(|i| occupancy_part(g, &v, i / ow, i % ow)).collect();
+        let mut next = v.clone();
+        for (s, part) in &shards {
+            for c in (0..cc).filter(|&c| s.owns(c) && erased & (1 << c) != 0) {
+                for wi in 0..wpc {
+                    next[c * wpc + wi] = match u {
+                        Update::JointFirst => joint_first_word_cols(g, part, s, &rows[..nk], c, wi),
+                        _ => joint_iter_word_cols(g, part, s, &v, erased, c, wi, &occ),
+                    };
+                }
+            }
+        }
+        sched.record(next != v);
+        v = next;
+    }
+    (v, sched.stats().iterations)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn sharded_joint_equals_joint((net, seed) in instance_wide(), e in 0usize..=6, ranks in 1usize..=4) {
+        use neurobits_core::gbnn::workload::erased_clusters;
+        let g = net.geometry();
+        let ranks = ranks.min(g.clusters());
+        let e = e.min(g.clusters());
+        let mut probe = vec![0u16; g.clusters()];
+        message(g, seed, 0, &mut probe);
+        let mask = erased_clusters(seed, 0, g.clusters(), e);
+        for (c, s) in probe.iter_mut().enumerate() {
+            if mask & (1 << c) != 0 {
+                *s = ERASED;
+            }
+        }
+        let params = Params::default();
+        let (mut v, mut scratch) = (vec![0; g.row_words()], vec![0; g.row_words()]);
+        let stats = retrieve(g, net.weights(), &probe, Rule::Joint, &params, &mut v, &mut scratch);
+        let (vs, iters) = sharded_joint(&net, &probe, ranks, &params);
+        prop_assert_eq!(vs, v);
+        prop_assert_eq!(iters, stats.iterations);
     }
 }

@@ -5,14 +5,17 @@ use core::slice::{from_raw_parts, from_raw_parts_mut};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use neurobits_core::bits::set_bits;
 use neurobits_core::gbnn::kernels::{
-    Compact, DenseSelect, Init, JointFirst, JointIndex, Occupancy, ProbeIndex, Shape, StepJoint, StepSos, StepWord,
-    Store,
+    Compact, Decode, DenseSelect, Init, JointFirst, JointIndex, Occupancy, Pack, ProbeIndex, Shape, StepJoint, StepSos,
+    StepWord, Store, Unpack,
 };
+use neurobits_core::gbnn::decode::decode_cluster;
 use neurobits_core::gbnn::rules::{
-    joint_first_word_rows, joint_iter_word_occ, known_rows, occupancy, select_max, sum_of_sum_cluster,
+    joint_first_word_cols, joint_iter_word_cols, known_rows, occupancy_part, occupancy_words, select_max,
+    sum_of_sum_cluster,
 };
+use neurobits_core::gbnn::shard::Shard;
 use neurobits_core::gbnn::schedule::initial_word;
-use neurobits_core::gbnn::store::clique_word;
+use neurobits_core::gbnn::store::clique_word_in;
 use neurobits_core::gbnn::{Geometry, Rule, Update};
 
 use neurobits_core::kernel::{DevMut, DevPtr};
@@ -39,9 +42,11 @@ unsafe fn note_change(changed: *mut u32, p: usize) {
 
 kernel! {
     /// Stores `m` messages; one thread per (message, cluster `a`) sets the row of its neuron in
-    /// `a` (the core's `clique_word`) with an atomic OR, since messages share rows.
+    /// `a` (the core's `clique_word_in`, in the shard's columns) with an atomic OR, since
+    /// messages share rows.
     fn gbnn_store(a: Store {
         shape: Shape,
+        shard: Shard,
         m: u32,
         msgs: DevPtr<u16>,
         w: DevMut<Word>,
@@ -52,9 +57,9 @@ kernel! {
             return;
         }
         let msg = from_raw_parts(a.msgs.0.add(k * g.clusters()), g.clusters());
-        for b in 0..g.clusters() {
+        for b in a.shard.c0 as usize..a.shard.c1 as usize {
             if b != ca {
-                let (idx, bit) = clique_word(&g, msg, ca, b);
+                let (idx, bit) = clique_word_in(&g, &a.shard, msg, ca, b);
                 AtomicU64::from_ptr(a.w.0.add(idx)).fetch_or(bit, Relaxed);
             }
         }
@@ -172,6 +177,7 @@ kernel! {
     /// buffers already hold their symbol.
     fn gbnn_joint_first(a: JointFirst {
         shape: Shape,
+        shard: Shard,
         e_max: u32,
         k: u32,
         w: DevPtr<Word>,
@@ -196,8 +202,11 @@ kernel! {
             return;
         }
         let cl = *ix.erased_list.0.add(p * cc + j) as usize;
-        let w = from_raw_parts(a.w.0, g.weight_words());
-        let out = joint_first_word_rows(&g, w, from_raw_parts(ix.rows.0.add(p * cc), nk), cl, wi);
+        if !a.shard.owns(cl) {
+            return;
+        }
+        let w = from_raw_parts(a.w.0, a.shard.words(&g));
+        let out = joint_first_word_cols(&g, w, &a.shard, from_raw_parts(ix.rows.0.add(p * cc), nk), cl, wi);
         let word = p * rw + cl * wpc + wi;
         *a.next.0.add(word) = out;
         if out != *a.cur.0.add(word) {
@@ -250,18 +259,24 @@ kernel! {
         let g = geometry(a.shape);
         let (cc, rw) = (g.clusters(), g.row_words());
         let Some((p, cl)) = erased_slot(&g, a.e_max, &ix, a.list.0, a.n_active) else { return };
-        *a.occ.0.add(p * cc + cl) = occupancy(&g, from_raw_parts(a.cur.0.add(p * rw), rw), cl);
+        let ow = occupancy_words(&g);
+        let v = from_raw_parts(a.cur.0.add(p * rw), rw);
+        for part in 0..ow {
+            *a.occ.0.add((p * cc + cl) * ow + part) = occupancy_part(&g, v, cl, part);
+        }
     }
 }
 
 kernel! {
     /// A later joint update, one thread per (active probe, erased slot): only erased clusters
-    /// change, so known clusters get no thread; support is checked through the occupancy of `v`.
+    /// change, so known clusters get no thread; support is gathered from the cluster's columns
+    /// (`joint_iter_word_cols`: what a shard holds) through the occupancy of `v`.
     /// Only the words nonzero now or at the previous update (`occ_prev`, which covers both since
     /// the active set only shrinks) can differ between `v` and `next`, so only those are written
     /// (Lemma 1: a zero word stays zero).
     fn gbnn_step_joint(a: StepJoint {
         shape: Shape,
+        shard: Shard,
         e_max: u32,
         n_active: u32,
         w: DevPtr<Word>,
@@ -280,16 +295,24 @@ kernel! {
         let g = geometry(a.shape);
         let (cc, rw, wpc) = (g.clusters(), g.row_words(), g.words_per_cluster());
         let Some((p, cl)) = erased_slot(&g, a.e_max, &ix, a.list.0, a.n_active) else { return };
+        if !a.shard.owns(cl) {
+            return;
+        }
         let erased = *ix.erased_mask.0.add(p);
-        let occ_p = from_raw_parts(a.occ.0.add(p * cc), cc);
-        let w = from_raw_parts(a.w.0, g.weight_words());
+        let ow = occupancy_words(&g);
+        let occ_p = from_raw_parts(a.occ.0.add(p * cc * ow), cc * ow);
+        let w = from_raw_parts(a.w.0, a.shard.words(&g));
         let v = from_raw_parts(a.cur.0.add(p * rw), rw);
         let mut differs = false;
-        for wi in set_bits(occ_p[cl] | *a.occ_prev.0.add(p * cc + cl)) {
-            let word = cl * wpc + wi;
-            let out = joint_iter_word_occ(&g, w, v, erased, cl, wi, occ_p);
-            *a.next.0.add(p * rw + word) = out;
-            differs |= out != v[word];
+        for part in 0..ow {
+            let at = (p * cc + cl) * ow + part;
+            for wi in set_bits(occ_p[cl * ow + part] | *a.occ_prev.0.add(at)) {
+                let wi = part * 64 + wi;
+                let word = cl * wpc + wi;
+                let out = joint_iter_word_cols(&g, w, &a.shard, v, erased, cl, wi, occ_p);
+                *a.next.0.add(p * rw + word) = out;
+                differs |= out != v[word];
+            }
         }
         if differs {
             note_change(a.changed.0, p);
@@ -392,6 +415,99 @@ kernel! {
         }
         if differs {
             AtomicU32::from_ptr(a.changed.0).store(1, Relaxed);
+        }
+    }
+}
+
+kernel! {
+    /// Compact results: one thread per (probe, cluster) writes the core's `decode_cluster`.
+    fn gbnn_decode(a: Decode {
+        shape: Shape,
+        k: u32,
+        states: DevPtr<Word>,
+        out: DevMut<u32>,
+    }) {
+        let g = geometry(a.shape);
+        let (rw, cc) = (g.row_words(), g.clusters());
+        let i = gid();
+        let (p, cl) = split(i, cc);
+        if p >= a.k as usize {
+            return;
+        }
+        *a.out.0.add(i) = decode_cluster(&g, from_raw_parts(a.states.0.add(p * rw), rw), cl).0;
+    }
+}
+
+/// Cluster of owned slot `jo` of a probe with erased mask `erased` on `shard`, if it exists:
+/// owned erased clusters in increasing order (the same order on every device).
+#[inline(always)]
+fn owned_slot(erased: u64, shard: &Shard, jo: usize) -> Option<usize> {
+    set_bits(erased & shard.mask()).nth(jo)
+}
+
+kernel! {
+    /// A shard's share of the exchange after a joint update: its erased clusters of `next`,
+    /// one thread per (active probe, owned slot, word).
+    fn gbnn_pack(a: Pack {
+        shape: Shape,
+        shard: Shard,
+        eo_max: u32,
+        n_active: u32,
+        erased_mask: DevPtr<u64>,
+        list: DevPtr<u32>,
+        next: DevPtr<Word>,
+        send: DevMut<Word>,
+    }) {
+        let g = geometry(a.shape);
+        let (rw, wpc) = (g.row_words(), g.words_per_cluster());
+        let i = gid();
+        let (rest, wi) = split(i, wpc);
+        let (act, jo) = split(rest, a.eo_max as usize);
+        if act >= a.n_active as usize {
+            return;
+        }
+        let p = *a.list.0.add(act) as usize;
+        if let Some(cl) = owned_slot(*a.erased_mask.0.add(p), &a.shard, jo) {
+            *a.send.0.add(i) = *a.next.0.add(p * rw + cl * wpc + wi);
+        }
+    }
+}
+
+kernel! {
+    /// Every shard's words, gathered rank-major, into `next`; flags the probes whose words
+    /// changed (the shard's own words too, so every device ends with the same flags).
+    fn gbnn_unpack(a: Unpack {
+        shape: Shape,
+        ranks: u32,
+        eo_max: u32,
+        n_active: u32,
+        erased_mask: DevPtr<u64>,
+        list: DevPtr<u32>,
+        recv: DevPtr<Word>,
+        cur: DevPtr<Word>,
+        next: DevMut<Word>,
+        changed: DevMut<u32>,
+    }) {
+        let g = geometry(a.shape);
+        let (rw, wpc) = (g.row_words(), g.words_per_cluster());
+        let i = gid();
+        let (rest, wi) = split(i, wpc);
+        let (act, jo) = split(rest, a.eo_max as usize);
+        if act >= a.n_active as usize {
+            return;
+        }
+        let p = *a.list.0.add(act) as usize;
+        let erased = *a.erased_mask.0.add(p);
+        let block = a.n_active as usize * a.eo_max as usize * wpc;
+        for q in 0..a.ranks as usize {
+            if let Some(cl) = owned_slot(erased, &Shard::of(&g, q, a.ranks as usize), jo) {
+                let word = p * rw + cl * wpc + wi;
+                let x = *a.recv.0.add(q * block + i);
+                *a.next.0.add(word) = x;
+                if x != *a.cur.0.add(word) {
+                    note_change(a.changed.0, p);
+                }
+            }
         }
     }
 }

@@ -98,26 +98,26 @@ impl Gpu {
     }
 
     /// Device → host through the reused page-locked staging buffer (pageable copies of the
-    /// GiB-sized results run several times slower).
-    pub(crate) fn download(&self, src: &CudaSlice<u64>) -> Result<Vec<u64>, GpuError> {
-        let mut out = Vec::new();
-        self.download_into(src, &mut out)?;
-        Ok(out)
-    }
-
-    /// [`Gpu::download`] into a reused vector (no page faults on its second use).
+    /// GiB-sized results run several times slower), into a reused vector (no page faults on its
+    /// second use).
     pub(crate) fn download_into(&self, src: &CudaSlice<u64>, out: &mut Vec<u64>) -> Result<(), GpuError> {
         out.clear();
-        if src.len() <= 1 << 16 {
-            out.extend(self.stream.clone_dtoh(src)?);
+        self.download_prefix(src, src.len(), out)
+    }
+
+    /// Appends the first `len` words of `src` to `out` (through the staging buffer when large).
+    pub(crate) fn download_prefix(&self, src: &CudaSlice<u64>, len: usize, out: &mut Vec<u64>) -> Result<(), GpuError> {
+        if len <= 1 << 16 {
+            let mut tmp = vec![0; len];
+            self.stream.memcpy_dtoh(&src.slice(0..len), &mut tmp)?;
+            out.extend_from_slice(&tmp);
             return Ok(());
         }
-        let parts: Vec<_> =
-            (0..src.len()).step_by(STAGING_HALF).map(|a| (a..src.len().min(a + STAGING_HALF), None)).collect();
+        let parts: Vec<_> = (0..len).step_by(STAGING_HALF).map(|a| (a..len.min(a + STAGING_HALF), None)).collect();
         self.download_parts(src, parts, out)
     }
 
-    /// Downloads `src` part by part into `out` (cleared first), in order, through the two halves
+    /// Downloads `src` part by part, appending to `out`, in order, through the two halves
     /// of the pinned staging buffer: part i+1 streams into one half while part i is copied out of
     /// the other. A part with an event is copied on the second stream once the event has passed,
     /// so that it overlaps the kernels still running for the later parts. Parts hold at most
@@ -128,8 +128,7 @@ impl Gpu {
         parts: Vec<(std::ops::Range<usize>, Option<cudarc::driver::CudaEvent>)>,
         out: &mut Vec<u64>,
     ) -> Result<(), GpuError> {
-        out.clear();
-        out.reserve(src.len());
+        out.reserve(parts.iter().map(|p| p.0.len()).sum());
         let copy = match self.copy.get() {
             Some(c) => c.clone(),
             None => self.copy.get_or_init(|| self.ctx.new_stream().unwrap_or_else(|_| self.stream.clone())).clone(),

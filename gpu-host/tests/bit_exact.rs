@@ -1,9 +1,10 @@
 //! GPU ≡ CPU, bit for bit (`make gpu-test` on a machine with a CUDA GPU).
 
-use neurobits_core::gbnn::batch::retrieve_batch;
+use neurobits_core::gbnn::batch::{retrieve_batch, retrieve_batch_decoded};
+use neurobits_core::gbnn::decode::{decode_state, Decoded};
 use neurobits_core::gbnn::workload::{message, ProbePlan};
 use neurobits_core::gbnn::{Geometry, Network, Params, Rule, Stats};
-use neurobits_gpu_host::gbnn::DenseGpu;
+use neurobits_gpu_host::gbnn::{DenseGpu, GbnnGpu};
 use neurobits_gpu_host::Gpu;
 
 struct Config {
@@ -77,6 +78,12 @@ fn gpu_states_equal_cpu_states_bit_for_bit() {
                 let first_diff = states.iter().zip(&out.states).position(|(a, b)| a != b);
                 assert!(first_diff.is_none(), "{} {rule:?}: state word {first_diff:?} differs", cfg.name);
                 assert_eq!(out.stats, stats, "{} {rule:?}: iteration counts differ", cfg.name);
+                // Compact results: the device's decoding of its states = the CPU's.
+                let mut decoded = vec![Decoded::default(); k * g.clusters()];
+                retrieve_batch_decoded(&g, net.weights(), &pr, rule, &params, &mut decoded, &mut stats).unwrap();
+                let dec = dnet.retrieve_decoded(&pr, rule, &params).unwrap();
+                assert!(dec.decoded == decoded, "{} {rule:?}: decoded results differ", cfg.name);
+                assert_eq!(dec.stats, stats, "{} {rule:?}: decoded iteration counts differ", cfg.name);
                 println!(
                     "{:<30} {:<15} gamma={gamma} {k:>6} probes: bit-exact (GPU kernels {:.3} ms)",
                     cfg.name,
@@ -109,4 +116,38 @@ fn cublas_dense_baseline_equals_bit_packed_sum_of_sum() {
     let (out, _, _) = dense.retrieve(&pr, 20).unwrap();
     assert!(out == states, "cuBLAS sum-of-sum differs from the bit-packed one");
     println!("cuBLAS dense sum-of-sum: bit-exact on {k} probes");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn batches_stream_through_small_chunks_and_an_owned_handle() {
+    // Chunks of 777 probes (several per batch, the last one short) give the unchunked results;
+    // the owned handle (`GbnnGpu`) answers several batches from one upload.
+    let cfg = &CONFIGS[1];
+    let mut net = Network::new(cfg.c, cfg.l).unwrap();
+    net.store_random(1, cfg.m);
+    let g = *net.geometry();
+    let pr = probes(&g, cfg);
+    let k = pr.len() / cfg.c;
+    let mut handle = GbnnGpu::open(0, &net).expect("a CUDA GPU");
+    let whole = handle.retrieve(&pr, Rule::Joint, &Params::default()).unwrap();
+    handle.set_chunk_probes(777);
+    for rule in Rule::ALL {
+        let params = Params::default();
+        let mut states = vec![0; k * g.row_words()];
+        let mut stats = vec![Stats::default(); k];
+        retrieve_batch(&g, net.weights(), &pr, rule, &params, &mut states, &mut stats).unwrap();
+        let out = handle.retrieve(&pr, rule, &params).unwrap();
+        assert!(out.states == states && out.stats == stats, "{rule:?}: chunked states differ");
+        let dec = handle.retrieve_decoded(&pr, rule, &params).unwrap();
+        let mut expect = vec![Decoded::default(); k * g.clusters()];
+        for (v, d) in states.chunks(g.row_words()).zip(expect.chunks_mut(g.clusters())) {
+            decode_state(&g, v, d);
+        }
+        assert!(dec.decoded == expect, "{rule:?}: chunked decoded results differ");
+        if rule == Rule::Joint {
+            assert!(whole.states == states, "joint: one chunk differs from many");
+        }
+        println!("{:<15} {k} probes in chunks of 777: states and decoded results bit-exact", rule.name());
+    }
 }

@@ -58,6 +58,9 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<gk::StepSos>(&mut seen);
     check::<gk::Compact>(&mut seen);
     check::<gk::DenseSelect>(&mut seen);
+    check::<gk::Decode>(&mut seen);
+    check::<gk::Pack>(&mut seen);
+    check::<gk::Unpack>(&mut seen);
     check::<fk::Projection>(&mut seen);
     check::<fk::Activation>(&mut seen);
     check::<fk::RadixInit>(&mut seen);

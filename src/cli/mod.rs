@@ -100,6 +100,8 @@ pub enum GbnnCommand {
     Experiment(ExperimentConfig),
     /// Time every rule and implementation side by side.
     Bench(BenchConfig),
+    /// Store and retrieve one network over several GPUs (W sharded, NCCL), per GPU count.
+    BenchGpus(crate::gbnn::gpus::GpusBenchConfig),
     /// Score a `retrieve` output against the true messages.
     Score(crate::gbnn::score::ScoreConfig),
 }
@@ -151,6 +153,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             GbnnCommand::Generate(a) => gbnn::generate::run(&a),
             GbnnCommand::Experiment(a) => gbnn::experiment::run(&a),
             GbnnCommand::Bench(a) => gbnn::bench::run(&a),
+            GbnnCommand::BenchGpus(a) => gbnn::gpus::run(&a),
             GbnnCommand::Score(a) => gbnn::score::run(&a),
         },
         Command::Fpga(a) => gbnn::fpga::run(&a),

@@ -2,12 +2,14 @@
 //! or borrowed by the CPU pool) that answers any number of batches.
 
 use anyhow::Result;
-use neurobits_core::gbnn::batch::retrieve_batch;
+use neurobits_core::gbnn::batch::{retrieve_batch, retrieve_batch_decoded};
+use neurobits_core::gbnn::decode::Decoded;
 use neurobits_core::gbnn::{Network, Params, Rule, Stats};
 use neurobits_core::Word;
 use neurobits_gpu_host::gbnn::DeviceNetwork;
 
 use crate::device::{Cpu, Device};
+use crate::io::output::{active_symbols, Active};
 
 /// Final states and per-probe statistics of a batch retrieval.
 pub struct Batch {
@@ -86,5 +88,72 @@ impl Resident<'_> {
             ),
             None => self.device.cpu().retrieve(self.net, probes, rule, params),
         }
+    }
+}
+
+/// Compact results of a batch retrieval (see [`neurobits_core::gbnn::decode`]).
+pub struct DecodedBatch {
+    /// `K · C` decoded clusters: lowest active symbol and active count.
+    pub decoded: Vec<Decoded>,
+    /// Per-probe iterations and convergence.
+    pub stats: Vec<Stats>,
+    /// Time spent in kernels alone, where the backend can tell it apart from transfers.
+    pub kernel_seconds: Option<f64>,
+}
+
+impl Cpu {
+    /// [`Cpu::retrieve`] with compact results: no `K`-row state buffer at all.
+    pub fn retrieve_decoded(&self, net: &Network, probes: &[u16], rule: Rule, params: &Params) -> Result<DecodedBatch> {
+        let g = net.geometry();
+        let k = probes.len() / g.clusters();
+        crate::io::memory::ensure_fits("the decoded results", k as u128 * (g.clusters() as u128 * 4 + 8))?;
+        let mut decoded = vec![Decoded::default(); k * g.clusters()];
+        let mut stats = vec![Stats::default(); k];
+        self.install(|| retrieve_batch_decoded(g, net.weights(), probes, rule, params, &mut decoded, &mut stats))?;
+        Ok(DecodedBatch { decoded, stats, kernel_seconds: None })
+    }
+}
+
+impl Resident<'_> {
+    /// Retrieves `probes` with compact results: on a GPU, 4 bytes per cluster come back
+    /// instead of the dense states.
+    pub fn retrieve_decoded(&self, probes: &[u16], rule: Rule, params: &Params) -> Result<DecodedBatch> {
+        match &self.gpu {
+            Some(d) => self.device.run(
+                |_| {
+                    let g = self.net.geometry();
+                    let k = (probes.len() / g.clusters()) as u128;
+                    crate::io::memory::ensure_fits("the decoded results", k * (g.clusters() as u128 * 4 + 8))?;
+                    let out = d.retrieve_decoded(probes, rule, params)?;
+                    Ok(DecodedBatch { decoded: out.decoded, stats: out.stats, kernel_seconds: Some(out.kernel_ms / 1e3) })
+                },
+                |cpu| cpu.retrieve_decoded(self.net, probes, rule, params),
+            ),
+            None => self.device.cpu().retrieve_decoded(self.net, probes, rule, params),
+        }
+    }
+
+    /// Every cluster's active symbols, exactly, moving compact results: a probe whose clusters
+    /// all have at most one active neuron is answered from its decoded form; only the probes
+    /// with an ambiguous cluster are retrieved again with dense states.
+    pub fn retrieve_active(&self, probes: &[u16], rule: Rule, params: &Params) -> Result<(Vec<Active>, Vec<Stats>)> {
+        let g = self.net.geometry();
+        let c = g.clusters();
+        let out = self.retrieve_decoded(probes, rule, params)?;
+        let mut rows: Vec<Active> = out
+            .decoded
+            .chunks(c)
+            .map(|p| p.iter().map(|d| d.symbol().map(|s| vec![s as usize]).unwrap_or_default()).collect())
+            .collect();
+        let ambiguous: Vec<usize> =
+            (0..rows.len()).filter(|&p| out.decoded[p * c..(p + 1) * c].iter().any(|d| d.count() > 1)).collect();
+        if !ambiguous.is_empty() {
+            let again: Vec<u16> = ambiguous.iter().flat_map(|&p| probes[p * c..(p + 1) * c].iter().copied()).collect();
+            let dense = self.retrieve(&again, rule, params)?;
+            for (&p, v) in ambiguous.iter().zip(dense.states.chunks(g.row_words())) {
+                rows[p] = active_symbols(g, v);
+            }
+        }
+        Ok((rows, out.stats))
     }
 }

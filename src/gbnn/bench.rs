@@ -12,7 +12,8 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use super::dense::DenseSumOfSum;
-use super::rates;
+use super::{rates, strict_rate_decoded};
+use neurobits_core::gbnn::decode::{decode_state, Decoded};
 use super::scenario::{scenario, Scenario};
 use super::RuleArg;
 use crate::device::Cpu;
@@ -76,6 +77,16 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn entry(&self, implementation: String, rule: Rule, seconds: f64, states: &[Word], iters: f64) -> Entry {
+        let strict = rates(self.net.geometry(), states, self.truth).strict;
+        self.entry_with(implementation, rule, seconds, strict, iters)
+    }
+
+    fn entry_decoded(&self, implementation: String, rule: Rule, seconds: f64, d: &[Decoded], iters: f64) -> Entry {
+        let strict = strict_rate_decoded(self.net.geometry().clusters(), d, self.truth);
+        self.entry_with(implementation, rule, seconds, strict, iters)
+    }
+
+    fn entry_with(&self, implementation: String, rule: Rule, seconds: f64, strict: f64, iters: f64) -> Entry {
         Entry {
             implementation,
             rule: rule.name(),
@@ -83,10 +94,20 @@ impl Ctx<'_> {
             seconds,
             kernel_seconds: None,
             probes_per_second: self.count as f64 / seconds,
-            strict_rate: rates(self.net.geometry(), states, self.truth).strict,
+            strict_rate: strict,
             mean_iterations: iters,
             bit_exact_vs_cpu: None,
         }
+    }
+
+    /// `states` decoded on the host (to compare dense results with compact ones).
+    fn decode(&self, states: &[Word]) -> Vec<Decoded> {
+        let g = self.net.geometry();
+        let mut out = vec![Decoded::default(); states.len() / g.row_words() * g.clusters()];
+        for (v, o) in states.chunks(g.row_words()).zip(out.chunks_mut(g.clusters())) {
+            decode_state(g, v, o);
+        }
+        out
     }
 }
 
@@ -134,7 +155,7 @@ pub fn run(a: &BenchConfig) -> Result<()> {
     let (probes, truth) = s.probes(a.seed, count, erased)?;
     let ctx = Ctx { s, net: &net, probes: &probes, truth: &truth, params, count };
     let mut report = Report { scenario: s.id, erased, ..Default::default() };
-    let mut cpu_states: HashMap<&'static str, Vec<Word>> = HashMap::new();
+    let mut cpu_states: HashMap<&'static str, Vec<Decoded>> = HashMap::new();
 
     if use_cpu {
         let mut backends = vec![Cpu::new(None)?];
@@ -145,12 +166,12 @@ pub fn run(a: &BenchConfig) -> Result<()> {
             for &rule in &rules {
                 pb.set_message(format!("{}: {} on {count} probes", b.name(), rule.name()));
                 let t = Instant::now();
-                let batch = b.retrieve(&net, &probes, rule, &params)?;
+                let batch = b.retrieve_decoded(&net, &probes, rule, &params)?;
                 let secs = t.elapsed().as_secs_f64();
                 let iters = batch.stats.iter().map(|x| x.iterations as f64).sum::<f64>() / count as f64;
-                report.entries.push(ctx.entry(b.name(), rule, secs, &batch.states, iters));
+                report.entries.push(ctx.entry_decoded(b.name(), rule, secs, &batch.decoded, iters));
                 print_entry(report.entries.last().expect("just pushed"))?;
-                cpu_states.entry(rule.name()).or_insert(batch.states);
+                cpu_states.entry(rule.name()).or_insert(batch.decoded);
                 pb.inc(1);
             }
         }
@@ -210,7 +231,7 @@ fn gpu_rows(
     ctx: &Ctx,
     gpu: &Gpu,
     rules: &[Rule],
-    cpu: &HashMap<&'static str, Vec<Word>>,
+    cpu: &HashMap<&'static str, Vec<Decoded>>,
     pb: &ProgressBar,
     report: &mut Report,
 ) -> Result<()> {
@@ -233,24 +254,35 @@ fn gpu_rows(
     for &rule in rules {
         pb.set_message(format!("GPU: {} on {} probes (warm-up, then timed)", rule.name(), ctx.count));
         // One untimed warm-up (module JIT, first-touch allocations), then the timed run.
-        dnet.retrieve(&ctx.probes[..g.clusters().min(ctx.probes.len())], rule, &ctx.params)?;
-        let out = dnet.retrieve(ctx.probes, rule, &ctx.params)?;
+        dnet.retrieve_decoded(&ctx.probes[..g.clusters().min(ctx.probes.len())], rule, &ctx.params)?;
+        let out = dnet.retrieve_decoded(ctx.probes, rule, &ctx.params)?;
         let iters = out.stats.iter().map(|x| x.iterations as f64).sum::<f64>() / ctx.count as f64;
-        let mut e = ctx.entry(name.clone(), rule, out.total_ms / 1e3, &out.states, iters);
+        let mut e = ctx.entry_decoded(name.clone(), rule, out.total_ms / 1e3, &out.decoded, iters);
         e.kernel_seconds = Some(out.kernel_ms / 1e3);
-        e.bit_exact_vs_cpu = cpu.get(rule.name()).map(|c| *c == out.states);
+        e.bit_exact_vs_cpu = cpu.get(rule.name()).map(|c| *c == out.decoded);
         report.entries.push(e);
         print_entry(report.entries.last().expect("just pushed"))?;
         if let Some(false) = report.entries.last().and_then(|e| e.bit_exact_vs_cpu) {
-            anyhow::bail!("GPU {} states differ from the CPU's", rule.name());
+            anyhow::bail!("GPU {} results differ from the CPU's", rule.name());
+        }
+        if rule == Rule::Joint {
+            // The same retrieval returning dense states (K·C·⌈L/64⌉ words through pinned memory).
+            pb.set_message(format!("GPU: {} with dense states", rule.name()));
+            let dense = dnet.retrieve(ctx.probes, rule, &ctx.params)?;
+            let mut e = ctx.entry(format!("{name}, dense states"), rule, dense.total_ms / 1e3, &dense.states, iters);
+            e.kernel_seconds = Some(dense.kernel_ms / 1e3);
+            e.bit_exact_vs_cpu = Some(ctx.decode(&dense.states) == out.decoded);
+            report.entries.push(e);
+            print_entry(report.entries.last().expect("just pushed"))?;
         }
         if rule == Rule::SumOfSum {
-            sos_states = Some(out.states);
+            sos_states = Some(out.decoded);
         }
         pb.inc(1);
     }
     let cpu_joint =
         report.entries.iter().find(|e| e.rule == "joint" && e.implementation.starts_with("cpu")).map(|e| e.seconds);
+    // The compact-results row (the first GPU joint row; the dense-states row follows it).
     let gpu_joint = report.entries.iter().find(|e| e.rule == "joint" && e.kernel_seconds.is_some()).cloned();
     if let (Some(c), Some(gj)) = (cpu_joint, &gpu_joint) {
         crate::outln!(
@@ -271,7 +303,7 @@ fn gpu_rows(
             f64::NAN,
         );
         e.kernel_seconds = Some(kernel_ms / 1e3);
-        e.bit_exact_vs_cpu = cpu.get("sum-of-sum").or(sos_states.as_ref()).map(|c| *c == states);
+        e.bit_exact_vs_cpu = cpu.get("sum-of-sum").or(sos_states.as_ref()).map(|c| *c == ctx.decode(&states));
         report.entries.push(e);
         print_entry(report.entries.last().expect("just pushed"))?;
         if let Some(gj) = &gpu_joint {

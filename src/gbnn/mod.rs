@@ -9,6 +9,7 @@ pub mod experiment;
 pub mod fpga;
 /// `gbnn generate`.
 pub mod generate;
+pub mod gpus;
 pub mod hwcost;
 pub mod mcu;
 /// `gbnn retrieve`.
@@ -52,6 +53,14 @@ pub fn rates(g: &Geometry, states: &[neurobits_core::Word], truth: &[u16]) -> Ra
     }
     let k = k.max(1) as f64;
     Rates { strict: r.strict / k, contains: r.contains / k, expected: r.expected / k }
+}
+
+/// Fraction of `K` decoded results that are exactly their true messages (every cluster one
+/// active neuron, the true one): the strict rate of [`rates`], from compact results.
+pub fn strict_rate_decoded(c: usize, decoded: &[neurobits_core::gbnn::decode::Decoded], truth: &[u16]) -> f64 {
+    let k = truth.len() / c;
+    let ok = decoded.chunks(c).zip(truth.chunks(c)).filter(|(d, t)| d.iter().zip(*t).all(|(d, &t)| d.unique() == Some(t))).count();
+    ok as f64 / k.max(1) as f64
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

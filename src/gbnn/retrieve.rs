@@ -17,16 +17,17 @@ pub fn run(a: &RetrieveConfig) -> Result<()> {
     let params = Params { gamma: a.gamma, max_iter: a.max_iter };
     let device = Device::open(a.device)?;
     let backend = device.gbnn(&net)?;
-    let batch = backend.retrieve(&probes, rule, &params)?;
+    // Compact results cross the bus; only probes with an ambiguous cluster come back densely.
+    let (rows, stats) = backend.retrieve_active(&probes, rule, &params)?;
     let text = match a.format {
-        Format::Csv => output::csv(&g, &batch.states),
-        Format::Json => output::json(&g, rule.name(), &batch.states, &batch.stats),
+        Format::Csv => output::csv(&rows),
+        Format::Json => output::json(&g, rule.name(), &rows, &stats),
     };
     write_string(&a.out, &text)?;
-    let unconverged = batch.stats.iter().filter(|s| !s.converged).count();
+    let unconverged = stats.iter().filter(|s| !s.converged).count();
     eprintln!(
         "retrieved {} probes with {} on {} -> {}{}",
-        batch.stats.len(),
+        stats.len(),
         rule.name(),
         backend.name(),
         a.out.display(),

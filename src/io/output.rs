@@ -6,8 +6,11 @@ use neurobits_core::{
 };
 use serde_json::json;
 
+/// The active symbols of every cluster of one probe.
+pub type Active = Vec<Vec<usize>>;
+
 /// Active symbols of each cluster of state `v`.
-pub fn active_symbols(geom: &Geometry, v: &[Word]) -> Vec<Vec<usize>> {
+pub fn active_symbols(geom: &Geometry, v: &[Word]) -> Active {
     let wpc = geom.words_per_cluster();
     (0..geom.clusters())
         .map(|c| {
@@ -24,26 +27,24 @@ pub fn active_symbols(geom: &Geometry, v: &[Word]) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// CSV text of a batch of states.
-pub fn csv(geom: &Geometry, states: &[Word]) -> String {
+/// CSV text of a batch's active symbols.
+pub fn csv(rows: &[Active]) -> String {
     let mut out = String::new();
-    for v in states.chunks(geom.row_words()) {
-        let fields: Vec<String> = active_symbols(geom, v)
-            .iter()
-            .map(|s| s.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("|"))
-            .collect();
+    for row in rows {
+        let fields: Vec<String> =
+            row.iter().map(|s| s.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("|")).collect();
         out.push_str(&fields.join(","));
         out.push('\n');
     }
     out
 }
 
-/// JSON text of a batch of states with their statistics.
-pub fn json(geom: &Geometry, rule: &str, states: &[Word], stats: &[Stats]) -> String {
-    let probes: Vec<_> = states
-        .chunks(geom.row_words())
+/// JSON text of a batch's active symbols with their statistics.
+pub fn json(geom: &Geometry, rule: &str, rows: &[Active], stats: &[Stats]) -> String {
+    let probes: Vec<_> = rows
+        .iter()
         .zip(stats)
-        .map(|(v, s)| json!({"active": active_symbols(geom, v), "iterations": s.iterations, "converged": s.converged}))
+        .map(|(a, s)| json!({"active": a, "iterations": s.iterations, "converged": s.converged}))
         .collect();
     let doc =
         json!({"rule": rule, "clusters": geom.clusters(), "neurons": geom.neurons_per_cluster(), "probes": probes});

@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 use std::vec;
 
+use super::decode::{decode_state, Decoded};
 use super::{retrieve, Geometry, Params, Rule, Stats};
 use crate::{Error, Word};
 
@@ -32,21 +33,9 @@ pub fn retrieve_batch(
     stats: &mut [Stats],
 ) -> Result<(), Error> {
     let (c, rw) = (geom.clusters(), geom.row_words());
-    let k = probes.len() / c;
-    if !probes.len().is_multiple_of(c) {
-        return Err(Error::Arity(c, probes.len() % c));
-    }
+    let k = check(geom, w, probes, stats)?;
     if states.len() != k * rw {
         return Err(Error::Capacity(k * rw, states.len()));
-    }
-    if stats.len() != k {
-        return Err(Error::Capacity(k, stats.len()));
-    }
-    if w.len() < geom.weight_words() {
-        return Err(Error::Capacity(geom.weight_words(), w.len()));
-    }
-    for p in probes.chunks(c) {
-        geom.check_symbols(p, true)?;
     }
     states.par_chunks_mut(rw * CHUNK).zip(stats.par_chunks_mut(CHUNK)).zip(probes.par_chunks(c * CHUNK)).for_each(
         |((st, sts), pr)| {
@@ -57,4 +46,63 @@ pub fn retrieve_batch(
         },
     );
     Ok(())
+}
+
+/// [`retrieve_batch`] returning compact results: `decoded` gets `K·C` entries (each cluster's
+/// [`decode_cluster`](super::decode::decode_cluster)); the states live only in per-thread
+/// scratch rows, so a batch of any size needs no `K`-row state buffer.
+///
+/// ```
+/// use neurobits_core::gbnn::{Network, Rule, Params, ERASED, batch::retrieve_batch_decoded};
+/// let mut net = Network::new(3, 3).unwrap();
+/// net.store(&[1, 2, 0]).unwrap();
+/// let mut decoded = vec![Default::default(); 3];
+/// let mut stats = vec![Default::default(); 1];
+/// retrieve_batch_decoded(net.geometry(), net.weights(), &[ERASED, 2, 0], Rule::Joint,
+///                        &Params::default(), &mut decoded, &mut stats).unwrap();
+/// assert_eq!(decoded.iter().map(|d| d.unique()).collect::<Vec<_>>(), [Some(1), Some(2), Some(0)]);
+/// ```
+pub fn retrieve_batch_decoded(
+    geom: &Geometry,
+    w: &[Word],
+    probes: &[u16],
+    rule: Rule,
+    params: &Params,
+    decoded: &mut [Decoded],
+    stats: &mut [Stats],
+) -> Result<(), Error> {
+    let (c, rw) = (geom.clusters(), geom.row_words());
+    let k = check(geom, w, probes, stats)?;
+    if decoded.len() != k * c {
+        return Err(Error::Capacity(k * c, decoded.len()));
+    }
+    decoded.par_chunks_mut(c * CHUNK).zip(stats.par_chunks_mut(CHUNK)).zip(probes.par_chunks(c * CHUNK)).for_each(
+        |((dec, sts), pr)| {
+            let (mut v, mut scratch) = (vec![0; rw], vec![0; rw]);
+            for ((d, s), p) in dec.chunks_mut(c).zip(sts.iter_mut()).zip(pr.chunks(c)) {
+                *s = retrieve(geom, w, p, rule, params, &mut v, &mut scratch);
+                decode_state(geom, &v, d);
+            }
+        },
+    );
+    Ok(())
+}
+
+/// Checks the batch's shapes and symbols; returns `K`.
+fn check(geom: &Geometry, w: &[Word], probes: &[u16], stats: &[Stats]) -> Result<usize, Error> {
+    let c = geom.clusters();
+    if !probes.len().is_multiple_of(c) {
+        return Err(Error::Arity(c, probes.len() % c));
+    }
+    let k = probes.len() / c;
+    if stats.len() != k {
+        return Err(Error::Capacity(k, stats.len()));
+    }
+    if w.len() < geom.weight_words() {
+        return Err(Error::Capacity(geom.weight_words(), w.len()));
+    }
+    for p in probes.chunks(c) {
+        geom.check_symbols(p, true)?;
+    }
+    Ok(k)
 }

@@ -4,6 +4,7 @@
 //! `changed`, `iters`, `converged`: one `u32` per probe.
 
 use crate::kernel::{kernel_struct, DevMut, DevPtr};
+use super::shard::Shard;
 use crate::Word;
 
 /// A network's shape as the kernels take it (rebuilt into a [`super::Geometry`] on the device).
@@ -33,11 +34,13 @@ kernel_struct! {
     Store => GbnnStore {
         /// Network shape.
         shape: Shape,
+        /// The clusters whose columns `w` holds (all of them on one device).
+        shard: Shard,
         /// Messages.
         m: u32,
         /// `M · C` symbols.
         msgs: DevPtr<u16>,
-        /// W, ORed into.
+        /// W's shard ([`Shard::words`]), ORed into.
         w: DevMut<Word>,
     }
 }
@@ -132,6 +135,8 @@ kernel_struct! {
     JointFirst => GbnnJointFirst {
         /// Network shape.
         shape: Shape,
+        /// The clusters whose columns `w` holds; only their erased slots get work.
+        shard: Shard,
         /// Most erased clusters of any probe.
         e_max: u32,
         /// Probes.
@@ -186,6 +191,8 @@ kernel_struct! {
     StepJoint => GbnnStepJoint {
         /// Network shape.
         shape: Shape,
+        /// The clusters whose columns `w` holds; only their erased slots get work.
+        shard: Shard,
         /// Most erased clusters of any probe.
         e_max: u32,
         /// Active probes.
@@ -271,6 +278,71 @@ kernel_struct! {
         /// Bit-packed states, rewritten.
         states: DevMut<Word>,
         /// One change flag for the batch.
+        changed: DevMut<u32>,
+    }
+}
+
+kernel_struct! {
+    /// `gbnn_decode`: compact results, one thread per (probe, cluster).
+    Decode => GbnnDecode {
+        /// Network shape.
+        shape: Shape,
+        /// Probes.
+        k: u32,
+        /// Final states, `K` rows.
+        states: DevPtr<Word>,
+        /// `K · C` [`super::decode::Decoded`] values.
+        out: DevMut<u32>,
+    }
+}
+
+kernel_struct! {
+    /// `gbnn_pack`: a shard's share of the state exchange after a joint update, one thread per
+    /// (active probe, owned slot `jo < eo_max`, word): the `jo`-th owned erased cluster's words
+    /// of `next` into `send[(act · eo_max + jo) · wpc + wi]`.
+    Pack => GbnnPack {
+        /// Network shape.
+        shape: Shape,
+        /// This device's clusters.
+        shard: Shard,
+        /// Most owned erased clusters of any probe on any shard.
+        eo_max: u32,
+        /// Active probes.
+        n_active: u32,
+        /// Per-probe erased masks.
+        erased_mask: DevPtr<u64>,
+        /// Active probes' indices (the same order on every device).
+        list: DevPtr<u32>,
+        /// Next states (this shard's erased clusters just computed).
+        next: DevPtr<Word>,
+        /// `n_active · eo_max · wpc` words.
+        send: DevMut<Word>,
+    }
+}
+
+kernel_struct! {
+    /// `gbnn_unpack`: every shard's words (gathered rank-major) into `next`, one thread per
+    /// (active probe, owned slot, word) and source rank in a loop; flags probes that changed.
+    Unpack => GbnnUnpack {
+        /// Network shape.
+        shape: Shape,
+        /// Shards (devices); shard `q` is [`Shard::of`]`(q, ranks)`.
+        ranks: u32,
+        /// As in [`Pack`].
+        eo_max: u32,
+        /// Active probes.
+        n_active: u32,
+        /// Per-probe erased masks.
+        erased_mask: DevPtr<u64>,
+        /// Active probes' indices.
+        list: DevPtr<u32>,
+        /// `ranks` blocks of `n_active · eo_max · wpc` words.
+        recv: DevPtr<Word>,
+        /// Current states.
+        cur: DevPtr<Word>,
+        /// Next states, completed.
+        next: DevMut<Word>,
+        /// Per-probe change flags.
         changed: DevMut<u32>,
     }
 }

@@ -12,6 +12,8 @@
 //! * [`schedule`]: which update each rule runs at step `t`, and when it stops;
 //! * [`retrieve`](mod@retrieve): the single-probe driver over both; [`batch`] (feature `std`):
 //!   the rayon driver;
+//! * [`decode`]: compact results (a cluster's lowest active symbol and active count);
+//! * [`shard`]: W split over devices by clusters (the columns of their neurons);
 //! * [`NetworkBase`]: the network as a value over any weight storage.
 //!
 //! ```
@@ -29,6 +31,7 @@
 
 #[cfg(feature = "std")]
 pub mod batch;
+pub mod decode;
 mod geometry;
 pub mod kernels;
 mod network;
@@ -36,6 +39,7 @@ pub mod outcome;
 pub mod retrieve;
 pub mod rules;
 pub mod schedule;
+pub mod shard;
 pub mod store;
 pub mod workload;
 

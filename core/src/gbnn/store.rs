@@ -1,5 +1,6 @@
 //! Storing: a message adds the edges of its clique (Gripon & Berrou 2011).
 
+use super::shard::Shard;
 use super::Geometry;
 use crate::Word;
 
@@ -15,9 +16,22 @@ use crate::Word;
 /// ```
 #[inline(always)]
 pub fn clique_word(geom: &Geometry, msg: &[u16], a: usize, b: usize) -> (usize, Word) {
+    clique_word_in(geom, &Shard::all(geom), msg, a, b)
+}
+
+/// [`clique_word`] in a [`Shard`] that owns cluster `b` (the edge lands in `b`'s columns).
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, shard::Shard, store::clique_word_in};
+/// let g = Geometry::new(3, 3).unwrap();
+/// // Shard {2..3} has 1 word per row; row 1, bit 0.
+/// assert_eq!(clique_word_in(&g, &Shard { c0: 2, c1: 3 }, &[1, 2, 0], 0, 2), (1, 1));
+/// ```
+#[inline(always)]
+pub fn clique_word_in(geom: &Geometry, shard: &Shard, msg: &[u16], a: usize, b: usize) -> (usize, Word) {
     let row = geom.neuron(a, msg[a] as usize);
-    let (wi, bit) = geom.bit(b, msg[b] as usize);
-    (row * geom.row_words() + wi, bit)
+    let l = msg[b] as usize;
+    (shard.at(geom, row, b, l / 64), 1 << (l % 64))
 }
 
 /// Stores one message (already checked with [`Geometry::check_symbols`]) into `w`.

@@ -167,6 +167,7 @@ impl FlyGpu<'_> {
             let ready = g.stream.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
             parts.push((i0 as usize * cw..i1 as usize * cw, Some(ready)));
         }
+        out.clear();
         g.download_parts(codes, parts, out)?;
         t.total_ms()
     }

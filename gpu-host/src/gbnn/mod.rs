@@ -1,48 +1,69 @@
-//! The GBNN on the GPU: a network resident on the device ([`DeviceNetwork`]) answering batches
-//! of probes, and the dense cuBLAS baseline ([`DenseGpu`]).
+//! The GBNN on the GPU: a network resident on the device ([`DeviceNetwork`]; [`GbnnGpu`] when
+//! it owns its device) answering batches of probes, the same network sharded over several GPUs
+//! ([`ShardedNetwork`], NCCL), and the dense cuBLAS baseline ([`DenseGpu`]).
 
+mod chunk;
 mod dense;
+mod retrieve;
+mod sharded;
 
 use cudarc::driver::CudaSlice;
 use neurobits_core::gbnn::kernels::{self as k, Shape};
-use neurobits_core::gbnn::{Geometry, Network, Params, Rule, Schedule, Stats, Update};
-use neurobits_core::Word;
-use std::time::Instant;
+use neurobits_core::gbnn::shard::Shard;
+use neurobits_core::gbnn::{Geometry, Network};
+use std::sync::Arc;
 
 pub use dense::DenseGpu;
+pub use retrieve::{GpuBatch, GpuDecoded};
+pub use sharded::{nccl_available, ShardedNetwork};
 
 use crate::launch::{launch, rd, wr, KernelTimer};
 use crate::{Gpu, GpuError};
 
-/// A network whose weight matrix is resident on a GPU.
+/// The device a network lives on: borrowed from the caller, or owned ([`GbnnGpu`]).
+enum Held<'g> {
+    Borrowed(&'g Gpu),
+    Owned(Arc<Gpu>),
+}
+
+/// A network whose weight matrix (or a [`Shard`] of it) is resident on a GPU: W is uploaded
+/// once and answers any number of batches ([`DeviceNetwork::retrieve_decoded`],
+/// [`DeviceNetwork::retrieve`]).
 pub struct DeviceNetwork<'g> {
-    gpu: &'g Gpu,
+    gpu: Held<'g>,
     geom: Geometry,
     stored: u64,
+    shard: Shard,
     pub(crate) w: CudaSlice<u64>,
+    chunk: Option<usize>,
 }
 
-/// Result of a GPU batch retrieval.
-pub struct GpuBatch {
-    /// `K` rows of [`Geometry::row_words`] words, identical to the CPU's.
-    pub states: Vec<Word>,
-    /// Per-probe iterations and convergence, identical to the CPU's.
-    pub stats: Vec<Stats>,
-    /// GPU time inside the retrieval kernels.
-    pub kernel_ms: f64,
-    /// Wall time including probe upload and state download.
-    pub total_ms: f64,
-}
+/// A [`DeviceNetwork`] that owns its GPU: the handle a long-lived process keeps, so that the
+/// GPU start-up (context, PTX JIT, W upload) is paid once.
+///
+/// ```no_run
+/// use neurobits_core::gbnn::{Network, Params, Rule, ERASED};
+/// use neurobits_gpu_host::gbnn::GbnnGpu;
+/// let mut net = Network::new(4, 256).unwrap();
+/// net.store(&[1, 2, 3, 4]).unwrap();
+/// let handle = GbnnGpu::open(0, &net)?; // W uploaded once
+/// for batch in [[ERASED, 2, 3, 4], [1, ERASED, ERASED, 4]] {
+///     let out = handle.retrieve_decoded(&batch, Rule::Joint, &Params::default())?;
+///     assert_eq!(out.decoded.iter().map(|d| d.unique()).collect::<Vec<_>>(), [Some(1), Some(2), Some(3), Some(4)]);
+/// }
+/// # Ok::<(), neurobits_gpu_host::GpuError>(())
+/// ```
+pub type GbnnGpu = DeviceNetwork<'static>;
 
-fn check_probes(g: &Geometry, probes: &[u16]) -> Result<usize, GpuError> {
-    let c = g.clusters();
-    if !probes.len().is_multiple_of(c) {
-        return Err(GpuError::Input(format!("{} symbols is not a whole number of {c}-symbol probes", probes.len())));
+impl GbnnGpu {
+    /// Opens GPU `ordinal` and uploads `net`'s W to it.
+    pub fn open(ordinal: usize, net: &Network) -> Result<GbnnGpu, GpuError> {
+        let gpu = Arc::new(Gpu::open(ordinal)?);
+        gpu.ensure_fits(net.weights().len() as u64 * 8)?;
+        let w = gpu.stream.clone_htod(net.weights())?;
+        let (geom, stored) = (*net.geometry(), net.stored());
+        Ok(DeviceNetwork { gpu: Held::Owned(gpu), geom, stored, shard: Shard::all(&geom), w, chunk: None })
     }
-    for p in probes.chunks(c) {
-        g.check_symbols(p, true).map_err(|e| GpuError::Input(e.to_string()))?;
-    }
-    Ok(probes.len() / c)
 }
 
 impl Gpu {
@@ -50,203 +71,93 @@ impl Gpu {
     pub fn upload(&self, net: &Network) -> Result<DeviceNetwork<'_>, GpuError> {
         self.ensure_fits(net.weights().len() as u64 * 8)?;
         let w = self.stream.clone_htod(net.weights())?;
-        Ok(DeviceNetwork { gpu: self, geom: *net.geometry(), stored: net.stored(), w })
+        Ok(self.resident(*net.geometry(), net.stored(), Shard::all(net.geometry()), w))
+    }
+
+    /// Copies `shard`'s columns of `net`'s W to the device (see [`neurobits_core::gbnn::shard`]).
+    pub fn upload_shard(&self, net: &Network, shard: Shard) -> Result<DeviceNetwork<'_>, GpuError> {
+        let g = net.geometry();
+        check_shard(g, shard)?;
+        self.ensure_fits(shard.words(g) as u64 * 8)?;
+        let mut part = vec![0; shard.words(g)];
+        shard.columns_of(g, net.weights(), &mut part);
+        let w = self.stream.clone_htod(&part)?;
+        Ok(self.resident(*g, net.stored(), shard, w))
     }
 
     /// Stores `msgs` (`M·C` symbols) into a new network on the device.
     pub fn store(&self, geom: Geometry, msgs: &[u16]) -> Result<DeviceNetwork<'_>, GpuError> {
+        self.store_shard(geom, Shard::all(&geom), msgs)
+    }
+
+    /// Stores `msgs` into `shard` of a new network on the device: every message, only the
+    /// shard's columns.
+    pub fn store_shard(&self, geom: Geometry, shard: Shard, msgs: &[u16]) -> Result<DeviceNetwork<'_>, GpuError> {
+        check_shard(&geom, shard)?;
         let c = geom.clusters();
+        if !msgs.len().is_multiple_of(c) {
+            return Err(GpuError::Input(format!("{} symbols is not a whole number of {c}-symbol messages", msgs.len())));
+        }
         for m in msgs.chunks(c) {
             geom.check_symbols(m, false).map_err(|e| GpuError::Input(e.to_string()))?;
         }
-        let m = (msgs.len() / c) as u32;
-        self.ensure_fits(geom.weight_words() as u64 * 8 + msgs.len() as u64 * 2)?;
-        let mut w = self.stream.alloc_zeros::<u64>(geom.weight_words())?;
+        let m = u32::try_from(msgs.len() / c).map_err(|_| GpuError::Input("more than 2^32 messages".into()))?;
+        self.ensure_fits(shard.words(&geom) as u64 * 8 + msgs.len() as u64 * 2)?;
+        let mut w = self.stream.alloc_zeros::<u64>(shard.words(&geom))?;
         let d_msgs = self.stream.clone_htod(msgs)?;
-        let args = k::Store { shape: Shape::of(&geom), m, msgs: rd(self, &d_msgs), w: wr(self, &mut w) };
-        // SAFETY: `w` holds W and `d_msgs` the M·C checked symbols the M·C threads read.
+        let args = k::Store { shape: Shape::of(&geom), shard, m, msgs: rd(self, &d_msgs), w: wr(self, &mut w) };
+        // SAFETY: `w` holds the shard and `d_msgs` the M·C checked symbols the M·C threads read.
         unsafe { launch(self, &mut KernelTimer::default(), m as u64 * c as u64, args)? };
-        Ok(DeviceNetwork { gpu: self, geom, stored: m as u64, w })
+        Ok(self.resident(geom, m as u64, shard, w))
+    }
+
+    fn resident(&self, geom: Geometry, stored: u64, shard: Shard, w: CudaSlice<u64>) -> DeviceNetwork<'_> {
+        DeviceNetwork { gpu: Held::Borrowed(self), geom, stored, shard, w, chunk: None }
     }
 }
 
+fn check_shard(g: &Geometry, s: Shard) -> Result<(), GpuError> {
+    if s.c0 >= s.c1 || s.c1 as usize > g.clusters() {
+        return Err(GpuError::Input(format!("shard {}..{} of a {}-cluster network", s.c0, s.c1, g.clusters())));
+    }
+    Ok(())
+}
+
 impl DeviceNetwork<'_> {
+    pub(crate) fn gpu(&self) -> &Gpu {
+        match &self.gpu {
+            Held::Borrowed(g) => g,
+            Held::Owned(g) => g,
+        }
+    }
+
     /// The network's shape.
     pub fn geometry(&self) -> &Geometry {
         &self.geom
     }
 
-    /// Copies the weight matrix back into a host [`Network`].
+    /// The clusters whose columns this device holds (all of them unless sharded).
+    pub fn shard(&self) -> Shard {
+        self.shard
+    }
+
+    /// Caps the probes per chunk (default: what fits in half the free memory, at most 8 GiB of
+    /// chunk buffers): batches stream through the device in chunks of this size.
+    pub fn set_chunk_probes(&mut self, probes: usize) {
+        self.chunk = Some(probes.max(1));
+    }
+
+    /// Copies the weight matrix back into a host [`Network`] (an unsharded one).
     pub fn download(&self) -> Result<Network, GpuError> {
-        let w = self.gpu.stream.clone_dtoh(&self.w)?;
+        if self.shard != Shard::all(&self.geom) {
+            return Err(GpuError::Input("a shard is not a whole network".into()));
+        }
+        let w = self.gpu().stream.clone_dtoh(&self.w)?;
         Network::from_parts(self.geom, self.stored, w).map_err(|e| GpuError::Input(e.to_string()))
     }
 
-    /// Retrieves `K` probes (`K·C` symbols): each iterates until it converges; per update only
-    /// the still-changing probes get threads (the active list is compacted on the device).
-    pub fn retrieve(&self, probes: &[u16], rule: Rule, params: &Params) -> Result<GpuBatch, GpuError> {
-        let start = Instant::now();
-        let (g, gpu) = (&self.geom, self.gpu);
-        let k = check_probes(g, probes)?;
-        let (shape, rw) = (Shape::of(g), g.row_words() as u64);
-        let words = k as u64 * rw;
-        gpu.ensure_fits(2 * words * 8 + k as u64 * (4 * 5 + 8 * g.clusters() as u64) + probes.len() as u64 * 2)?;
-        let st = &gpu.stream;
-        let d_probes = st.clone_htod(probes)?;
-        // SAFETY (uninitialised buffers): gbnn_init writes every word of both state buffers and
-        // every per-probe field before any kernel reads them.
-        let (mut buf0, mut buf1) = unsafe { (st.alloc::<u64>(words as usize)?, st.alloc::<u64>(words as usize)?) };
-        let (mut list_a, mut list_b) = unsafe { (st.alloc::<u32>(k)?, st.alloc::<u32>(k)?) };
-        let (mut changed, mut iters, mut converged) =
-            unsafe { (st.alloc::<u32>(k)?, st.alloc::<u32>(k)?, st.alloc::<u32>(k)?) };
-        let mut count = st.alloc_zeros::<u32>(1)?;
-        // Occupancy of the erased clusters, for the joint iterations (L <= 4096); the plain
-        // word-per-thread update serves larger clusters.
-        let use_occ = rule == Rule::Joint && g.words_per_cluster() <= 64;
-        // Two, for the occupancy of the current and of the previous state (zero before update 1,
-        // like the erased clusters of the initial state).
-        let occ_len = if use_occ { k * g.clusters() } else { 1 };
-        let mut occ = [st.alloc_zeros::<u64>(occ_len)?, st.alloc_zeros::<u64>(occ_len)?];
-        let kj = if rule == Rule::Joint { k } else { 1 };
-        let (mut rows, mut known) = (st.alloc_zeros::<u32>(kj * g.clusters())?, st.alloc_zeros::<u32>(kj)?);
-        let (mut erased_list, mut erased_mask) = (st.alloc_zeros::<u8>(kj * g.clusters())?, st.alloc_zeros::<u64>(kj)?);
-        let mut timer = KernelTimer::default();
-        let k32 = k as u32;
-        let init = k::Init {
-            shape,
-            k: k32,
-            rule: rule as u32,
-            probes: rd(gpu, &d_probes),
-            buf0: wr(gpu, &mut buf0),
-            buf1: wr(gpu, &mut buf1),
-            list: wr(gpu, &mut list_a),
-            changed: wr(gpu, &mut changed),
-            iters: wr(gpu, &mut iters),
-            converged: wr(gpu, &mut converged),
-        };
-        // SAFETY, here and for every launch below: the buffers were allocated above with the
-        // sizes the argument structs document (K probes, K·rw state words, K·C index entries).
-        unsafe { launch(gpu, &mut timer, words, init)? };
-        if rule == Rule::Joint {
-            let index = k::ProbeIndex {
-                shape,
-                k: k32,
-                probes: rd(gpu, &d_probes),
-                rows: wr(gpu, &mut rows),
-                known: wr(gpu, &mut known),
-                erased_list: wr(gpu, &mut erased_list),
-                erased_mask: wr(gpu, &mut erased_mask),
-            };
-            unsafe { launch(gpu, &mut timer, k as u64, index)? };
-        }
-        let (rows, known) = (rd(gpu, &rows), rd(gpu, &known));
-        let (erased_list, erased_mask) = (rd(gpu, &erased_list), rd(gpu, &erased_mask));
-        let e_max = probes.chunks(g.clusters()).map(|p| g.erased_mask(p).count_ones()).max().unwrap_or(0);
-        // The core's schedule drives the batch: it ends when no probe changed or at the limit.
-        let mut sched = Schedule::new(rule, g, params);
-        let mut n = k32;
-        while let Some(u) = sched.next_update() {
-            let t = sched.t();
-            let (cur, next) = if t.is_multiple_of(2) { (&buf0, &mut buf1) } else { (&buf1, &mut buf0) };
-            let (cur, next, list) = (rd(gpu, cur), wr(gpu, next), rd(gpu, &list_a));
-            let (w, changed_p) = (rd(gpu, &self.w), wr(gpu, &mut changed));
-            match u {
-                Update::SumOfSum => {
-                    let a =
-                        k::StepSos { shape, gamma: params.gamma, n_active: n, w, cur, next, list, changed: changed_p };
-                    unsafe { launch(gpu, &mut timer, n as u64 * g.clusters() as u64, a)? }
-                }
-                // Update 0 runs on every probe, in order: the list is still the identity.
-                Update::JointFirst => {
-                    let a = k::JointFirst {
-                        shape,
-                        e_max,
-                        k: k32,
-                        w,
-                        rows,
-                        known,
-                        erased_list,
-                        erased_mask,
-                        cur,
-                        next,
-                        changed: changed_p,
-                    };
-                    unsafe { launch(gpu, &mut timer, k as u64 * e_max as u64 * g.words_per_cluster() as u64, a)? }
-                }
-                Update::JointIter if use_occ => {
-                    let [o0, o1] = &mut occ;
-                    let (now, prev) = if t.is_multiple_of(2) { (o0, o1) } else { (o1, o0) };
-                    let threads = n as u64 * e_max as u64;
-                    let a = k::Occupancy {
-                        shape,
-                        e_max,
-                        n_active: n,
-                        rows,
-                        known,
-                        erased_list,
-                        erased_mask,
-                        cur,
-                        list,
-                        occ: wr(gpu, now),
-                    };
-                    unsafe { launch(gpu, &mut timer, threads, a)? };
-                    let (occ, occ_prev) = (rd(gpu, now), rd(gpu, prev));
-                    let a = k::StepJoint {
-                        shape,
-                        e_max,
-                        n_active: n,
-                        w,
-                        rows,
-                        known,
-                        erased_list,
-                        erased_mask,
-                        occ,
-                        occ_prev,
-                        cur,
-                        next,
-                        list,
-                        changed: changed_p,
-                    };
-                    unsafe { launch(gpu, &mut timer, threads, a)? }
-                }
-                _ => {
-                    let probes = rd(gpu, &d_probes);
-                    let a = k::StepWord {
-                        shape,
-                        update: u as u32,
-                        n_active: n,
-                        w,
-                        probes,
-                        cur,
-                        next,
-                        list,
-                        changed: changed_p,
-                    };
-                    unsafe { launch(gpu, &mut timer, n as u64 * rw, a)? }
-                }
-            }
-            st.memset_zeros(&mut count)?;
-            let a = k::Compact {
-                n_active: n,
-                list_in: rd(gpu, &list_a),
-                changed: wr(gpu, &mut changed),
-                iters: wr(gpu, &mut iters),
-                converged: wr(gpu, &mut converged),
-                list_out: wr(gpu, &mut list_b),
-                count: wr(gpu, &mut count),
-            };
-            unsafe { launch(gpu, &mut timer, n as u64, a)? };
-            n = st.clone_dtoh(&count)?[0];
-            std::mem::swap(&mut list_a, &mut list_b);
-            sched.record(n > 0);
-        }
-        let t = sched.t();
-        // Step t-1 wrote buffer t % 2; a probe that converged earlier holds equal buffers.
-        let last = if t.is_multiple_of(2) { &buf0 } else { &buf1 };
-        let states = gpu.download(last)?;
-        let (iters, converged) = (st.clone_dtoh(&iters)?, st.clone_dtoh(&converged)?);
-        let kernel_ms = timer.total_ms()?;
-        let stats = iters.iter().zip(&converged).map(|(&i, &c)| Stats { iterations: i, converged: c != 0 }).collect();
-        Ok(GpuBatch { states, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
+    /// Copies this device's words of W back (for tests of sharded storage).
+    pub fn download_words(&self) -> Result<Vec<u64>, GpuError> {
+        Ok(self.gpu().stream.clone_dtoh(&self.w)?)
     }
 }

@@ -43,10 +43,39 @@ pub fn supported(geom: &Geometry, row: &[Word], v: &[Word], own: usize, check: u
 /// ```
 #[inline(always)]
 pub fn occupancy(geom: &Geometry, v: &[Word], c: usize) -> u64 {
+    occupancy_part(geom, v, c, 0)
+}
+
+/// Occupancy words per cluster: `⌈⌈L/64⌉/64⌉` (1 for `L ≤ 4096`).
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, rules::occupancy_words};
+/// assert_eq!(occupancy_words(&Geometry::new(2, 4096).unwrap()), 1);
+/// assert_eq!(occupancy_words(&Geometry::new(2, 16384).unwrap()), 4);
+/// ```
+#[inline(always)]
+pub const fn occupancy_words(geom: &Geometry) -> usize {
+    geom.words_per_cluster().div_ceil(64)
+}
+
+/// Part `part` of the occupancy of cluster `c` (words `64·part ..` of the cluster), for any
+/// `L`: a cluster's occupancy is [`occupancy_words`] of these.
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, rules::occupancy_part};
+/// let g = Geometry::new(1, 64 * 70).unwrap(); // 70 words: two parts
+/// let mut v = vec![0u64; 70];
+/// v[3] = 1;
+/// v[66] = 8;
+/// assert_eq!((occupancy_part(&g, &v, 0, 0), occupancy_part(&g, &v, 0, 1)), (1 << 3, 1 << 2));
+/// ```
+#[inline(always)]
+pub fn occupancy_part(geom: &Geometry, v: &[Word], c: usize, part: usize) -> u64 {
     let wpc = geom.words_per_cluster();
+    let (lo, hi) = (part * 64, wpc.min(part * 64 + 64));
     let mut occ = 0u64;
-    for k in 0..wpc {
-        occ |= ((v[c * wpc + k] != 0) as u64) << k;
+    for k in lo..hi {
+        occ |= ((v[c * wpc + k] != 0) as u64) << (k - lo);
     }
     occ
 }

@@ -1,6 +1,10 @@
-use super::{bail_out_early_word, bail_out_early_word_occ, init_word};
+use super::{bail_out_early_word, bail_out_early_word_occ, init_word, occupancy_words};
+#[allow(unused_imports)]
+use super::occupancy_part;
 use crate::gbnn::{Geometry, ERASED, MAX_CLUSTERS};
-use crate::Word;
+use crate::bits::set_bits;
+use crate::gbnn::shard::Shard;
+use crate::{Word, WORD_BITS};
 
 /// The rows of `W` of a probe's known neurons (their flat neuron indices), in cluster order, into
 /// `rows`; returns how many. The joint first pass ANDs these rows.
@@ -41,8 +45,26 @@ pub fn known_rows(geom: &Geometry, symbols: &[u16], rows: &mut [u32]) -> usize {
 /// ```
 #[inline]
 pub fn joint_first_word_rows(geom: &Geometry, w: &[Word], rows: &[u32], c: usize, wi: usize) -> Word {
-    let col = c * geom.words_per_cluster() + wi;
-    let rw = geom.row_words();
+    joint_first_word_cols(geom, w, &Shard::all(geom), rows, c, wi)
+}
+
+/// [`joint_first_word_rows`] on a [`Shard`] of `W` that owns cluster `c`: the known rows'
+/// words in `c`'s columns are all in the shard.
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, shard::Shard, store::store_message, rules::*};
+/// let g = Geometry::new(3, 3).unwrap();
+/// let mut w = [0u64; 27];
+/// store_message(&g, &mut w, &[1, 2, 0]);
+/// store_message(&g, &mut w, &[0, 2, 1]);
+/// let s = Shard { c0: 0, c1: 1 };
+/// let mut part = [0u64; 9];
+/// s.columns_of(&g, &w, &mut part);
+/// assert_eq!(joint_first_word_cols(&g, &part, &s, &[5, 6], 0, 0), joint_first_word_rows(&g, &w, &[5, 6], 0, 0));
+/// ```
+#[inline]
+pub fn joint_first_word_cols(geom: &Geometry, w: &[Word], shard: &Shard, rows: &[u32], c: usize, wi: usize) -> Word {
+    let (col, rw) = (shard.at(geom, 0, c, wi), shard.stride(geom));
     let mut acc = geom.valid_bits(wi);
     // Groups of four independent loads, then one early-exit test: memory-level parallelism for
     // a GPU thread, still an early exit for a CPU.
@@ -51,6 +73,62 @@ pub fn joint_first_word_rows(geom: &Geometry, w: &[Word], rows: &[u32], c: usize
         let at = |j: usize| rows[if i + j < rows.len() { i + j } else { i }] as usize * rw + col;
         acc &= w[at(0)] & w[at(1)] & w[at(2)] & w[at(3)];
         i += 4;
+    }
+    acc
+}
+
+/// A later joint iteration for word `wi` of erased cluster `c`, computed from `c`'s columns of
+/// `W` (a [`Shard`] owning `c`): the support that erased cluster `c2` sends to the 64 neurons of
+/// the word is the OR of the rows of `c2`'s active neurons (their words in `c`'s columns), and a
+/// neuron stays on iff every other erased cluster supports it. W is symmetric, so this is
+/// [`joint_iter_word_occ`]'s predicate (each active neuron's row checked against the active
+/// neurons), read from the other side; tested equal. `occ`: [`occupancy_words`] parts per
+/// cluster ([`occupancy_part`]), so any `L` works.
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, shard::Shard, store::store_message, rules::*};
+/// let g = Geometry::new(3, 3).unwrap();
+/// let mut w = [0u64; 27];
+/// store_message(&g, &mut w, &[1, 2, 0]);
+/// let v = [0b011u64, 0b110, 0b001];
+/// let occ: Vec<u64> = (0..3).map(|c| occupancy(&g, &v, c)).collect();
+/// let s = Shard::all(&g);
+/// assert_eq!(joint_iter_word_cols(&g, &w, &s, &v, 0b011, 0, 0, &occ), 0b010);
+/// assert_eq!(joint_iter_word_cols(&g, &w, &s, &v, 0b011, 0, 0, &occ), joint_iter_word(&g, &w, &v, 0b011, 0, 0));
+/// ```
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn joint_iter_word_cols(
+    geom: &Geometry,
+    w: &[Word],
+    shard: &Shard,
+    v: &[Word],
+    erased: u64,
+    c: usize,
+    wi: usize,
+    occ: &[u64],
+) -> Word {
+    let wpc = geom.words_per_cluster();
+    let mut acc = v[c * wpc + wi];
+    if erased & (1 << c) == 0 {
+        return acc;
+    }
+    let col = shard.at(geom, 0, c, wi);
+    let (stride, ow) = (shard.stride(geom), occupancy_words(geom));
+    for c2 in set_bits(erased & !(1u64 << c)) {
+        if acc == 0 {
+            break;
+        }
+        let mut support = 0;
+        for part in 0..ow {
+            for k in set_bits(occ[c2 * ow + part]) {
+                let k = part * 64 + k;
+                for b in set_bits(v[c2 * wpc + k]) {
+                    support |= w[geom.neuron(c2, k * WORD_BITS + b) * stride + col];
+                }
+            }
+        }
+        acc &= support;
     }
     acc
 }

@@ -12,9 +12,14 @@ mod joint;
 mod sum_of_max;
 mod sum_of_sum;
 
-pub use bail_out_early::{bail_out_early_word, bail_out_early_word_occ, occupancy, supported, supported_occ};
+pub use bail_out_early::{
+    bail_out_early_word, bail_out_early_word_occ, occupancy, occupancy_part, occupancy_words, supported, supported_occ,
+};
 pub use init::init_word;
-pub use joint::{joint_first_word, joint_first_word_rows, joint_iter_word, joint_iter_word_occ, known_rows};
+pub use joint::{
+    joint_first_word, joint_first_word_cols, joint_first_word_rows, joint_iter_word, joint_iter_word_cols,
+    joint_iter_word_occ, known_rows,
+};
 pub use sum_of_max::sum_of_max_word;
 pub use sum_of_sum::{score, select_max, sum_of_sum_cluster};
 

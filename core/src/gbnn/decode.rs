@@ -1,0 +1,84 @@
+//! Compact results: a cluster's state decoded to its lowest active symbol and the number of
+//! active neurons, 4 bytes instead of `⌈L/64⌉` words (64× less to move for `L = 2048`).
+
+use super::{Geometry, ERASED};
+use crate::Word;
+
+/// One cluster's final state, packed in a `u32` (the GPU writes it as such): the lowest active
+/// symbol in the low half ([`ERASED`] when none is active), the number of active neurons in the
+/// high half (`L ≤ 65 534`, so it never saturates). A retrieval succeeded in this cluster when
+/// exactly one neuron is active; more than one is an ambiguous answer, flagged by the count.
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, ERASED, decode::{decode_cluster, Decoded}};
+/// let g = Geometry::new(2, 100).unwrap(); // 2 words per cluster
+/// let v = [0u64, 1 << 7, 0b1010, 0];      // cluster 0: neuron 71; cluster 1: neurons 1 and 3
+/// assert_eq!(decode_cluster(&g, &v, 0), Decoded::new(71, 1));
+/// let d = decode_cluster(&g, &v, 1);
+/// assert_eq!((d.symbol(), d.count(), d.unique()), (Some(1), 2, None));
+/// assert_eq!(decode_cluster(&g, &[0; 4], 0).symbol(), None);
+/// assert_eq!(Decoded::new(ERASED, 0).0, 0xFFFF);
+/// ```
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Decoded(pub u32);
+
+impl Decoded {
+    /// Packs `symbol` (or [`ERASED`]) and `count`.
+    pub const fn new(symbol: u16, count: u16) -> Decoded {
+        Decoded(symbol as u32 | (count as u32) << 16)
+    }
+
+    /// The lowest active symbol, `None` when no neuron is active.
+    pub const fn symbol(self) -> Option<u16> {
+        match self.0 as u16 {
+            ERASED => None,
+            s => Some(s),
+        }
+    }
+
+    /// Active neurons in the cluster.
+    pub const fn count(self) -> u16 {
+        (self.0 >> 16) as u16
+    }
+
+    /// The symbol when exactly one neuron is active.
+    pub const fn unique(self) -> Option<u16> {
+        if self.count() == 1 {
+            self.symbol()
+        } else {
+            None
+        }
+    }
+}
+
+/// Decodes cluster `c` of state `v` (a row of [`Geometry::row_words`] words).
+#[inline]
+pub fn decode_cluster(geom: &Geometry, v: &[Word], c: usize) -> Decoded {
+    let wpc = geom.words_per_cluster();
+    let (mut symbol, mut count) = (ERASED, 0u32);
+    for (wi, &x) in v[c * wpc..(c + 1) * wpc].iter().enumerate() {
+        if x != 0 && symbol == ERASED {
+            symbol = (wi * 64 + x.trailing_zeros() as usize) as u16;
+        }
+        count += x.count_ones();
+    }
+    Decoded::new(symbol, count as u16)
+}
+
+/// Decodes every cluster of state `v` into `out` (`C` entries).
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, decode::{decode_state, Decoded}};
+/// let g = Geometry::new(3, 3).unwrap();
+/// let mut out = [Decoded::default(); 3];
+/// decode_state(&g, &[0b010, 0b100, 0b011], &mut out);
+/// assert_eq!(out.map(|d| d.unique()), [Some(1), Some(2), None]);
+/// ```
+#[inline]
+pub fn decode_state(geom: &Geometry, v: &[Word], out: &mut [Decoded]) {
+    for (c, o) in out.iter_mut().enumerate().take(geom.clusters()) {
+        *o = decode_cluster(geom, v, c);
+    }
+}

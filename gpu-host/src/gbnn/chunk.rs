@@ -1,0 +1,247 @@
+//! One chunk of probes on one device: its buffers, and the launches of one update of the core's
+//! schedule. The single-device driver ([`super::retrieve`]) and the sharded one
+//! ([`super::sharded`]) run the same launches; the sharded one adds the exchange between them.
+
+use cudarc::driver::CudaSlice;
+use neurobits_core::gbnn::kernels::{self as k, Shape};
+use neurobits_core::gbnn::rules::occupancy_words;
+use neurobits_core::gbnn::{Geometry, Params, Rule, Update};
+
+use super::DeviceNetwork;
+use crate::launch::{launch, rd, wr, KernelTimer};
+use crate::GpuError;
+
+/// Device buffers for up to `cap` probes (reused by every chunk of a batch).
+pub(super) struct Chunk {
+    /// Probes in the current chunk.
+    pub k: usize,
+    /// Whether the joint iterations use the occupancy kernels (the joint rule).
+    pub use_occ: bool,
+    /// Most erased clusters of any probe of the chunk.
+    pub e_max: u32,
+    pub probes: CudaSlice<u16>,
+    /// The two state buffers: update `t` reads `bufs[t % 2]` and writes the other.
+    pub bufs: [CudaSlice<u64>; 2],
+    /// `lists[0]`: the probes still iterating; `lists[1]`: the compaction's output.
+    pub lists: [CudaSlice<u32>; 2],
+    pub changed: CudaSlice<u32>,
+    pub iters: CudaSlice<u32>,
+    pub converged: CudaSlice<u32>,
+    pub count: CudaSlice<u32>,
+    occ: [CudaSlice<u64>; 2],
+    rows: CudaSlice<u32>,
+    known: CudaSlice<u32>,
+    erased_list: CudaSlice<u8>,
+    pub erased_mask: CudaSlice<u64>,
+}
+
+/// Device bytes per probe of a chunk under `rule`.
+pub(super) fn bytes_per_probe(g: &Geometry, rule: Rule) -> u64 {
+    let c = g.clusters() as u64;
+    let joint = if rule == Rule::Joint { c * 4 + 4 + c + 8 } else { 0 };
+    let occ = if rule == Rule::Joint { 2 * c * occupancy_words(g) as u64 * 8 } else { 0 };
+    2 * g.row_words() as u64 * 8 + 2 * c + 5 * 4 + joint + occ
+}
+
+impl DeviceNetwork<'_> {
+    /// Buffers for chunks of up to `cap` probes.
+    pub(super) fn alloc_chunk(&self, cap: usize, rule: Rule) -> Result<Chunk, GpuError> {
+        let (g, st) = (&self.geom, &self.gpu().stream);
+        self.gpu().ensure_fits(cap as u64 * bytes_per_probe(g, rule))?;
+        let words = cap * g.row_words();
+        let use_occ = rule == Rule::Joint;
+        let (cj, occ_len) =
+            (if rule == Rule::Joint { cap } else { 1 }, if use_occ { cap * g.clusters() * occupancy_words(g) } else { 1 });
+        // SAFETY (uninitialised buffers): gbnn_init writes every word of both state buffers and
+        // every per-probe field of the chunk's probes before any kernel reads them.
+        unsafe {
+            Ok(Chunk {
+                k: 0,
+                use_occ,
+                e_max: 0,
+                probes: st.alloc::<u16>(cap * g.clusters())?,
+                bufs: [st.alloc::<u64>(words)?, st.alloc::<u64>(words)?],
+                lists: [st.alloc::<u32>(cap)?, st.alloc::<u32>(cap)?],
+                changed: st.alloc::<u32>(cap)?,
+                iters: st.alloc::<u32>(cap)?,
+                converged: st.alloc::<u32>(cap)?,
+                count: st.alloc_zeros::<u32>(1)?,
+                // Zero: the occupancy of the state before update 1 (erased clusters start off).
+                occ: [st.alloc_zeros::<u64>(occ_len)?, st.alloc_zeros::<u64>(occ_len)?],
+                rows: st.alloc::<u32>(cj * g.clusters())?,
+                known: st.alloc::<u32>(cj)?,
+                erased_list: st.alloc::<u8>(cj * g.clusters())?,
+                erased_mask: st.alloc::<u64>(cj)?,
+            })
+        }
+    }
+
+    /// Uploads a chunk's probes (checked) and runs the initial launches: states, lists, and for
+    /// the joint rule the per-probe index.
+    pub(super) fn begin(
+        &self,
+        ch: &mut Chunk,
+        probes: &[u16],
+        rule: Rule,
+        timer: &mut KernelTimer,
+    ) -> Result<(), GpuError> {
+        let (g, gpu) = (&self.geom, self.gpu());
+        let st = &gpu.stream;
+        ch.k = probes.len() / g.clusters();
+        ch.e_max = probes.chunks(g.clusters()).map(|p| g.erased_mask(p).count_ones()).max().unwrap_or(0);
+        st.memcpy_htod(probes, &mut ch.probes.slice_mut(0..probes.len()))?;
+        if ch.use_occ {
+            let [o0, o1] = &mut ch.occ;
+            st.memset_zeros(o0)?;
+            st.memset_zeros(o1)?;
+        }
+        let (shape, k32) = (Shape::of(g), ch.k as u32);
+        let [b0, b1] = &mut ch.bufs;
+        let init = k::Init {
+            shape,
+            k: k32,
+            rule: rule as u32,
+            probes: rd(gpu, &ch.probes),
+            buf0: wr(gpu, b0),
+            buf1: wr(gpu, b1),
+            list: wr(gpu, &mut ch.lists[0]),
+            changed: wr(gpu, &mut ch.changed),
+            iters: wr(gpu, &mut ch.iters),
+            converged: wr(gpu, &mut ch.converged),
+        };
+        // SAFETY, here and for every launch of this file: the buffers were allocated by
+        // `alloc_chunk` for at least `k` probes with the sizes the argument structs document.
+        unsafe { launch(gpu, timer, ch.k as u64 * g.row_words() as u64, init)? };
+        if rule == Rule::Joint {
+            let index = k::ProbeIndex {
+                shape,
+                k: k32,
+                probes: rd(gpu, &ch.probes),
+                rows: wr(gpu, &mut ch.rows),
+                known: wr(gpu, &mut ch.known),
+                erased_list: wr(gpu, &mut ch.erased_list),
+                erased_mask: wr(gpu, &mut ch.erased_mask),
+            };
+            unsafe { launch(gpu, timer, ch.k as u64, index)? };
+        }
+        Ok(())
+    }
+
+    /// Launches update `u` (step `t`) for the `n` active probes of `lists[0]`; change flags go
+    /// to `changed`. On a shard only its own erased clusters are written.
+    pub(super) fn update(
+        &self,
+        ch: &mut Chunk,
+        u: Update,
+        t: u32,
+        n: u32,
+        params: &Params,
+        timer: &mut KernelTimer,
+    ) -> Result<(), GpuError> {
+        let (g, gpu, shard) = (&self.geom, self.gpu(), self.shard);
+        let shape = Shape::of(g);
+        let [b0, b1] = &mut ch.bufs;
+        let (cur, next) = if t.is_multiple_of(2) { (&*b0, b1) } else { (&*b1, b0) };
+        let (cur, next, list) = (rd(gpu, cur), wr(gpu, next), rd(gpu, &ch.lists[0]));
+        let (w, changed) = (rd(gpu, &self.w), wr(gpu, &mut ch.changed));
+        let (rows, known) = (rd(gpu, &ch.rows), rd(gpu, &ch.known));
+        let (erased_list, erased_mask) = (rd(gpu, &ch.erased_list), rd(gpu, &ch.erased_mask));
+        let e_max = ch.e_max;
+        match u {
+            Update::SumOfSum => {
+                let a = k::StepSos { shape, gamma: params.gamma, n_active: n, w, cur, next, list, changed };
+                unsafe { launch(gpu, timer, n as u64 * g.clusters() as u64, a) }
+            }
+            // Update 0 runs on every probe, in order: the list is still the identity.
+            Update::JointFirst => {
+                let a = k::JointFirst {
+                    shape,
+                    shard,
+                    e_max,
+                    k: ch.k as u32,
+                    w,
+                    rows,
+                    known,
+                    erased_list,
+                    erased_mask,
+                    cur,
+                    next,
+                    changed,
+                };
+                unsafe { launch(gpu, timer, ch.k as u64 * e_max as u64 * g.words_per_cluster() as u64, a) }
+            }
+            Update::JointIter if ch.use_occ => {
+                let [o0, o1] = &mut ch.occ;
+                let (now, prev) = if t.is_multiple_of(2) { (o0, o1) } else { (o1, o0) };
+                let threads = n as u64 * e_max as u64;
+                let a = k::Occupancy {
+                    shape,
+                    e_max,
+                    n_active: n,
+                    rows,
+                    known,
+                    erased_list,
+                    erased_mask,
+                    cur,
+                    list,
+                    occ: wr(gpu, now),
+                };
+                unsafe { launch(gpu, timer, threads, a)? };
+                let (occ, occ_prev) = (rd(gpu, now), rd(gpu, prev));
+                let a = k::StepJoint {
+                    shape,
+                    shard,
+                    e_max,
+                    n_active: n,
+                    w,
+                    rows,
+                    known,
+                    erased_list,
+                    erased_mask,
+                    occ,
+                    occ_prev,
+                    cur,
+                    next,
+                    list,
+                    changed,
+                };
+                unsafe { launch(gpu, timer, threads, a) }
+            }
+            _ => {
+                if shard.c1 - shard.c0 != g.clusters() as u32 {
+                    return Err(GpuError::Input("a sharded network runs the joint rule only".into()));
+                }
+                let probes = rd(gpu, &ch.probes);
+                let a = k::StepWord { shape, update: u as u32, n_active: n, w, probes, cur, next, list, changed };
+                unsafe { launch(gpu, timer, n as u64 * g.row_words() as u64, a) }
+            }
+        }
+    }
+
+    /// After an update: counts it, marks the unchanged probes converged and compacts the others
+    /// into `lists[1]` (their number into `count`).
+    pub(super) fn compact(&self, ch: &mut Chunk, n: u32, timer: &mut KernelTimer) -> Result<(), GpuError> {
+        let gpu = self.gpu();
+        gpu.stream.memset_zeros(&mut ch.count)?;
+        let [l0, l1] = &mut ch.lists;
+        let a = k::Compact {
+            n_active: n,
+            list_in: rd(gpu, l0),
+            changed: wr(gpu, &mut ch.changed),
+            iters: wr(gpu, &mut ch.iters),
+            converged: wr(gpu, &mut ch.converged),
+            list_out: wr(gpu, l1),
+            count: wr(gpu, &mut ch.count),
+        };
+        unsafe { launch(gpu, timer, n as u64, a) }
+    }
+
+    /// Compact results of the chunk's final states (`bufs[t % 2]` after `t` updates) into
+    /// `out` (`k · C` values).
+    pub(super) fn decode(&self, ch: &Chunk, t: u32, out: &mut CudaSlice<u32>, timer: &mut KernelTimer) -> Result<(), GpuError> {
+        let (g, gpu) = (&self.geom, self.gpu());
+        let a = k::Decode { shape: Shape::of(g), k: ch.k as u32, states: rd(gpu, &ch.bufs[t as usize % 2]), out: wr(gpu, out) };
+        // SAFETY: `out` holds at least k·C values (allocated by the caller for the chunk size).
+        unsafe { launch(gpu, timer, ch.k as u64 * g.clusters() as u64, a) }
+    }
+}

@@ -1,0 +1,270 @@
+//! One network over several GPUs of a host: W split by clusters ([`Shard::of`]; each GPU holds
+//! the links of its own neurons), every GPU holding every probe's state. Per joint update each
+//! GPU computes its own erased clusters for every active probe, then the GPUs exchange those
+//! words with an NCCL all-gather, and rank 0's compacted list of active probes is broadcast so
+//! that all GPUs keep the same order. Bit-identical to one GPU and to the CPU.
+
+use cudarc::driver::CudaSlice;
+use cudarc::nccl::{result as nccl, Comm};
+use neurobits_core::gbnn::decode::Decoded;
+use neurobits_core::gbnn::kernels::{self as k, Shape};
+use neurobits_core::gbnn::shard::Shard;
+use neurobits_core::gbnn::{Geometry, Network, Params, Rule, Schedule, Stats};
+use std::time::Instant;
+
+use super::chunk::{bytes_per_probe, Chunk};
+use super::retrieve::{check_probes, GpuBatch, GpuDecoded};
+use super::DeviceNetwork;
+use crate::launch::{launch, rd, wr, KernelTimer};
+use crate::{Gpu, GpuError};
+
+/// Whether the NCCL library can be loaded (`libnccl.so` on the library path).
+pub fn nccl_available() -> bool {
+    std::panic::catch_unwind(|| unsafe { cudarc::nccl::sys::is_culib_present() }).unwrap_or(false)
+}
+
+fn nccl_err(e: nccl::NcclError) -> GpuError {
+    GpuError::Cuda(format!("NCCL: {e:?}"))
+}
+
+/// A network sharded over the GPUs of one host, one [`Shard`] per GPU.
+pub struct ShardedNetwork<'g> {
+    nets: Vec<DeviceNetwork<'g>>,
+    comms: Vec<Comm>,
+}
+
+impl<'g> ShardedNetwork<'g> {
+    /// Stores `msgs` into a network of shape `geom` spread over `gpus` (every GPU stores every
+    /// message into its own columns).
+    pub fn store(gpus: &'g [Gpu], geom: Geometry, msgs: &[u16]) -> Result<Self, GpuError> {
+        Self::check(gpus, &geom)?;
+        let nets = (0..gpus.len())
+            .map(|r| gpus[r].store_shard(geom, Shard::of(&geom, r, gpus.len()), msgs))
+            .collect::<Result<Vec<_>, _>>()?;
+        Self::connect(nets)
+    }
+
+    /// Uploads `net`'s W split over `gpus`.
+    pub fn upload(gpus: &'g [Gpu], net: &Network) -> Result<Self, GpuError> {
+        Self::check(gpus, net.geometry())?;
+        let nets = (0..gpus.len())
+            .map(|r| gpus[r].upload_shard(net, Shard::of(net.geometry(), r, gpus.len())))
+            .collect::<Result<Vec<_>, _>>()?;
+        Self::connect(nets)
+    }
+
+    fn check(gpus: &[Gpu], g: &Geometry) -> Result<(), GpuError> {
+        if gpus.is_empty() || gpus.len() > g.clusters() {
+            return Err(GpuError::Input(format!("{} GPUs for {} clusters", gpus.len(), g.clusters())));
+        }
+        Ok(())
+    }
+
+    fn connect(nets: Vec<DeviceNetwork<'g>>) -> Result<Self, GpuError> {
+        let comms = if nets.len() > 1 {
+            if !nccl_available() {
+                return Err(GpuError::Input("NCCL (libnccl.so) not found on the library path".into()));
+            }
+            // NVLink multicast (NVLS) can take shared GPUs out of service: never let NCCL use it.
+            if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
+                std::env::set_var("NCCL_NVLS_ENABLE", "0");
+            }
+            Comm::from_devices(nets.iter().map(|n| n.gpu().stream.clone()).collect()).map_err(nccl_err)?
+        } else {
+            Vec::new()
+        };
+        Ok(ShardedNetwork { nets, comms })
+    }
+
+    /// GPUs the network is spread over.
+    pub fn devices(&self) -> usize {
+        self.nets.len()
+    }
+
+    /// Each device's share of W.
+    pub fn shards(&self) -> &[DeviceNetwork<'g>] {
+        &self.nets
+    }
+
+    /// Caps the probes per chunk on every device (see [`DeviceNetwork::set_chunk_probes`]).
+    pub fn set_chunk_probes(&mut self, probes: usize) {
+        for n in &mut self.nets {
+            n.set_chunk_probes(probes);
+        }
+    }
+
+    /// Joint retrieval of `K` probes with compact results (as
+    /// [`DeviceNetwork::retrieve_decoded`]); `kernel_ms` is rank 0's kernel time.
+    pub fn retrieve_decoded(&self, probes: &[u16], params: &Params) -> Result<GpuDecoded, GpuError> {
+        let start = Instant::now();
+        let c = self.nets[0].geom.clusters();
+        let k = check_probes(&self.nets[0].geom, probes)?;
+        let mut decoded = vec![Decoded::default(); k * c];
+        // SAFETY: `Decoded` is `repr(transparent)` over `u32`.
+        let raw = unsafe { std::slice::from_raw_parts_mut(decoded.as_mut_ptr().cast::<u32>(), k * c) };
+        let mut out: Option<CudaSlice<u32>> = None;
+        let mut at = 0;
+        let (stats, kernel_ms) = self.run(probes, params, 4 * c as u64, |net, ch, t, timer| {
+            let st = &net.gpu().stream;
+            if out.is_none() {
+                out = Some(st.alloc_zeros::<u32>(ch.lists[0].len() * c)?);
+            }
+            let o = out.as_mut().expect("just set");
+            net.decode(ch, t, o, timer)?;
+            st.memcpy_dtoh(&o.slice(0..ch.k * c), &mut raw[at..at + ch.k * c])?;
+            at += ch.k * c;
+            Ok(())
+        })?;
+        Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
+    }
+
+    /// Joint retrieval with dense final states (from rank 0, which holds them all).
+    pub fn retrieve(&self, probes: &[u16], params: &Params) -> Result<GpuBatch, GpuError> {
+        let start = Instant::now();
+        let rw = self.nets[0].geom.row_words();
+        let mut states = Vec::new();
+        let (stats, kernel_ms) = self.run(probes, params, 0, |net, ch, t, _| {
+            net.gpu().download_prefix(&ch.bufs[t as usize % 2], ch.k * rw, &mut states)
+        })?;
+        Ok(GpuBatch { states, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
+    }
+
+    /// The chunked joint schedule over every device; `finish` gets rank 0's final chunk states.
+    fn run(
+        &self,
+        probes: &[u16],
+        params: &Params,
+        extra_per_probe: u64,
+        mut finish: impl FnMut(&DeviceNetwork<'g>, &mut Chunk, u32, &mut KernelTimer) -> Result<(), GpuError>,
+    ) -> Result<(Vec<Stats>, f64), GpuError> {
+        let (g, ranks) = (self.nets[0].geom, self.nets.len());
+        let k = check_probes(&g, probes)?;
+        let (c, wpc) = (g.clusters(), g.words_per_cluster());
+        // Owned erased clusters of any probe on any shard: the exchange's slots per probe.
+        let shards: Vec<Shard> = self.nets.iter().map(|n| n.shard).collect();
+        let eo = probes
+            .chunks(c)
+            .map(|p| {
+                let e = g.erased_mask(p);
+                shards.iter().map(|s| (e & s.mask()).count_ones()).max().unwrap_or(0)
+            })
+            .max()
+            .unwrap_or(0)
+            .max(1) as usize;
+        let per_probe = bytes_per_probe(&g, Rule::Joint) + extra_per_probe + (1 + ranks as u64) * (eo * wpc * 8) as u64;
+        let cap = self.nets.iter().map(|n| n.chunk_cap(k, per_probe)).collect::<Result<Vec<_>, _>>()?;
+        let cap = cap.into_iter().min().unwrap_or(1);
+        let mut chs = self.nets.iter().map(|n| n.alloc_chunk(cap, Rule::Joint)).collect::<Result<Vec<_>, _>>()?;
+        let mut xs = Vec::new();
+        if ranks > 1 {
+            for n in &self.nets {
+                let st = &n.gpu().stream;
+                xs.push((st.alloc_zeros::<u64>(cap * eo * wpc)?, st.alloc_zeros::<u64>(ranks * cap * eo * wpc)?));
+            }
+        }
+        let mut timers: Vec<KernelTimer> = (0..ranks).map(|_| KernelTimer::default()).collect();
+        let mut stats = Vec::with_capacity(k);
+        for part in probes.chunks(cap * c) {
+            for ((net, ch), t) in self.nets.iter().zip(&mut chs).zip(&mut timers) {
+                net.begin(ch, part, Rule::Joint, t)?;
+            }
+            let mut sched = Schedule::new(Rule::Joint, &g, params);
+            let mut n = chs[0].k as u32;
+            while let Some(u) = sched.next_update() {
+                let t = sched.t();
+                for ((net, ch), tm) in self.nets.iter().zip(&mut chs).zip(&mut timers) {
+                    net.update(ch, u, t, n, params, tm)?;
+                }
+                if ranks > 1 {
+                    self.exchange(&mut chs, &mut xs, &mut timers, t, n, eo)?;
+                }
+                for ((net, ch), tm) in self.nets.iter().zip(&mut chs).zip(&mut timers) {
+                    net.compact(ch, n, tm)?;
+                }
+                if ranks > 1 {
+                    // Rank 0's order for everyone (the compaction's atomics order each GPU's list
+                    // differently; the exchange indexes slots by position in the list).
+                    nccl::group_start().map_err(nccl_err)?;
+                    for (comm, ch) in self.comms.iter().zip(&mut chs) {
+                        comm.broadcast_in_place(&mut ch.lists[1].slice_mut(0..n as usize), 0).map_err(nccl_err)?;
+                    }
+                    nccl::group_end().map_err(nccl_err)?;
+                }
+                n = self.nets[0].gpu().stream.clone_dtoh(&chs[0].count)?[0];
+                for ch in &mut chs {
+                    ch.lists.swap(0, 1);
+                }
+                sched.record(n > 0);
+            }
+            let t = sched.t();
+            finish(&self.nets[0], &mut chs[0], t, &mut timers[0])?;
+            let (ch, st) = (&chs[0], &self.nets[0].gpu().stream);
+            let (mut iters, mut conv) = (vec![0u32; ch.k], vec![0u32; ch.k]);
+            st.memcpy_dtoh(&ch.iters.slice(0..ch.k), &mut iters)?;
+            st.memcpy_dtoh(&ch.converged.slice(0..ch.k), &mut conv)?;
+            stats.extend(iters.iter().zip(&conv).map(|(&i, &c)| Stats { iterations: i, converged: c != 0 }));
+        }
+        for n in &self.nets[1..] {
+            n.gpu().stream.synchronize()?;
+        }
+        Ok((stats, timers[0].total_ms()?))
+    }
+
+    /// After update `t`: each rank packs its erased clusters of `next`, the ranks all-gather,
+    /// and each rank unpacks every rank's words (flagging changes).
+    fn exchange(
+        &self,
+        chs: &mut [Chunk],
+        xs: &mut [(CudaSlice<u64>, CudaSlice<u64>)],
+        timers: &mut [KernelTimer],
+        t: u32,
+        n: u32,
+        eo: usize,
+    ) -> Result<(), GpuError> {
+        let g = self.nets[0].geom;
+        let (shape, ranks, wpc) = (Shape::of(&g), self.nets.len(), g.words_per_cluster());
+        let threads = n as u64 * eo as u64 * wpc as u64;
+        let next_of = |t: u32| (t as usize + 1) % 2;
+        for (((net, ch), (send, _)), tm) in self.nets.iter().zip(chs.iter()).zip(xs.iter_mut()).zip(timers.iter_mut()) {
+            let gpu = net.gpu();
+            let a = k::Pack {
+                shape,
+                shard: net.shard,
+                eo_max: eo as u32,
+                n_active: n,
+                erased_mask: rd(gpu, &ch.erased_mask),
+                list: rd(gpu, &ch.lists[0]),
+                next: rd(gpu, &ch.bufs[next_of(t)]),
+                send: wr(gpu, send),
+            };
+            // SAFETY: `send` holds cap·eo·wpc ≥ n·eo·wpc words; the chunk buffers as allocated.
+            unsafe { launch(gpu, tm, threads, a)? };
+        }
+        let count = threads as usize;
+        nccl::group_start().map_err(nccl_err)?;
+        for (comm, (send, recv)) in self.comms.iter().zip(xs.iter_mut()) {
+            comm.all_gather(&send.slice(0..count), &mut recv.slice_mut(0..ranks * count)).map_err(nccl_err)?;
+        }
+        nccl::group_end().map_err(nccl_err)?;
+        for (((net, ch), (_, recv)), tm) in self.nets.iter().zip(chs.iter_mut()).zip(xs.iter()).zip(timers.iter_mut()) {
+            let gpu = net.gpu();
+            let [b0, b1] = &mut ch.bufs;
+            let (cur, next) = if t.is_multiple_of(2) { (&*b0, b1) } else { (&*b1, b0) };
+            let a = k::Unpack {
+                shape,
+                ranks: ranks as u32,
+                eo_max: eo as u32,
+                n_active: n,
+                erased_mask: rd(gpu, &ch.erased_mask),
+                list: rd(gpu, &ch.lists[0]),
+                recv: rd(gpu, recv),
+                cur: rd(gpu, cur),
+                next: wr(gpu, next),
+                changed: wr(gpu, &mut ch.changed),
+            };
+            // SAFETY: `recv` holds ranks blocks of n·eo·wpc words (gathered just above).
+            unsafe { launch(gpu, tm, threads, a)? };
+        }
+        Ok(())
+    }
+}
