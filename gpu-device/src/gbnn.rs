@@ -13,7 +13,9 @@ use neurobits_core::gbnn::rules::{
     joint_first_word_cols, joint_iter_word_cols, known_rows, occupancy_part, occupancy_words, select_max,
     sum_of_sum_cluster,
 };
-use neurobits_core::gbnn::shard::Shard;
+use neurobits_core::gbnn::shard::{
+    sparse_overflow, sparse_overflow_index, sparse_record, sparse_word, Shard, RECORD_WORDS,
+};
 use neurobits_core::gbnn::schedule::initial_word;
 use neurobits_core::gbnn::store::clique_word_in;
 use neurobits_core::gbnn::{Geometry, Rule, Update};
@@ -171,10 +173,18 @@ kernel! {
     }
 }
 
+/// Cluster of owned slot `jo` of a probe with erased mask `erased` on `shard`, if it exists:
+/// owned erased clusters in increasing order (the same order on every device).
+#[inline(always)]
+fn owned_slot(erased: u64, shard: &Shard, jo: usize) -> Option<usize> {
+    set_bits(erased & shard.mask()).nth(jo)
+}
+
 kernel! {
-    /// The joint first pass, one thread per (probe, erased slot `j < e_max`, word): the AND of
-    /// the known rows (`joint_first_word_rows`). Known clusters need no thread: both state
-    /// buffers already hold their symbol.
+    /// The joint first pass, one thread per (probe, owned erased slot `j < e_max`, word): the
+    /// AND of the known rows in the cluster's columns (`joint_first_word_cols`). Known clusters
+    /// need no thread: both state buffers already hold their symbol; a shard's grid covers only
+    /// its own erased clusters.
     fn gbnn_joint_first(a: JointFirst {
         shape: Shape,
         shard: Shard,
@@ -197,14 +207,8 @@ kernel! {
         if p >= a.k as usize {
             return;
         }
+        let Some(cl) = owned_slot(*ix.erased_mask.0.add(p), &a.shard, j) else { return };
         let nk = *ix.known.0.add(p) as usize;
-        if j >= cc - nk {
-            return;
-        }
-        let cl = *ix.erased_list.0.add(p * cc + j) as usize;
-        if !a.shard.owns(cl) {
-            return;
-        }
         let w = from_raw_parts(a.w.0, a.shard.words(&g));
         let out = joint_first_word_cols(&g, w, &a.shard, from_raw_parts(ix.rows.0.add(p * cc), nk), cl, wi);
         let word = p * rw + cl * wpc + wi;
@@ -268,7 +272,7 @@ kernel! {
 }
 
 kernel! {
-    /// A later joint update, one thread per (active probe, erased slot): only erased clusters
+    /// A later joint update, one thread per (active probe, owned erased slot): only erased clusters
     /// change, so known clusters get no thread; support is gathered from the cluster's columns
     /// (`joint_iter_word_cols`: what a shard holds) through the occupancy of `v`.
     /// Only the words nonzero now or at the previous update (`occ_prev`, which covers both since
@@ -294,11 +298,13 @@ kernel! {
         let ix = JointIndex { rows: a.rows, known: a.known, erased_list: a.erased_list, erased_mask: a.erased_mask };
         let g = geometry(a.shape);
         let (cc, rw, wpc) = (g.clusters(), g.row_words(), g.words_per_cluster());
-        let Some((p, cl)) = erased_slot(&g, a.e_max, &ix, a.list.0, a.n_active) else { return };
-        if !a.shard.owns(cl) {
+        let (act, j) = split(gid(), a.e_max as usize);
+        if act >= a.n_active as usize {
             return;
         }
+        let p = *a.list.0.add(act) as usize;
         let erased = *ix.erased_mask.0.add(p);
+        let Some(cl) = owned_slot(erased, &a.shard, j) else { return };
         let ow = occupancy_words(&g);
         let occ_p = from_raw_parts(a.occ.0.add(p * cc * ow), cc * ow);
         let w = from_raw_parts(a.w.0, a.shard.words(&g));
@@ -438,16 +444,10 @@ kernel! {
     }
 }
 
-/// Cluster of owned slot `jo` of a probe with erased mask `erased` on `shard`, if it exists:
-/// owned erased clusters in increasing order (the same order on every device).
-#[inline(always)]
-fn owned_slot(erased: u64, shard: &Shard, jo: usize) -> Option<usize> {
-    set_bits(erased & shard.mask()).nth(jo)
-}
-
 kernel! {
-    /// A shard's share of the exchange after a joint update: its erased clusters of `next`,
-    /// one thread per (active probe, owned slot, word).
+    /// A shard's share of the exchange after a joint update: its erased clusters of `next` as
+    /// sparse records (dense overflow slots for the rare crowded cluster), one thread per (active
+    /// probe, owned slot).
     fn gbnn_pack(a: Pack {
         shape: Shape,
         shard: Shard,
@@ -457,57 +457,82 @@ kernel! {
         list: DevPtr<u32>,
         next: DevPtr<Word>,
         send: DevMut<Word>,
+        ovf: DevMut<Word>,
+        ovf_count: DevMut<u32>,
     }) {
         let g = geometry(a.shape);
         let (rw, wpc) = (g.row_words(), g.words_per_cluster());
         let i = gid();
-        let (rest, wi) = split(i, wpc);
-        let (act, jo) = split(rest, a.eo_max as usize);
+        let (act, jo) = split(i, a.eo_max as usize);
         if act >= a.n_active as usize {
             return;
         }
         let p = *a.list.0.add(act) as usize;
-        if let Some(cl) = owned_slot(*a.erased_mask.0.add(p), &a.shard, jo) {
-            *a.send.0.add(i) = *a.next.0.add(p * rw + cl * wpc + wi);
+        let Some(cl) = owned_slot(*a.erased_mask.0.add(p), &a.shard, jo) else { return };
+        let words = from_raw_parts(a.next.0.add(p * rw + cl * wpc), wpc);
+        let mut rec = [0; RECORD_WORDS];
+        if !sparse_record(words, &mut rec) {
+            let slot = AtomicU32::from_ptr(a.ovf_count.0).fetch_add(1, Relaxed);
+            for (wi, &x) in words.iter().enumerate() {
+                *a.ovf.0.add(slot as usize * wpc + wi) = x;
+            }
+            sparse_overflow(&mut rec, slot);
+        }
+        for (j, &x) in rec.iter().enumerate() {
+            *a.send.0.add(i * RECORD_WORDS + j) = x;
         }
     }
 }
 
 kernel! {
-    /// Every shard's words, gathered rank-major, into `next`; flags the probes whose words
-    /// changed (the shard's own words too, so every device ends with the same flags).
+    /// Every shard's records, gathered rank-major, into `next`, one thread per (active probe,
+    /// owned slot) and source rank in a loop; flags the probes whose words changed (the shard's
+    /// own words too, so every device ends with the same flags). Only words that differ from
+    /// what `next` holds are written.
     fn gbnn_unpack(a: Unpack {
         shape: Shape,
         ranks: u32,
         eo_max: u32,
         n_active: u32,
+        ovf_max: u32,
         erased_mask: DevPtr<u64>,
         list: DevPtr<u32>,
         recv: DevPtr<Word>,
+        recv_ovf: DevPtr<Word>,
         cur: DevPtr<Word>,
         next: DevMut<Word>,
         changed: DevMut<u32>,
     }) {
         let g = geometry(a.shape);
         let (rw, wpc) = (g.row_words(), g.words_per_cluster());
-        let i = gid();
-        let (rest, wi) = split(i, wpc);
-        let (act, jo) = split(rest, a.eo_max as usize);
+        let slot = gid();
+        let (act, jo) = split(slot, a.eo_max as usize);
         if act >= a.n_active as usize {
             return;
         }
         let p = *a.list.0.add(act) as usize;
         let erased = *a.erased_mask.0.add(p);
-        let block = a.n_active as usize * a.eo_max as usize * wpc;
+        let block = a.n_active as usize * a.eo_max as usize * RECORD_WORDS;
+        let mut differs = false;
         for q in 0..a.ranks as usize {
-            if let Some(cl) = owned_slot(erased, &Shard::of(&g, q, a.ranks as usize), jo) {
-                let word = p * rw + cl * wpc + wi;
-                let x = *a.recv.0.add(q * block + i);
-                *a.next.0.add(word) = x;
-                if x != *a.cur.0.add(word) {
-                    note_change(a.changed.0, p);
+            let Some(cl) = owned_slot(erased, &Shard::of(&g, q, a.ranks as usize), jo) else { continue };
+            let rec = from_raw_parts(a.recv.0.add(q * block + slot * RECORD_WORDS), RECORD_WORDS);
+            let dense = a.recv_ovf.0.add((q * a.ovf_max as usize + sparse_overflow_index(rec)) * wpc);
+            let at = p * rw + cl * wpc;
+            for wi in 0..wpc {
+                let x = match sparse_word(rec, wi) {
+                    Some(x) => x,
+                    None => *dense.add(wi),
+                };
+                let old = a.next.0.add(at + wi);
+                if *old != x {
+                    *old = x;
                 }
+                differs |= x != *a.cur.0.add(at + wi);
             }
+        }
+        if differs {
+            note_change(a.changed.0, p);
         }
     }
 }

@@ -18,29 +18,34 @@ pub struct Gpu {
     copy: std::sync::OnceLock<Arc<CudaStream>>,
 }
 
-/// Appends `src` to `out` (capacity reserved) on up to four threads: one core's copy out of
-/// pinned memory is slower than the transfer it follows.
-fn extend_parallel(out: &mut Vec<u64>, src: &[u64]) {
-    const PIECE: usize = 1 << 19;
-    if src.len() <= PIECE {
-        out.extend_from_slice(src);
-        return;
-    }
+/// Appends `src` to `out` on up to four threads: one core's copy out of pinned memory is slower
+/// than the transfer it follows.
+fn extend_parallel<T: Copy + Send + Sync>(out: &mut Vec<T>, src: &[T]) {
     out.reserve(src.len());
     let at = out.len();
-    let dst = &mut out.spare_capacity_mut()[..src.len()];
-    let per = src.len().div_ceil(4);
+    copy_parallel(&mut out.spare_capacity_mut()[..src.len()], src);
+    // SAFETY: `copy_parallel` wrote all `src.len()` elements after `at`.
+    unsafe { out.set_len(at + src.len()) };
+}
+
+/// Writes `src` into `dst` (same length) on up to four threads.
+pub(crate) fn copy_parallel<T: Copy + Send + Sync>(dst: &mut [std::mem::MaybeUninit<T>], src: &[T]) {
+    const PIECE: usize = 1 << 19;
+    let per = if src.len() <= PIECE { src.len().max(1) } else { src.len().div_ceil(4) };
     std::thread::scope(|s| {
         for (d, c) in dst.chunks_mut(per).zip(src.chunks(per)) {
-            s.spawn(move || {
+            let mut copy = move || {
                 for (d, &c) in d.iter_mut().zip(c) {
                     d.write(c);
                 }
-            });
+            };
+            if per == src.len() {
+                copy();
+            } else {
+                s.spawn(copy);
+            }
         }
     });
-    // SAFETY: the threads wrote all `src.len()` elements after `at`.
-    unsafe { out.set_len(at + src.len()) };
 }
 
 /// Words in one half of the pinned staging buffer (32 MiB).
@@ -106,14 +111,20 @@ impl Gpu {
     }
 
     /// Appends the first `len` words of `src` to `out` (through the staging buffer when large).
-    pub(crate) fn download_prefix(&self, src: &CudaSlice<u64>, len: usize, out: &mut Vec<u64>) -> Result<(), GpuError> {
+    pub(crate) fn download_prefix<T: cudarc::driver::DeviceRepr + Copy + Send + Sync + Default>(
+        &self,
+        src: &CudaSlice<T>,
+        len: usize,
+        out: &mut Vec<T>,
+    ) -> Result<(), GpuError> {
         if len <= 1 << 16 {
-            let mut tmp = vec![0; len];
+            let mut tmp = vec![T::default(); len];
             self.stream.memcpy_dtoh(&src.slice(0..len), &mut tmp)?;
             out.extend_from_slice(&tmp);
             return Ok(());
         }
-        let parts: Vec<_> = (0..len).step_by(STAGING_HALF).map(|a| (a..len.min(a + STAGING_HALF), None)).collect();
+        let half_len = STAGING_HALF * 8 / std::mem::size_of::<T>();
+        let parts: Vec<_> = (0..len).step_by(half_len).map(|a| (a..len.min(a + half_len), None)).collect();
         self.download_parts(src, parts, out)
     }
 
@@ -122,13 +133,40 @@ impl Gpu {
     /// the other. A part with an event is copied on the second stream once the event has passed,
     /// so that it overlaps the kernels still running for the later parts. Parts hold at most
     /// [`STAGING_HALF`] words and cover `src` in order.
-    pub(crate) fn download_parts(
+    pub(crate) fn download_parts<T: cudarc::driver::DeviceRepr + Copy + Send + Sync>(
         &self,
-        src: &CudaSlice<u64>,
+        src: &CudaSlice<T>,
         parts: Vec<(std::ops::Range<usize>, Option<cudarc::driver::CudaEvent>)>,
-        out: &mut Vec<u64>,
+        out: &mut Vec<T>,
     ) -> Result<(), GpuError> {
         out.reserve(parts.iter().map(|p| p.0.len()).sum());
+        self.download_parts_with(src, parts, |part| extend_parallel(out, part))
+    }
+
+    /// The first `len` elements of `src` into `dst` (`len` long), through the staging buffer.
+    pub(crate) fn download_to<T: cudarc::driver::DeviceRepr + Copy + Send + Sync>(
+        &self,
+        src: &CudaSlice<T>,
+        dst: &mut [std::mem::MaybeUninit<T>],
+    ) -> Result<(), GpuError> {
+        let (len, half_len) = (dst.len(), STAGING_HALF * 8 / std::mem::size_of::<T>());
+        let parts: Vec<_> = (0..len).step_by(half_len).map(|a| (a..len.min(a + half_len), None)).collect();
+        let mut at = 0;
+        self.download_parts_with(src, parts, |part| {
+            copy_parallel(&mut dst[at..at + part.len()], part);
+            at += part.len();
+        })
+    }
+
+    /// [`Gpu::download_parts`], handing each part's staged elements to `sink` in order.
+    fn download_parts_with<T: cudarc::driver::DeviceRepr + Copy + Send + Sync>(
+        &self,
+        src: &CudaSlice<T>,
+        parts: Vec<(std::ops::Range<usize>, Option<cudarc::driver::CudaEvent>)>,
+        mut sink: impl FnMut(&[T]),
+    ) -> Result<(), GpuError> {
+        // The staging halves hold STAGING_HALF words; parts count `T`s.
+        let half_len = STAGING_HALF * 8 / std::mem::size_of::<T>();
         let copy = match self.copy.get() {
             Some(c) => c.clone(),
             None => self.copy.get_or_init(|| self.ctx.new_stream().unwrap_or_else(|_| self.stream.clone())).clone(),
@@ -140,11 +178,15 @@ impl Gpu {
                 self.ctx.alloc_pinned_with_flags::<u64>(2 * STAGING_HALF, cudarc::driver::sys::CU_MEMHOSTALLOC_PORTABLE)
             }?);
         }
-        let (a, b) = guard.as_mut().expect("just set").as_mut_slice()?.split_at_mut(STAGING_HALF);
+        let staging = guard.as_mut().expect("just set").as_mut_slice()?;
+        // SAFETY: the pinned words are plain memory; `T` (u32 or u64) has no invalid bit
+        // patterns and an alignment that divides 8.
+        let staging = unsafe { std::slice::from_raw_parts_mut(staging.as_mut_ptr().cast::<T>(), 2 * half_len) };
+        let (a, b) = staging.split_at_mut(half_len);
         let issue = |(range, ready): &(std::ops::Range<usize>, Option<cudarc::driver::CudaEvent>),
-                     half: &mut [u64]|
+                     half: &mut [T]|
          -> Result<(), GpuError> {
-            if range.len() > STAGING_HALF {
+            if range.len() > half_len {
                 return Err(GpuError::Input("download part larger than the staging buffer".into()));
             }
             match ready {
@@ -153,7 +195,7 @@ impl Gpu {
                     // The raw copy: cudarc's own tracking would make it wait for the buffer's
                     // last write, i.e. for the last part's kernels, not for this part's event.
                     let (base, _sync) = src.device_ptr(&self.stream);
-                    let at = base + (range.start * std::mem::size_of::<u64>()) as u64;
+                    let at = base + (range.start * std::mem::size_of::<T>()) as u64;
                     // SAFETY: `range` lies inside `src`, `half` is page-locked and outlives the
                     // copy (the loop synchronizes the copy stream before reading or reusing it),
                     // and the event orders the copy after the kernels that write the range.
@@ -181,7 +223,7 @@ impl Gpu {
             if let Some(q) = parts.get(i + 1) {
                 issue(q, next)?;
             }
-            extend_parallel(out, &done[..p.0.len()]);
+            sink(&done[..p.0.len()]);
         }
         self.stream.synchronize()?;
         copy.synchronize()?;

@@ -173,6 +173,13 @@ pub(crate) fn rd<T>(gpu: &Gpu, s: &CudaSlice<T>) -> DevPtr<T> {
     DevPtr::from_addr(p)
 }
 
+/// The device address of element `at` of a buffer the kernel writes (`at ≤ len`).
+pub(crate) fn wr_at<T>(gpu: &Gpu, s: &mut CudaSlice<T>, at: usize) -> DevMut<T> {
+    assert!(at <= s.len(), "offset {at} past a buffer of {}", s.len());
+    let (p, _sync) = s.device_ptr_mut(&gpu.stream);
+    DevMut::from_addr(p + (at * std::mem::size_of::<T>()) as u64)
+}
+
 /// The device address of a buffer the kernel writes (see [`rd`]).
 pub(crate) fn wr<T>(gpu: &Gpu, s: &mut CudaSlice<T>) -> DevMut<T> {
     let (p, _sync) = s.device_ptr_mut(&gpu.stream);

@@ -1,17 +1,22 @@
-//! W sharded over several GPUs (NCCL) ≡ one GPU ≡ the CPU, bit for bit (`make gpu-test`). The
-//! multi-GPU part runs where at least 2 GPUs exist and says so where not.
+//! W sharded over several GPUs (NCCL) and W replicated on them ≡ one GPU ≡ the CPU, bit for bit
+//! (`make gpu-test`). The multi-GPU part runs where at least 2 GPUs exist and says so where not.
 
 use neurobits_core::gbnn::batch::{retrieve_batch, retrieve_batch_decoded};
 use neurobits_core::gbnn::decode::Decoded;
 use neurobits_core::gbnn::shard::Shard;
 use neurobits_core::gbnn::workload::{message, ProbePlan};
 use neurobits_core::gbnn::{Network, Params, Rule, Stats};
-use neurobits_gpu_host::gbnn::ShardedNetwork;
+use neurobits_gpu_host::gbnn::{ReplicatedNetwork, ShardedNetwork};
 use neurobits_gpu_host::Gpu;
 
 /// (C, L, stored, probes per erased count)
-const CONFIGS: [(usize, usize, u64, u64); 5] =
-    [(8, 128, 5_000, 800), (16, 512, 50_000, 400), (6, 100, 2_000, 600), (12, 200, 8_000, 400), (3, 5_000, 20_000, 600)];
+const CONFIGS: [(usize, usize, u64, u64); 5] = [
+    (8, 128, 5_000, 800),
+    (16, 512, 50_000, 400),
+    (6, 100, 2_000, 600),
+    (12, 200, 8_000, 400),
+    (3, 5_000, 20_000, 600),
+];
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
@@ -55,7 +60,10 @@ fn sharded_retrieval_equals_the_cpu() {
                 let s = Shard::of(&g, r, ranks);
                 let mut part = vec![0; s.words(&g)];
                 s.columns_of(&g, net.weights(), &mut part);
-                assert!(shard_net.download_words().unwrap() == part, "{c}x{l}: shard {r} of {ranks} stored differently");
+                assert!(
+                    shard_net.download_words().unwrap() == part,
+                    "{c}x{l}: shard {r} of {ranks} stored differently"
+                );
             }
             let mut sharded = ShardedNetwork::upload(used, &net).unwrap();
             let out = sharded.retrieve(&pr, &params).unwrap();
@@ -66,7 +74,22 @@ fn sharded_retrieval_equals_the_cpu() {
             assert!(dec.decoded == decoded, "{c}x{l} over {ranks} GPUs: decoded results differ");
             let dec = stored.retrieve_decoded(&pr, &params).unwrap();
             assert!(dec.decoded == decoded, "{c}x{l} over {ranks} GPUs (stored there): decoded results differ");
-            println!("{c}x{l}: {k} probes over {ranks} GPU(s): states, counts and decoded results = CPU");
+            // W replicated (stored on GPU 0 and broadcast, or uploaded to each), probes split.
+            for rep in
+                [ReplicatedNetwork::store(used, g, &msgs).unwrap(), ReplicatedNetwork::upload(used, &net).unwrap()]
+            {
+                let dec = rep.retrieve_decoded(&pr, Rule::Joint, &params).unwrap();
+                assert!(dec.decoded == decoded && dec.stats == stats, "{c}x{l} replicated on {ranks} GPUs differs");
+                let mut sos = vec![Decoded::default(); k * c];
+                retrieve_batch_decoded(&g, net.weights(), &pr, Rule::SumOfSum, &params, &mut sos, &mut stats).unwrap();
+                let dec = rep.retrieve_decoded(&pr, Rule::SumOfSum, &params).unwrap();
+                assert!(
+                    dec.decoded == sos && dec.stats == stats,
+                    "{c}x{l} replicated sum-of-sum on {ranks} GPUs differs"
+                );
+                retrieve_batch_decoded(&g, net.weights(), &pr, Rule::Joint, &params, &mut decoded, &mut stats).unwrap();
+            }
+            println!("{c}x{l}: {k} probes over {ranks} GPU(s), W sharded and W replicated: states, counts and decoded results = CPU");
             checked += ranks;
         }
     }

@@ -125,7 +125,11 @@ impl Resident<'_> {
                     let k = (probes.len() / g.clusters()) as u128;
                     crate::io::memory::ensure_fits("the decoded results", k * (g.clusters() as u128 * 4 + 8))?;
                     let out = d.retrieve_decoded(probes, rule, params)?;
-                    Ok(DecodedBatch { decoded: out.decoded, stats: out.stats, kernel_seconds: Some(out.kernel_ms / 1e3) })
+                    Ok(DecodedBatch {
+                        decoded: out.decoded,
+                        stats: out.stats,
+                        kernel_seconds: Some(out.kernel_ms / 1e3),
+                    })
                 },
                 |cpu| cpu.retrieve_decoded(self.net, probes, rule, params),
             ),

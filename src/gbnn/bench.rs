@@ -12,14 +12,14 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use super::dense::DenseSumOfSum;
-use super::{rates, strict_rate_decoded};
-use neurobits_core::gbnn::decode::{decode_state, Decoded};
 use super::scenario::{scenario, Scenario};
 use super::RuleArg;
+use super::{rates, strict_rate_decoded};
 use crate::device::Cpu;
 use crate::device::{bench_devices, BenchDevice};
 use crate::progress::stages;
 use indicatif::ProgressBar;
+use neurobits_core::gbnn::decode::{decode_state, Decoded};
 use std::path::PathBuf;
 
 #[derive(Serialize, Clone, Debug)]
@@ -266,6 +266,19 @@ fn gpu_rows(
             anyhow::bail!("GPU {} results differ from the CPU's", rule.name());
         }
         if rule == Rule::Joint {
+            // Again into the first run's results memory: a long-lived process's steady state.
+            let warm = dnet.retrieve_decoded_in(ctx.probes, rule, &ctx.params, out.decoded.clone())?;
+            let mut e = ctx.entry_decoded(
+                format!("{name}, results memory reused"),
+                rule,
+                warm.total_ms / 1e3,
+                &warm.decoded,
+                iters,
+            );
+            e.kernel_seconds = Some(warm.kernel_ms / 1e3);
+            e.bit_exact_vs_cpu = cpu.get(rule.name()).map(|c| *c == warm.decoded);
+            report.entries.push(e);
+            print_entry(report.entries.last().expect("just pushed"))?;
             // The same retrieval returning dense states (K·C·⌈L/64⌉ words through pinned memory).
             pb.set_message(format!("GPU: {} with dense states", rule.name()));
             let dense = dnet.retrieve(ctx.probes, rule, &ctx.params)?;

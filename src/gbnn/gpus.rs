@@ -3,9 +3,10 @@
 //! timed for each GPU count in one run, with every count's results compared with the first's.
 
 use anyhow::{bail, Result};
+use neurobits_core::gbnn::decode::Decoded;
 use neurobits_core::gbnn::workload::{message, ProbePlan};
-use neurobits_core::gbnn::Params;
-use neurobits_gpu_host::gbnn::ShardedNetwork;
+use neurobits_core::gbnn::{Params, Rule};
+use neurobits_gpu_host::gbnn::{GpuDecoded, ReplicatedNetwork, ShardedNetwork};
 use neurobits_gpu_host::Gpu;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -50,16 +51,38 @@ pub struct GpusBenchConfig {
 pub struct GpusEntry {
     /// GPUs used.
     pub gpus: usize,
+    /// `sharded` (W split by clusters, states exchanged over NCCL) or `replicated` (W on
+    /// every GPU, probes split).
+    pub placement: &'static str,
     /// Storing every message on every GPU (each into its own columns), seconds.
     pub store_seconds: f64,
-    /// Joint retrieval end to end (probes up, compact results down), seconds.
+    /// Joint retrieval end to end (probes up, compact results down), seconds, into fresh
+    /// host memory (first touch of the results' pages included).
+    pub cold_seconds: f64,
+    /// The same, into the previous run's results memory (a long-lived process), seconds.
     pub seconds: f64,
-    /// Rank 0's kernels, seconds (the exchange is outside them).
+    /// Kernels, seconds: rank 0's when sharded (the NCCL exchange is outside them), the
+    /// slowest GPU's when replicated.
     pub kernel_seconds: f64,
     /// Probes retrieved exactly.
     pub strict_rate: f64,
     /// Results equal to the first GPU count's.
     pub same_as_first: bool,
+}
+
+/// A network on its GPUs, either way.
+enum Placed<'g> {
+    Sharded(ShardedNetwork<'g>),
+    Replicated(ReplicatedNetwork<'g>),
+}
+
+impl Placed<'_> {
+    fn retrieve(&self, probes: &[u16], params: &Params, buffer: Vec<Decoded>) -> Result<GpuDecoded> {
+        Ok(match self {
+            Placed::Sharded(n) => n.retrieve_decoded_in(probes, params, buffer)?,
+            Placed::Replicated(n) => n.retrieve_decoded_in(probes, Rule::Joint, params, buffer)?,
+        })
+    }
 }
 
 /// `bench-gpus` report.
@@ -93,8 +116,9 @@ pub fn run(a: &GpusBenchConfig) -> Result<()> {
     let c = g.clusters();
     // Messages, probes and their truth on the host.
     crate::io::memory::ensure_fits("the messages", (a.stored as u128 + 2 * a.probes as u128) * c as u128 * 2)?;
-    let plan = ProbePlan::new(g, a.seed, a.stored, a.seed + 1, a.probes, a.erased).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let pb = stages(2 + counts.len() as u64);
+    let plan =
+        ProbePlan::new(g, a.seed, a.stored, a.seed + 1, a.probes, a.erased).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let pb = stages(1 + counts.len() as u64);
     pb.set_message("generating messages and probes");
     let mut msgs = vec![0u16; a.stored as usize * c];
     msgs.par_chunks_mut(c).enumerate().for_each(|(k, m)| message(&g, a.seed, k as u64, m));
@@ -123,60 +147,74 @@ pub fn run(a: &GpusBenchConfig) -> Result<()> {
         weight_bytes,
         entries: Vec::new(),
     };
-    let mut first = None;
+    let mut first: Option<Vec<Decoded>> = None;
     for &n in &counts {
-        pb.set_message(format!("{n} GPU(s): storing"));
-        let t = Instant::now();
-        let net = match ShardedNetwork::store(&gpus[..n], g, &msgs) {
-            Ok(net) => net,
-            Err(e) => {
-                crate::outln!("{n} GPU(s): {e}")?;
-                pb.inc(1);
-                continue;
+        for placement in ["sharded", "replicated"] {
+            if placement == "replicated" && (n == 1 || weight_bytes > gpus[0].memory()?.1 / 2) {
+                continue; // one GPU is the sharded row; a W that crowds one GPU cannot be replicated
             }
-        };
-        let store_seconds = t.elapsed().as_secs_f64();
-        pb.set_message(format!("{n} GPU(s): joint retrieval (warm-up, then timed)"));
-        net.retrieve_decoded(&probes[..c * 64.min(a.probes as usize)], &params)?;
-        let out = net.retrieve_decoded(&probes, &params)?;
-        let strict = strict_rate_decoded(c, &out.decoded, &truth);
-        let same = match &first {
-            None => {
-                first = Some(out.decoded);
-                true
-            }
-            Some(f) => *f == out.decoded,
-        };
-        let e = GpusEntry {
-            gpus: n,
-            store_seconds,
-            seconds: out.total_ms / 1e3,
-            kernel_seconds: out.kernel_ms / 1e3,
-            strict_rate: strict,
-            same_as_first: same,
-        };
-        crate::outln!(
-            "{n} GPU(s): stored in {:.3} s; joint retrieval {:.4} s end to end (rank 0 kernels {:.4} s), strict {:.2} %{}",
-            e.store_seconds,
-            e.seconds,
-            e.kernel_seconds,
-            100.0 * e.strict_rate,
-            if same { ", results = the first count's" } else { ", results DIFFER from the first count's" }
-        )?;
-        report.entries.push(e);
-        pb.inc(1);
-        if !same {
-            bail!("{n} GPUs gave different results");
-        }
-    }
-    if let (Some(a0), Some(b)) = (report.entries.first(), report.entries.last()) {
-        if b.gpus > a0.gpus {
+            pb.set_message(format!("{n} GPU(s), W {placement}: storing"));
+            let t = Instant::now();
+            let stored = match placement {
+                "sharded" => ShardedNetwork::store(&gpus[..n], g, &msgs).map(Placed::Sharded),
+                _ => ReplicatedNetwork::store(&gpus[..n], g, &msgs).map(Placed::Replicated),
+            };
+            let net = match stored {
+                Ok(net) => net,
+                Err(e) => {
+                    crate::outln!("{n} GPU(s), W {placement}: {e}")?;
+                    continue;
+                }
+            };
+            let store_seconds = t.elapsed().as_secs_f64();
+            pb.set_message(format!("{n} GPU(s), W {placement}: joint retrieval (warm-up, then timed)"));
+            net.retrieve(&probes[..c * 64.min(a.probes as usize)], &params, Vec::new())?;
+            let cold = net.retrieve(&probes, &params, Vec::new())?;
+            // Again into the first run's results memory: a long-lived process's steady state.
+            let out = net.retrieve(&probes, &params, cold.decoded.clone())?;
+            anyhow::ensure!(out.decoded == cold.decoded, "two runs of the same batch differ");
+            let strict = strict_rate_decoded(c, &out.decoded, &truth);
+            let same = match &first {
+                None => {
+                    first = Some(out.decoded);
+                    true
+                }
+                Some(f) => *f == out.decoded,
+            };
+            let e = GpusEntry {
+                gpus: n,
+                placement,
+                store_seconds,
+                cold_seconds: cold.total_ms / 1e3,
+                seconds: out.total_ms / 1e3,
+                kernel_seconds: out.kernel_ms / 1e3,
+                strict_rate: strict,
+                same_as_first: same,
+            };
             crate::outln!(
-                "{} GPUs vs {}: {:.2}x end to end, {:.2}x storing",
-                b.gpus,
-                a0.gpus,
-                a0.seconds / b.seconds,
-                a0.store_seconds / b.store_seconds
+                "{n} GPU(s), W {placement:<10}: stored in {:.3} s; joint retrieval {:.4} s end to end ({:.4} s into fresh memory; kernels {:.4} s), strict {:.2} %{}",
+                e.store_seconds,
+                e.seconds,
+                e.cold_seconds,
+                e.kernel_seconds,
+                100.0 * e.strict_rate,
+                if same { ", results = the first row's" } else { ", results DIFFER from the first row's" }
+            )?;
+            report.entries.push(e);
+            if !same {
+                bail!("{n} GPUs ({placement}) gave different results");
+            }
+        }
+        pb.inc(1);
+    }
+    if let Some(one) = report.entries.iter().find(|e| e.gpus == 1) {
+        for e in report.entries.iter().filter(|e| e.gpus > 1) {
+            crate::outln!(
+                "{} GPUs, W {} vs 1 GPU: {:.2}x end to end, {:.2}x in kernels",
+                e.gpus,
+                e.placement,
+                one.seconds / e.seconds,
+                one.kernel_seconds / e.kernel_seconds
             )?;
         }
     }

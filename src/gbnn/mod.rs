@@ -59,7 +59,11 @@ pub fn rates(g: &Geometry, states: &[neurobits_core::Word], truth: &[u16]) -> Ra
 /// active neuron, the true one): the strict rate of [`rates`], from compact results.
 pub fn strict_rate_decoded(c: usize, decoded: &[neurobits_core::gbnn::decode::Decoded], truth: &[u16]) -> f64 {
     let k = truth.len() / c;
-    let ok = decoded.chunks(c).zip(truth.chunks(c)).filter(|(d, t)| d.iter().zip(*t).all(|(d, &t)| d.unique() == Some(t))).count();
+    let ok = decoded
+        .chunks(c)
+        .zip(truth.chunks(c))
+        .filter(|(d, t)| d.iter().zip(*t).all(|(d, &t)| d.unique() == Some(t)))
+        .count();
     ok as f64 / k.max(1) as f64
 }
 

@@ -3,8 +3,8 @@
 //! words (step `t` reads buffer `t % 2`, writes the other); `list`: the probes still iterating;
 //! `changed`, `iters`, `converged`: one `u32` per probe.
 
-use crate::kernel::{kernel_struct, DevMut, DevPtr};
 use super::shard::Shard;
+use crate::kernel::{kernel_struct, DevMut, DevPtr};
 use crate::Word;
 
 /// A network's shape as the kernels take it (rebuilt into a [`super::Geometry`] on the device).
@@ -131,13 +131,13 @@ pub struct JointIndex {
 }
 
 kernel_struct! {
-    /// `gbnn_joint_first`: one thread per (probe, erased slot `j < e_max`, word).
+    /// `gbnn_joint_first`: one thread per (probe, owned erased slot `j < e_max`, word).
     JointFirst => GbnnJointFirst {
         /// Network shape.
         shape: Shape,
         /// The clusters whose columns `w` holds; only their erased slots get work.
         shard: Shard,
-        /// Most erased clusters of any probe.
+        /// Most erased clusters of any probe in the shard (all of them on one device).
         e_max: u32,
         /// Probes.
         k: u32,
@@ -193,7 +193,7 @@ kernel_struct! {
         shape: Shape,
         /// The clusters whose columns `w` holds; only their erased slots get work.
         shard: Shard,
-        /// Most erased clusters of any probe.
+        /// Most erased clusters of any probe in the shard (all of them on one device).
         e_max: u32,
         /// Active probes.
         n_active: u32,
@@ -298,8 +298,9 @@ kernel_struct! {
 
 kernel_struct! {
     /// `gbnn_pack`: a shard's share of the state exchange after a joint update, one thread per
-    /// (active probe, owned slot `jo < eo_max`, word): the `jo`-th owned erased cluster's words
-    /// of `next` into `send[(act · eo_max + jo) · wpc + wi]`.
+    /// (active probe, owned slot `jo < eo_max`): the `jo`-th owned erased cluster of `next` as a
+    /// sparse record ([`super::shard::sparse_record`]) at `send[(act · eo_max + jo) · 3]`; a
+    /// cluster with more nonzero words goes densely into the next free slot of `ovf`.
     Pack => GbnnPack {
         /// Network shape.
         shape: Shape,
@@ -315,14 +316,18 @@ kernel_struct! {
         list: DevPtr<u32>,
         /// Next states (this shard's erased clusters just computed).
         next: DevPtr<Word>,
-        /// `n_active · eo_max · wpc` words.
+        /// `n_active · eo_max` records of [`super::shard::RECORD_WORDS`] words.
         send: DevMut<Word>,
+        /// Dense overflow: `n_active · eo_max` slots of `⌈L/64⌉` words.
+        ovf: DevMut<Word>,
+        /// Overflow slots used (one `u32`, zeroed before).
+        ovf_count: DevMut<u32>,
     }
 }
 
 kernel_struct! {
-    /// `gbnn_unpack`: every shard's words (gathered rank-major) into `next`, one thread per
-    /// (active probe, owned slot, word) and source rank in a loop; flags probes that changed.
+    /// `gbnn_unpack`: every shard's records (gathered rank-major) into `next`, one thread per
+    /// (active probe, owned slot) and source rank in a loop; flags probes that changed.
     Unpack => GbnnUnpack {
         /// Network shape.
         shape: Shape,
@@ -332,12 +337,16 @@ kernel_struct! {
         eo_max: u32,
         /// Active probes.
         n_active: u32,
+        /// Overflow slots per rank in `recv_ovf` (the most any rank used).
+        ovf_max: u32,
         /// Per-probe erased masks.
         erased_mask: DevPtr<u64>,
         /// Active probes' indices.
         list: DevPtr<u32>,
-        /// `ranks` blocks of `n_active · eo_max · wpc` words.
+        /// `ranks` blocks of `n_active · eo_max` records.
         recv: DevPtr<Word>,
+        /// `ranks` blocks of `ovf_max · ⌈L/64⌉` words.
+        recv_ovf: DevPtr<Word>,
         /// Current states.
         cur: DevPtr<Word>,
         /// Next states, completed.

@@ -92,3 +92,77 @@ impl Shard {
         }
     }
 }
+
+/// Nonzero words a sparse exchange record carries inline.
+pub const SPARSE_WORDS: usize = 2;
+/// Words per sparse record: a header and [`SPARSE_WORDS`] words.
+pub const RECORD_WORDS: usize = 1 + SPARSE_WORDS;
+
+/// Encodes one cluster's words (`⌈L/64⌉ ≤ 1024` of them) for the exchange between shards: the
+/// number of nonzero words in bits 0–15 of `rec[0]`, and, when at most [`SPARSE_WORDS`], their
+/// indices in bits 16–31 and 32–47 with the words in `rec[1..]`. Returns whether they fit;
+/// otherwise the caller sends the words densely and stores that copy's index with
+/// [`sparse_overflow`]. After a joint update a cluster has one or two active words, so a record
+/// is 3 words instead of `⌈L/64⌉`.
+///
+/// ```
+/// use neurobits_core::gbnn::shard::{sparse_record, sparse_word, RECORD_WORDS};
+/// let mut rec = [0u64; RECORD_WORDS];
+/// let words = [0u64, 5, 0, 0, 9, 0];
+/// assert!(sparse_record(&words, &mut rec));
+/// assert_eq!((0..6).map(|wi| sparse_word(&rec, wi)).collect::<Vec<_>>(), words.map(Some));
+/// assert!(!sparse_record(&[1, 2, 3], &mut rec));
+/// assert_eq!(sparse_word(&rec, 0), None);
+/// ```
+#[inline]
+pub fn sparse_record(words: &[Word], rec: &mut [Word; RECORD_WORDS]) -> bool {
+    let mut n = 0usize;
+    let mut header = 0u64;
+    for (wi, &x) in words.iter().enumerate() {
+        if x != 0 {
+            if n < SPARSE_WORDS {
+                header |= (wi as u64) << (16 + 16 * n);
+                rec[1 + n] = x;
+            }
+            n += 1;
+        }
+    }
+    rec[0] = header | n.min(0xFFFF) as u64;
+    n <= SPARSE_WORDS
+}
+
+/// Marks an overflowing record as sent densely at slot `index` of the overflow block.
+#[inline]
+pub fn sparse_overflow(rec: &mut [Word; RECORD_WORDS], index: u32) {
+    rec[0] = (rec[0] & 0xFFFF) | (index as u64) << 16;
+}
+
+/// Word `wi` of a record's cluster, `None` when it was sent densely (then
+/// [`sparse_overflow_index`] says where).
+#[inline]
+pub fn sparse_word(rec: &[Word], wi: usize) -> Option<Word> {
+    let n = (rec[0] & 0xFFFF) as usize;
+    if n > SPARSE_WORDS {
+        return None;
+    }
+    for j in 0..n {
+        if (rec[0] >> (16 + 16 * j)) & 0xFFFF == wi as u64 {
+            return Some(rec[1 + j]);
+        }
+    }
+    Some(0)
+}
+
+/// The overflow slot of a record that [`sparse_word`] could not answer.
+///
+/// ```
+/// use neurobits_core::gbnn::shard::{sparse_overflow, sparse_overflow_index, sparse_record, RECORD_WORDS};
+/// let mut rec = [0u64; RECORD_WORDS];
+/// assert!(!sparse_record(&[1, 2, 3], &mut rec));
+/// sparse_overflow(&mut rec, 7);
+/// assert_eq!(sparse_overflow_index(&rec), 7);
+/// ```
+#[inline]
+pub fn sparse_overflow_index(rec: &[Word]) -> usize {
+    ((rec[0] >> 16) & 0xFFFF_FFFF) as usize
+}

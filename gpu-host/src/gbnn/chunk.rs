@@ -8,7 +8,7 @@ use neurobits_core::gbnn::rules::occupancy_words;
 use neurobits_core::gbnn::{Geometry, Params, Rule, Update};
 
 use super::DeviceNetwork;
-use crate::launch::{launch, rd, wr, KernelTimer};
+use crate::launch::{launch, rd, wr, wr_at, KernelTimer};
 use crate::GpuError;
 
 /// Device buffers for up to `cap` probes (reused by every chunk of a batch).
@@ -17,8 +17,10 @@ pub(super) struct Chunk {
     pub k: usize,
     /// Whether the joint iterations use the occupancy kernels (the joint rule).
     pub use_occ: bool,
-    /// Most erased clusters of any probe of the chunk.
+    /// Most erased clusters of any probe of the batch.
     pub e_max: u32,
+    /// Most erased clusters of any probe that one shard owns (`e_max` on one device).
+    pub eo: u32,
     pub probes: CudaSlice<u16>,
     /// The two state buffers: update `t` reads `bufs[t % 2]` and writes the other.
     pub bufs: [CudaSlice<u64>; 2],
@@ -50,8 +52,10 @@ impl DeviceNetwork<'_> {
         self.gpu().ensure_fits(cap as u64 * bytes_per_probe(g, rule))?;
         let words = cap * g.row_words();
         let use_occ = rule == Rule::Joint;
-        let (cj, occ_len) =
-            (if rule == Rule::Joint { cap } else { 1 }, if use_occ { cap * g.clusters() * occupancy_words(g) } else { 1 });
+        let (cj, occ_len) = (
+            if rule == Rule::Joint { cap } else { 1 },
+            if use_occ { cap * g.clusters() * occupancy_words(g) } else { 1 },
+        );
         // SAFETY (uninitialised buffers): gbnn_init writes every word of both state buffers and
         // every per-probe field of the chunk's probes before any kernel reads them.
         unsafe {
@@ -59,6 +63,7 @@ impl DeviceNetwork<'_> {
                 k: 0,
                 use_occ,
                 e_max: 0,
+                eo: 0,
                 probes: st.alloc::<u16>(cap * g.clusters())?,
                 bufs: [st.alloc::<u64>(words)?, st.alloc::<u64>(words)?],
                 lists: [st.alloc::<u32>(cap)?, st.alloc::<u32>(cap)?],
@@ -76,19 +81,20 @@ impl DeviceNetwork<'_> {
         }
     }
 
-    /// Uploads a chunk's probes (checked) and runs the initial launches: states, lists, and for
+    /// Uploads a chunk's probes (checked; `e_max`: at least their most erased clusters) and runs the initial launches: states, lists, and for
     /// the joint rule the per-probe index.
     pub(super) fn begin(
         &self,
         ch: &mut Chunk,
         probes: &[u16],
         rule: Rule,
+        (e_max, eo): (u32, u32),
         timer: &mut KernelTimer,
     ) -> Result<(), GpuError> {
         let (g, gpu) = (&self.geom, self.gpu());
         let st = &gpu.stream;
         ch.k = probes.len() / g.clusters();
-        ch.e_max = probes.chunks(g.clusters()).map(|p| g.erased_mask(p).count_ones()).max().unwrap_or(0);
+        (ch.e_max, ch.eo) = (e_max, eo);
         st.memcpy_htod(probes, &mut ch.probes.slice_mut(0..probes.len()))?;
         if ch.use_occ {
             let [o0, o1] = &mut ch.occ;
@@ -146,7 +152,7 @@ impl DeviceNetwork<'_> {
         let (w, changed) = (rd(gpu, &self.w), wr(gpu, &mut ch.changed));
         let (rows, known) = (rd(gpu, &ch.rows), rd(gpu, &ch.known));
         let (erased_list, erased_mask) = (rd(gpu, &ch.erased_list), rd(gpu, &ch.erased_mask));
-        let e_max = ch.e_max;
+        let (e_max, eo) = (ch.e_max, ch.eo);
         match u {
             Update::SumOfSum => {
                 let a = k::StepSos { shape, gamma: params.gamma, n_active: n, w, cur, next, list, changed };
@@ -157,7 +163,7 @@ impl DeviceNetwork<'_> {
                 let a = k::JointFirst {
                     shape,
                     shard,
-                    e_max,
+                    e_max: eo,
                     k: ch.k as u32,
                     w,
                     rows,
@@ -168,12 +174,13 @@ impl DeviceNetwork<'_> {
                     next,
                     changed,
                 };
-                unsafe { launch(gpu, timer, ch.k as u64 * e_max as u64 * g.words_per_cluster() as u64, a) }
+                unsafe { launch(gpu, timer, ch.k as u64 * eo as u64 * g.words_per_cluster() as u64, a) }
             }
             Update::JointIter if ch.use_occ => {
                 let [o0, o1] = &mut ch.occ;
                 let (now, prev) = if t.is_multiple_of(2) { (o0, o1) } else { (o1, o0) };
                 let threads = n as u64 * e_max as u64;
+                let owned_threads = n as u64 * eo as u64;
                 let a = k::Occupancy {
                     shape,
                     e_max,
@@ -191,7 +198,7 @@ impl DeviceNetwork<'_> {
                 let a = k::StepJoint {
                     shape,
                     shard,
-                    e_max,
+                    e_max: eo,
                     n_active: n,
                     w,
                     rows,
@@ -205,7 +212,7 @@ impl DeviceNetwork<'_> {
                     list,
                     changed,
                 };
-                unsafe { launch(gpu, timer, threads, a) }
+                unsafe { launch(gpu, timer, owned_threads, a) }
             }
             _ => {
                 if shard.c1 - shard.c0 != g.clusters() as u32 {
@@ -237,11 +244,23 @@ impl DeviceNetwork<'_> {
     }
 
     /// Compact results of the chunk's final states (`bufs[t % 2]` after `t` updates) into
-    /// `out` (`k · C` values).
-    pub(super) fn decode(&self, ch: &Chunk, t: u32, out: &mut CudaSlice<u32>, timer: &mut KernelTimer) -> Result<(), GpuError> {
+    /// `out[at..at + k·C]`.
+    pub(super) fn decode(
+        &self,
+        ch: &Chunk,
+        t: u32,
+        out: &mut CudaSlice<u32>,
+        at: usize,
+        timer: &mut KernelTimer,
+    ) -> Result<(), GpuError> {
         let (g, gpu) = (&self.geom, self.gpu());
-        let a = k::Decode { shape: Shape::of(g), k: ch.k as u32, states: rd(gpu, &ch.bufs[t as usize % 2]), out: wr(gpu, out) };
-        // SAFETY: `out` holds at least k·C values (allocated by the caller for the chunk size).
-        unsafe { launch(gpu, timer, ch.k as u64 * g.clusters() as u64, a) }
+        let n = ch.k * g.clusters();
+        if at + n > out.len() {
+            return Err(GpuError::Input("decoded results past their buffer".into()));
+        }
+        let states = rd(gpu, &ch.bufs[t as usize % 2]);
+        let a = k::Decode { shape: Shape::of(g), k: ch.k as u32, states, out: wr_at(gpu, out, at) };
+        // SAFETY: `out` holds the chunk's k·C values from `at` (checked above).
+        unsafe { launch(gpu, timer, n as u64, a) }
     }
 }

@@ -1,9 +1,11 @@
 //! The GBNN on the GPU: a network resident on the device ([`DeviceNetwork`]; [`GbnnGpu`] when
-//! it owns its device) answering batches of probes, the same network sharded over several GPUs
-//! ([`ShardedNetwork`], NCCL), and the dense cuBLAS baseline ([`DenseGpu`]).
+//! it owns its device) answering batches of probes, the same network over several GPUs — W
+//! sharded by clusters ([`ShardedNetwork`], states exchanged over NCCL) or replicated
+//! ([`ReplicatedNetwork`], probes split) — and the dense cuBLAS baseline ([`DenseGpu`]).
 
 mod chunk;
 mod dense;
+mod replicated;
 mod retrieve;
 mod sharded;
 
@@ -14,6 +16,7 @@ use neurobits_core::gbnn::{Geometry, Network};
 use std::sync::Arc;
 
 pub use dense::DenseGpu;
+pub use replicated::ReplicatedNetwork;
 pub use retrieve::{GpuBatch, GpuDecoded};
 pub use sharded::{nccl_available, ShardedNetwork};
 
@@ -96,7 +99,10 @@ impl Gpu {
         check_shard(&geom, shard)?;
         let c = geom.clusters();
         if !msgs.len().is_multiple_of(c) {
-            return Err(GpuError::Input(format!("{} symbols is not a whole number of {c}-symbol messages", msgs.len())));
+            return Err(GpuError::Input(format!(
+                "{} symbols is not a whole number of {c}-symbol messages",
+                msgs.len()
+            )));
         }
         for m in msgs.chunks(c) {
             geom.check_symbols(m, false).map_err(|e| GpuError::Input(e.to_string()))?;

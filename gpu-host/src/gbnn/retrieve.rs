@@ -6,6 +6,7 @@ use neurobits_core::gbnn::decode::Decoded;
 use neurobits_core::gbnn::shard::Shard;
 use neurobits_core::gbnn::{Geometry, Params, Rule, Schedule, Stats};
 use neurobits_core::Word;
+use std::mem::MaybeUninit;
 use std::time::Instant;
 
 use super::chunk::{bytes_per_probe, Chunk};
@@ -38,15 +39,45 @@ pub struct GpuDecoded {
     pub total_ms: f64,
 }
 
-pub(super) fn check_probes(g: &Geometry, probes: &[u16]) -> Result<usize, GpuError> {
+/// What the launches need to know about a batch, found in one pass over its probes.
+pub(super) struct Scan {
+    /// Probes.
+    pub k: usize,
+    /// Most erased clusters of any probe.
+    pub e_max: u32,
+    /// Most erased clusters of any probe owned by one of the shards.
+    pub eo_max: u32,
+}
+
+/// Checks every probe (a bad symbol would make a kernel write out of bounds) and measures the
+/// batch, on up to 8 threads: one core takes tens of milliseconds over a million probes.
+pub(super) fn scan_probes(g: &Geometry, probes: &[u16], shards: &[Shard]) -> Result<Scan, GpuError> {
     let c = g.clusters();
     if !probes.len().is_multiple_of(c) {
         return Err(GpuError::Input(format!("{} symbols is not a whole number of {c}-symbol probes", probes.len())));
     }
-    for p in probes.chunks(c) {
-        g.check_symbols(p, true).map_err(|e| GpuError::Input(e.to_string()))?;
-    }
-    Ok(probes.len() / c)
+    let k = probes.len() / c;
+    let per = k.div_ceil(8).max(4096) * c;
+    let scan = |part: &[u16]| -> Result<(u32, u32), GpuError> {
+        let (mut e_max, mut eo_max) = (0, 0);
+        for p in part.chunks(c) {
+            g.check_symbols(p, true).map_err(|e| GpuError::Input(e.to_string()))?;
+            let e = g.erased_mask(p);
+            e_max = e_max.max(e.count_ones());
+            eo_max = shards.iter().map(|s| (e & s.mask()).count_ones()).fold(eo_max, u32::max);
+        }
+        Ok((e_max, eo_max))
+    };
+    let found = std::thread::scope(|s| {
+        let parts: Vec<_> = probes.chunks(per).map(|part| s.spawn(move || scan(part))).collect();
+        parts
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(GpuError::Input("probe check failed".into()))))
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    let e_max = found.iter().map(|f| f.0).max().unwrap_or(0);
+    let eo_max = found.iter().map(|f| f.1).max().unwrap_or(0);
+    Ok(Scan { k, e_max, eo_max })
 }
 
 /// Chunk buffers are kept under this, and under half the free device memory.
@@ -68,6 +99,7 @@ impl DeviceNetwork<'_> {
         rule: Rule,
         params: &Params,
         cap: usize,
+        e_max: u32,
         mut finish: impl FnMut(&mut Chunk, u32, &mut KernelTimer) -> Result<(), GpuError>,
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let g = &self.geom;
@@ -75,12 +107,21 @@ impl DeviceNetwork<'_> {
         if self.shard != Shard::all(g) {
             return Err(GpuError::Input("a shard alone cannot retrieve: use ShardedNetwork".into()));
         }
+        let ta = Instant::now();
         let mut ch = self.alloc_chunk(cap, rule)?;
+        if std::env::var_os("NEUROBITS_GPU_PROFILE").is_some() {
+            eprintln!("  chunk buffers for {cap} probes: {:.1} ms", ta.elapsed().as_secs_f64() * 1e3);
+        }
         let mut timer = KernelTimer::default();
         let st = &self.gpu().stream;
         let mut stats = Vec::with_capacity(k);
         for part in probes.chunks(cap * g.clusters()) {
-            self.begin(&mut ch, part, rule, &mut timer)?;
+            let tb = Instant::now();
+            self.begin(&mut ch, part, rule, (e_max, e_max), &mut timer)?;
+            if std::env::var_os("NEUROBITS_GPU_PROFILE").is_some() {
+                st.synchronize()?;
+                eprintln!("  chunk of {} probes: upload and init {:.1} ms", ch.k, tb.elapsed().as_secs_f64() * 1e3);
+            }
             // The core's schedule drives the chunk: it ends when no probe changed or at the limit.
             let mut sched = Schedule::new(rule, g, params);
             let mut n = ch.k as u32;
@@ -107,11 +148,11 @@ impl DeviceNetwork<'_> {
     pub fn retrieve(&self, probes: &[u16], rule: Rule, params: &Params) -> Result<GpuBatch, GpuError> {
         let start = Instant::now();
         let rw = self.geom.row_words();
-        let k = check_probes(&self.geom, probes)?;
+        let Scan { k, e_max, .. } = scan_probes(&self.geom, probes, &[self.shard])?;
         let cap = self.chunk_cap(k, bytes_per_probe(&self.geom, rule))?;
         let mut states = Vec::with_capacity(k * rw);
         let gpu = self.gpu();
-        let (stats, kernel_ms) = self.run_chunks(probes, rule, params, cap, |ch, t, _| {
+        let (stats, kernel_ms) = self.run_chunks(probes, rule, params, cap, e_max, |ch, t, _| {
             gpu.download_prefix(&ch.bufs[t as usize % 2], ch.k * rw, &mut states)
         })?;
         Ok(GpuBatch { states, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
@@ -121,22 +162,72 @@ impl DeviceNetwork<'_> {
     /// symbol and active count ([`Decoded`]), decoded on the device; 4 bytes per cluster cross
     /// the bus instead of `⌈L/64⌉` words.
     pub fn retrieve_decoded(&self, probes: &[u16], rule: Rule, params: &Params) -> Result<GpuDecoded, GpuError> {
+        self.retrieve_decoded_in(probes, rule, params, Vec::new())
+    }
+
+    /// [`DeviceNetwork::retrieve_decoded`] into `buffer`'s memory (e.g. the previous batch's
+    /// `decoded`, given back): a long-lived process then pays no page faults for its results.
+    pub fn retrieve_decoded_in(
+        &self,
+        probes: &[u16],
+        rule: Rule,
+        params: &Params,
+        buffer: Vec<Decoded>,
+    ) -> Result<GpuDecoded, GpuError> {
         let start = Instant::now();
-        let c = self.geom.clusters();
-        let k = check_probes(&self.geom, probes)?;
-        let cap = self.chunk_cap(k, bytes_per_probe(&self.geom, rule) + 4 * c as u64)?;
-        let mut out = self.gpu().stream.alloc_zeros::<u32>(cap * c)?;
-        let mut decoded = vec![Decoded::default(); k * c];
-        // SAFETY: `Decoded` is `repr(transparent)` over `u32`.
-        let raw = unsafe { std::slice::from_raw_parts_mut(decoded.as_mut_ptr().cast::<u32>(), k * c) };
-        let mut at = 0;
-        let (stats, kernel_ms) = self.run_chunks(probes, rule, params, cap, |ch, t, timer| {
-            self.decode(ch, t, &mut out, timer)?;
-            let n = ch.k * c;
-            self.gpu().stream.memcpy_dtoh(&out.slice(0..n), &mut raw[at..at + n])?;
-            at += n;
-            Ok(())
-        })?;
+        let n = probes.len() - probes.len() % self.geom.clusters();
+        let mut decoded = buffer;
+        decoded.clear();
+        decoded.reserve(n);
+        let (stats, kernel_ms) =
+            self.retrieve_decoded_to(probes, rule, params, &mut decoded.spare_capacity_mut()[..n])?;
+        // SAFETY: `retrieve_decoded_to` wrote all `n` values.
+        unsafe { decoded.set_len(n) };
         Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
     }
+
+    /// [`DeviceNetwork::retrieve_decoded`] into `dst` (`K·C` values); returns the statistics
+    /// and the kernel milliseconds.
+    pub(super) fn retrieve_decoded_to(
+        &self,
+        probes: &[u16],
+        rule: Rule,
+        params: &Params,
+        dst: &mut [MaybeUninit<Decoded>],
+    ) -> Result<(Vec<Stats>, f64), GpuError> {
+        let (c, gpu) = (self.geom.clusters(), self.gpu());
+        let Scan { k, e_max, .. } = scan_probes(&self.geom, probes, &[self.shard])?;
+        if dst.len() != k * c {
+            return Err(GpuError::Input(format!("{} result slots for {} clusters", dst.len(), k * c)));
+        }
+        // The whole batch's results stay on the device until one pinned download at the end.
+        gpu.ensure_fits(k as u64 * c as u64 * 4)?;
+        let t0 = Instant::now();
+        let mut out = gpu.stream.alloc_zeros::<u32>((k * c).max(1))?;
+        let cap = self.chunk_cap(k, bytes_per_probe(&self.geom, rule))?;
+        let mut at = 0;
+        let (stats, kernel_ms) = self.run_chunks(probes, rule, params, cap, e_max, |ch, t, timer| {
+            self.decode(ch, t, &mut out, at, timer)?;
+            at += ch.k * c;
+            Ok(())
+        })?;
+        let t1 = Instant::now();
+        download_decoded(gpu, &out, dst)?;
+        if std::env::var_os("NEUROBITS_GPU_PROFILE").is_some() {
+            let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
+            eprintln!("  retrieval {:.1} ms, download {:.1} ms", ms(t0, t1), ms(t1, Instant::now()));
+        }
+        Ok((stats, kernel_ms))
+    }
+}
+
+/// The first `dst.len()` decoded values of `out` into `dst`, through the pinned staging buffer.
+pub(super) fn download_decoded(
+    gpu: &crate::Gpu,
+    out: &cudarc::driver::CudaSlice<u32>,
+    dst: &mut [MaybeUninit<Decoded>],
+) -> Result<(), GpuError> {
+    // SAFETY: `Decoded` is `repr(transparent)` over `u32` (same size and alignment).
+    let raw = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<MaybeUninit<u32>>(), dst.len()) };
+    gpu.download_to(out, raw)
 }

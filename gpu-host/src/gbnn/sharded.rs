@@ -1,19 +1,20 @@
 //! One network over several GPUs of a host: W split by clusters ([`Shard::of`]; each GPU holds
 //! the links of its own neurons), every GPU holding every probe's state. Per joint update each
 //! GPU computes its own erased clusters for every active probe, then the GPUs exchange those
-//! words with an NCCL all-gather, and rank 0's compacted list of active probes is broadcast so
+//! clusters as sparse records (3 words for a cluster with at most two nonzero words) with an NCCL
+//! all-gather, and rank 0's compacted list of active probes is broadcast so
 //! that all GPUs keep the same order. Bit-identical to one GPU and to the CPU.
 
 use cudarc::driver::CudaSlice;
 use cudarc::nccl::{result as nccl, Comm};
 use neurobits_core::gbnn::decode::Decoded;
 use neurobits_core::gbnn::kernels::{self as k, Shape};
-use neurobits_core::gbnn::shard::Shard;
+use neurobits_core::gbnn::shard::{Shard, RECORD_WORDS};
 use neurobits_core::gbnn::{Geometry, Network, Params, Rule, Schedule, Stats};
 use std::time::Instant;
 
 use super::chunk::{bytes_per_probe, Chunk};
-use super::retrieve::{check_probes, GpuBatch, GpuDecoded};
+use super::retrieve::{download_decoded, scan_probes, GpuBatch, GpuDecoded, Scan};
 use super::DeviceNetwork;
 use crate::launch::{launch, rd, wr, KernelTimer};
 use crate::{Gpu, GpuError};
@@ -23,7 +24,14 @@ pub fn nccl_available() -> bool {
     std::panic::catch_unwind(|| unsafe { cudarc::nccl::sys::is_culib_present() }).unwrap_or(false)
 }
 
-fn nccl_err(e: nccl::NcclError) -> GpuError {
+/// NVLink multicast (NVLS) can take shared GPUs out of service: never let NCCL use it.
+pub(super) fn keep_nvls_off() {
+    if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
+        std::env::set_var("NCCL_NVLS_ENABLE", "0");
+    }
+}
+
+pub(super) fn nccl_err(e: nccl::NcclError) -> GpuError {
     GpuError::Cuda(format!("NCCL: {e:?}"))
 }
 
@@ -65,10 +73,7 @@ impl<'g> ShardedNetwork<'g> {
             if !nccl_available() {
                 return Err(GpuError::Input("NCCL (libnccl.so) not found on the library path".into()));
             }
-            // NVLink multicast (NVLS) can take shared GPUs out of service: never let NCCL use it.
-            if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
-                std::env::set_var("NCCL_NVLS_ENABLE", "0");
-            }
+            keep_nvls_off();
             Comm::from_devices(nets.iter().map(|n| n.gpu().stream.clone()).collect()).map_err(nccl_err)?
         } else {
             Vec::new()
@@ -96,25 +101,35 @@ impl<'g> ShardedNetwork<'g> {
     /// Joint retrieval of `K` probes with compact results (as
     /// [`DeviceNetwork::retrieve_decoded`]); `kernel_ms` is rank 0's kernel time.
     pub fn retrieve_decoded(&self, probes: &[u16], params: &Params) -> Result<GpuDecoded, GpuError> {
+        self.retrieve_decoded_in(probes, params, Vec::new())
+    }
+
+    /// [`ShardedNetwork::retrieve_decoded`] into `buffer`'s memory (see
+    /// [`DeviceNetwork::retrieve_decoded_in`]).
+    pub fn retrieve_decoded_in(
+        &self,
+        probes: &[u16],
+        params: &Params,
+        buffer: Vec<Decoded>,
+    ) -> Result<GpuDecoded, GpuError> {
         let start = Instant::now();
         let c = self.nets[0].geom.clusters();
-        let k = check_probes(&self.nets[0].geom, probes)?;
-        let mut decoded = vec![Decoded::default(); k * c];
-        // SAFETY: `Decoded` is `repr(transparent)` over `u32`.
-        let raw = unsafe { std::slice::from_raw_parts_mut(decoded.as_mut_ptr().cast::<u32>(), k * c) };
-        let mut out: Option<CudaSlice<u32>> = None;
+        let k = probes.len() / c;
+        let gpu = self.nets[0].gpu();
+        gpu.ensure_fits(k as u64 * c as u64 * 4)?;
+        let mut out = gpu.stream.alloc_zeros::<u32>((k * c).max(1))?;
         let mut at = 0;
-        let (stats, kernel_ms) = self.run(probes, params, 4 * c as u64, |net, ch, t, timer| {
-            let st = &net.gpu().stream;
-            if out.is_none() {
-                out = Some(st.alloc_zeros::<u32>(ch.lists[0].len() * c)?);
-            }
-            let o = out.as_mut().expect("just set");
-            net.decode(ch, t, o, timer)?;
-            st.memcpy_dtoh(&o.slice(0..ch.k * c), &mut raw[at..at + ch.k * c])?;
+        let (stats, kernel_ms) = self.run(probes, params, 0, |net, ch, t, timer| {
+            net.decode(ch, t, &mut out, at, timer)?;
             at += ch.k * c;
             Ok(())
         })?;
+        let mut decoded = buffer;
+        decoded.clear();
+        decoded.reserve(k * c);
+        download_decoded(gpu, &out, &mut decoded.spare_capacity_mut()[..k * c])?;
+        // SAFETY: `download_decoded` wrote all k·C values.
+        unsafe { decoded.set_len(k * c) };
         Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
     }
 
@@ -138,20 +153,14 @@ impl<'g> ShardedNetwork<'g> {
         mut finish: impl FnMut(&DeviceNetwork<'g>, &mut Chunk, u32, &mut KernelTimer) -> Result<(), GpuError>,
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let (g, ranks) = (self.nets[0].geom, self.nets.len());
-        let k = check_probes(&g, probes)?;
         let (c, wpc) = (g.clusters(), g.words_per_cluster());
         // Owned erased clusters of any probe on any shard: the exchange's slots per probe.
         let shards: Vec<Shard> = self.nets.iter().map(|n| n.shard).collect();
-        let eo = probes
-            .chunks(c)
-            .map(|p| {
-                let e = g.erased_mask(p);
-                shards.iter().map(|s| (e & s.mask()).count_ones()).max().unwrap_or(0)
-            })
-            .max()
-            .unwrap_or(0)
-            .max(1) as usize;
-        let per_probe = bytes_per_probe(&g, Rule::Joint) + extra_per_probe + (1 + ranks as u64) * (eo * wpc * 8) as u64;
+        let Scan { k, e_max, eo_max } = scan_probes(&g, probes, &shards)?;
+        let eo = eo_max.max(1) as usize;
+        let per_probe = bytes_per_probe(&g, Rule::Joint)
+            + extra_per_probe
+            + (1 + ranks as u64) * (eo * (wpc + RECORD_WORDS) * 8) as u64;
         let cap = self.nets.iter().map(|n| n.chunk_cap(k, per_probe)).collect::<Result<Vec<_>, _>>()?;
         let cap = cap.into_iter().min().unwrap_or(1);
         let mut chs = self.nets.iter().map(|n| n.alloc_chunk(cap, Rule::Joint)).collect::<Result<Vec<_>, _>>()?;
@@ -159,14 +168,21 @@ impl<'g> ShardedNetwork<'g> {
         if ranks > 1 {
             for n in &self.nets {
                 let st = &n.gpu().stream;
-                xs.push((st.alloc_zeros::<u64>(cap * eo * wpc)?, st.alloc_zeros::<u64>(ranks * cap * eo * wpc)?));
+                let (slots, rec) = (cap * eo, cap * eo * RECORD_WORDS);
+                xs.push(Exchange {
+                    send: st.alloc_zeros::<u64>(rec)?,
+                    recv: st.alloc_zeros::<u64>(ranks * rec)?,
+                    ovf: st.alloc_zeros::<u64>(slots * wpc)?,
+                    recv_ovf: st.alloc_zeros::<u64>(ranks * slots * wpc)?,
+                    ovf_count: st.alloc_zeros::<u32>(1)?,
+                });
             }
         }
         let mut timers: Vec<KernelTimer> = (0..ranks).map(|_| KernelTimer::default()).collect();
         let mut stats = Vec::with_capacity(k);
         for part in probes.chunks(cap * c) {
             for ((net, ch), t) in self.nets.iter().zip(&mut chs).zip(&mut timers) {
-                net.begin(ch, part, Rule::Joint, t)?;
+                net.begin(ch, part, Rule::Joint, (e_max, eo as u32), t)?;
             }
             let mut sched = Schedule::new(Rule::Joint, &g, params);
             let mut n = chs[0].k as u32;
@@ -210,12 +226,13 @@ impl<'g> ShardedNetwork<'g> {
         Ok((stats, timers[0].total_ms()?))
     }
 
-    /// After update `t`: each rank packs its erased clusters of `next`, the ranks all-gather,
-    /// and each rank unpacks every rank's words (flagging changes).
+    /// After update `t`: each rank packs its erased clusters of `next` as sparse records, the
+    /// ranks all-gather the records (and the dense overflow slots, when any rank used some), and
+    /// each rank unpacks every rank's words (flagging changes).
     fn exchange(
         &self,
         chs: &mut [Chunk],
-        xs: &mut [(CudaSlice<u64>, CudaSlice<u64>)],
+        xs: &mut [Exchange],
         timers: &mut [KernelTimer],
         t: u32,
         n: u32,
@@ -223,10 +240,11 @@ impl<'g> ShardedNetwork<'g> {
     ) -> Result<(), GpuError> {
         let g = self.nets[0].geom;
         let (shape, ranks, wpc) = (Shape::of(&g), self.nets.len(), g.words_per_cluster());
-        let threads = n as u64 * eo as u64 * wpc as u64;
+        let slots = n as u64 * eo as u64;
         let next_of = |t: u32| (t as usize + 1) % 2;
-        for (((net, ch), (send, _)), tm) in self.nets.iter().zip(chs.iter()).zip(xs.iter_mut()).zip(timers.iter_mut()) {
+        for (((net, ch), x), tm) in self.nets.iter().zip(chs.iter()).zip(xs.iter_mut()).zip(timers.iter_mut()) {
             let gpu = net.gpu();
+            gpu.stream.memset_zeros(&mut x.ovf_count)?;
             let a = k::Pack {
                 shape,
                 shard: net.shard,
@@ -235,18 +253,29 @@ impl<'g> ShardedNetwork<'g> {
                 erased_mask: rd(gpu, &ch.erased_mask),
                 list: rd(gpu, &ch.lists[0]),
                 next: rd(gpu, &ch.bufs[next_of(t)]),
-                send: wr(gpu, send),
+                send: wr(gpu, &mut x.send),
+                ovf: wr(gpu, &mut x.ovf),
+                ovf_count: wr(gpu, &mut x.ovf_count),
             };
-            // SAFETY: `send` holds cap·eo·wpc ≥ n·eo·wpc words; the chunk buffers as allocated.
-            unsafe { launch(gpu, tm, threads, a)? };
+            // SAFETY: `send` holds cap·eo records and `ovf` cap·eo dense slots (n ≤ cap); the
+            // chunk buffers as allocated.
+            unsafe { launch(gpu, tm, slots, a)? };
         }
-        let count = threads as usize;
+        let mut ovf_max = 0;
+        for (net, x) in self.nets.iter().zip(xs.iter()) {
+            ovf_max = ovf_max.max(net.gpu().stream.clone_dtoh(&x.ovf_count)?[0] as usize);
+        }
+        let (records, dense) = (slots as usize * RECORD_WORDS, ovf_max * wpc);
         nccl::group_start().map_err(nccl_err)?;
-        for (comm, (send, recv)) in self.comms.iter().zip(xs.iter_mut()) {
-            comm.all_gather(&send.slice(0..count), &mut recv.slice_mut(0..ranks * count)).map_err(nccl_err)?;
+        for (comm, x) in self.comms.iter().zip(xs.iter_mut()) {
+            comm.all_gather(&x.send.slice(0..records), &mut x.recv.slice_mut(0..ranks * records)).map_err(nccl_err)?;
+            if dense > 0 {
+                comm.all_gather(&x.ovf.slice(0..dense), &mut x.recv_ovf.slice_mut(0..ranks * dense))
+                    .map_err(nccl_err)?;
+            }
         }
         nccl::group_end().map_err(nccl_err)?;
-        for (((net, ch), (_, recv)), tm) in self.nets.iter().zip(chs.iter_mut()).zip(xs.iter()).zip(timers.iter_mut()) {
+        for (((net, ch), x), tm) in self.nets.iter().zip(chs.iter_mut()).zip(xs.iter()).zip(timers.iter_mut()) {
             let gpu = net.gpu();
             let [b0, b1] = &mut ch.bufs;
             let (cur, next) = if t.is_multiple_of(2) { (&*b0, b1) } else { (&*b1, b0) };
@@ -255,16 +284,28 @@ impl<'g> ShardedNetwork<'g> {
                 ranks: ranks as u32,
                 eo_max: eo as u32,
                 n_active: n,
+                ovf_max: ovf_max as u32,
                 erased_mask: rd(gpu, &ch.erased_mask),
                 list: rd(gpu, &ch.lists[0]),
-                recv: rd(gpu, recv),
+                recv: rd(gpu, &x.recv),
+                recv_ovf: rd(gpu, &x.recv_ovf),
                 cur: rd(gpu, cur),
                 next: wr(gpu, next),
                 changed: wr(gpu, &mut ch.changed),
             };
-            // SAFETY: `recv` holds ranks blocks of n·eo·wpc words (gathered just above).
-            unsafe { launch(gpu, tm, threads, a)? };
+            // SAFETY: `recv` holds ranks blocks of n·eo records and `recv_ovf` ranks blocks of
+            // ovf_max dense slots (gathered just above).
+            unsafe { launch(gpu, tm, slots, a)? };
         }
         Ok(())
     }
+}
+
+/// One device's exchange buffers.
+struct Exchange {
+    send: CudaSlice<u64>,
+    recv: CudaSlice<u64>,
+    ovf: CudaSlice<u64>,
+    recv_ovf: CudaSlice<u64>,
+    ovf_count: CudaSlice<u32>,
 }

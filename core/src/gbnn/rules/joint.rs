@@ -1,9 +1,9 @@
-use super::{bail_out_early_word, bail_out_early_word_occ, init_word, occupancy_words};
 #[allow(unused_imports)]
 use super::occupancy_part;
-use crate::gbnn::{Geometry, ERASED, MAX_CLUSTERS};
+use super::{bail_out_early_word, bail_out_early_word_occ, init_word, occupancy_words};
 use crate::bits::set_bits;
 use crate::gbnn::shard::Shard;
+use crate::gbnn::{Geometry, ERASED, MAX_CLUSTERS};
 use crate::{Word, WORD_BITS};
 
 /// The rows of `W` of a probe's known neurons (their flat neuron indices), in cluster order, into

@@ -1,0 +1,119 @@
+//! One network on several GPUs of a host, W replicated: each GPU holds all of W (stored once on
+//! GPU 0 and broadcast over NCCL, or uploaded to each) and retrieves its share of every batch,
+//! driven by its own host thread. Probes are independent, so nothing is exchanged while they
+//! iterate; the results are bit-identical to one GPU. The placement for a W that fits one GPU
+//! ([`super::ShardedNetwork`] is the one for a W that does not).
+
+use cudarc::nccl::{result as nccl, Comm};
+use neurobits_core::gbnn::decode::Decoded;
+use neurobits_core::gbnn::{Geometry, Network, Params, Rule, Stats};
+use std::time::Instant;
+
+use super::retrieve::GpuDecoded;
+use super::sharded::{nccl_available, nccl_err};
+use super::DeviceNetwork;
+use crate::{Gpu, GpuError};
+
+/// A network with W resident on every one of several GPUs.
+pub struct ReplicatedNetwork<'g> {
+    nets: Vec<DeviceNetwork<'g>>,
+}
+
+impl<'g> ReplicatedNetwork<'g> {
+    /// Stores `msgs` on GPU 0 and broadcasts W to the others (NCCL).
+    pub fn store(gpus: &'g [Gpu], geom: Geometry, msgs: &[u16]) -> Result<Self, GpuError> {
+        let first = gpus.first().ok_or_else(|| GpuError::Input("no GPU given".into()))?.store(geom, msgs)?;
+        let mut nets = vec![first];
+        for g in &gpus[1..] {
+            g.ensure_fits(geom.weight_words() as u64 * 8)?;
+            let w = g.stream.alloc_zeros::<u64>(geom.weight_words())?;
+            nets.push(g.resident(geom, nets[0].stored, nets[0].shard, w));
+        }
+        if nets.len() > 1 {
+            if !nccl_available() {
+                return Err(GpuError::Input("NCCL (libnccl.so) not found on the library path".into()));
+            }
+            super::sharded::keep_nvls_off();
+            let comms = Comm::from_devices(nets.iter().map(|n| n.gpu().stream.clone()).collect()).map_err(nccl_err)?;
+            nccl::group_start().map_err(nccl_err)?;
+            for (comm, net) in comms.iter().zip(&mut nets) {
+                comm.broadcast_in_place(&mut net.w, 0).map_err(nccl_err)?;
+            }
+            nccl::group_end().map_err(nccl_err)?;
+            for n in &nets {
+                n.gpu().stream.synchronize()?;
+            }
+        }
+        Ok(ReplicatedNetwork { nets })
+    }
+
+    /// Uploads `net`'s W to every GPU.
+    pub fn upload(gpus: &'g [Gpu], net: &Network) -> Result<Self, GpuError> {
+        if gpus.is_empty() {
+            return Err(GpuError::Input("no GPU given".into()));
+        }
+        Ok(ReplicatedNetwork { nets: gpus.iter().map(|g| g.upload(net)).collect::<Result<_, _>>()? })
+    }
+
+    /// GPUs holding W.
+    pub fn devices(&self) -> usize {
+        self.nets.len()
+    }
+
+    /// Each GPU's copy.
+    pub fn replicas(&self) -> &[DeviceNetwork<'g>] {
+        &self.nets
+    }
+
+    /// Retrieves `K` probes with compact results: GPU `r` takes the `r`-th of equal runs of
+    /// probes, all GPUs at once; `kernel_ms` is the slowest GPU's kernel time.
+    pub fn retrieve_decoded(&self, probes: &[u16], rule: Rule, params: &Params) -> Result<GpuDecoded, GpuError> {
+        self.retrieve_decoded_in(probes, rule, params, Vec::new())
+    }
+
+    /// [`ReplicatedNetwork::retrieve_decoded`] into `buffer`'s memory (see
+    /// [`DeviceNetwork::retrieve_decoded_in`]).
+    pub fn retrieve_decoded_in(
+        &self,
+        probes: &[u16],
+        rule: Rule,
+        params: &Params,
+        buffer: Vec<Decoded>,
+    ) -> Result<GpuDecoded, GpuError> {
+        let start = Instant::now();
+        let c = self.nets[0].geom.clusters();
+        if !probes.len().is_multiple_of(c) {
+            return Err(GpuError::Input(format!(
+                "{} symbols is not a whole number of {c}-symbol probes",
+                probes.len()
+            )));
+        }
+        let k = probes.len() / c;
+        let per = k.div_ceil(self.nets.len()).max(1);
+        let mut decoded = buffer;
+        decoded.clear();
+        decoded.reserve(k * c);
+        let parts: Vec<Result<(Vec<Stats>, f64), GpuError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .nets
+                .iter()
+                .zip(probes.chunks(per * c))
+                .zip(decoded.spare_capacity_mut()[..k * c].chunks_mut(per * c))
+                .map(|((net, pr), dst)| s.spawn(move || net.retrieve_decoded_to(pr, rule, params, dst)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(GpuError::Input("GPU thread panicked".into()))))
+                .collect()
+        });
+        let (mut stats, mut kernel_ms) = (Vec::with_capacity(k), 0f64);
+        for p in parts {
+            let (s, ms) = p?;
+            stats.extend(s);
+            kernel_ms = kernel_ms.max(ms);
+        }
+        // SAFETY: the threads wrote all k·C values (the chunks cover the capacity in order).
+        unsafe { decoded.set_len(k * c) };
+        Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
+    }
+}
