@@ -115,7 +115,7 @@ fn generated_workload_round_trips_through_files_for_every_rule() {
         let (mut v, mut sc) = (vec![0; g.row_words()], vec![0; g.row_words()]);
         for p in probes.chunks(8) {
             lib.retrieve(p, rule, Params { gamma: 2, max_iter: 20 }, &mut v, &mut sc).unwrap();
-            want += &neurobits::io::output::csv(&g, &v);
+            want += &neurobits::io::output::csv(&[neurobits::io::output::active_symbols(&g, &v)]);
         }
         assert_eq!(std::fs::read_to_string(&out).unwrap(), want, "{rule:?}");
     }

@@ -4,19 +4,19 @@
 use core::slice::{from_raw_parts, from_raw_parts_mut};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use neurobits_core::bits::set_bits;
+use neurobits_core::gbnn::decode::decode_cluster;
 use neurobits_core::gbnn::kernels::{
     Compact, Decode, DenseSelect, Init, JointFirst, JointIndex, Occupancy, Pack, ProbeIndex, Shape, StepJoint, StepSos,
     StepWord, Store, Unpack,
 };
-use neurobits_core::gbnn::decode::decode_cluster;
 use neurobits_core::gbnn::rules::{
     joint_first_word_cols, joint_iter_word_cols, known_rows, occupancy_part, occupancy_words, select_max,
     sum_of_sum_cluster,
 };
+use neurobits_core::gbnn::schedule::initial_word;
 use neurobits_core::gbnn::shard::{
     sparse_overflow, sparse_overflow_index, sparse_record, sparse_word, Shard, RECORD_WORDS,
 };
-use neurobits_core::gbnn::schedule::initial_word;
 use neurobits_core::gbnn::store::clique_word_in;
 use neurobits_core::gbnn::{Geometry, Rule, Update};
 

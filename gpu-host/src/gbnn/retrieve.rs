@@ -196,7 +196,11 @@ impl DeviceNetwork<'_> {
         dst: &mut [MaybeUninit<Decoded>],
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let (c, gpu) = (self.geom.clusters(), self.gpu());
+        let ts = Instant::now();
         let Scan { k, e_max, .. } = scan_probes(&self.geom, probes, &[self.shard])?;
+        if std::env::var_os("NEUROBITS_GPU_PROFILE").is_some() {
+            eprintln!("  probe scan {:.1} ms", ts.elapsed().as_secs_f64() * 1e3);
+        }
         if dst.len() != k * c {
             return Err(GpuError::Input(format!("{} result slots for {} clusters", dst.len(), k * c)));
         }
