@@ -96,8 +96,10 @@ gpu-bundle: setup
 # libnccl.so.2 (PyPI nvidia-nccl-*), so a link to it goes into .bundle/lib. NVLink multicast stays off.
 NCCL_ENV = NCCL_NVLS_ENABLE=0 LD_LIBRARY_PATH=$(CURDIR)/.bundle/lib:$$LD_LIBRARY_PATH
 nccl-link:
-	mkdir -p .bundle/lib
-	test -e .bundle/lib/libnccl.so || ln -sf "$$(python3 -c "import glob, nvidia; print(sorted(glob.glob(nvidia.__path__[0] + '/**/libnccl.so*', recursive=True))[0])")" .bundle/lib/libnccl.so
+	@mkdir -p .bundle/lib
+	@p=$$(python3 -c "import glob, nvidia; print(next(iter(sorted(glob.glob(nvidia.__path__[0] + '/**/libnccl.so*', recursive=True))), ''))" 2>/dev/null); \
+	  if [ -n "$$p" ]; then ln -sf "$$p" .bundle/lib/libnccl.so; \
+	  else echo "nccl-link: no libnccl.so.2 from PyPI's nvidia-nccl here; several GPUs need libnccl.so on LD_LIBRARY_PATH"; fi
 
 # On a machine with a CUDA GPU: CPU ≡ GPU bit for bit on every rule, and the cuBLAS baseline.
 gpu-test: nccl-link
@@ -109,11 +111,12 @@ gpu-test: nccl-link
 	cd .bundle && ./cortical_gpu --ignored --nocapture --test-threads=1
 
 # On a machine with a CUDA GPU: the side-by-side tables of Scenarios 2 and 3.
-gpu-bench:
+gpu-bench: nccl-link
 	@test -x .bundle/neurobits || $(MAKE) gpu-bundle
 	mkdir -p out
 	.bundle/neurobits gbnn bench --scenario 2 --device all --out out/bench-gpu-scenario2.json
 	.bundle/neurobits gbnn bench --scenario 3 --device all --baseline-probes 0 --out out/bench-gpu-scenario3.json
+	$(NCCL_ENV) .bundle/neurobits gbnn bench-gpus --out out/bench-gpus-scenario3.json
 	.bundle/neurobits flyhash bench --config fmnist --device all --data .bundle --out out/flyhash-fmnist.json
 	.bundle/neurobits flyhash bench --config batch --device all --out out/flyhash-batch.json
 	.bundle/neurobits flyhash bench --config search --device all --out out/flyhash-search.json

@@ -143,21 +143,6 @@ impl Gpu {
         self.download_parts_with(src, parts, |part| extend_parallel(out, part))
     }
 
-    /// The first `len` elements of `src` into `dst` (`len` long), through the staging buffer.
-    pub(crate) fn download_to<T: cudarc::driver::DeviceRepr + Copy + Send + Sync>(
-        &self,
-        src: &CudaSlice<T>,
-        dst: &mut [std::mem::MaybeUninit<T>],
-    ) -> Result<(), GpuError> {
-        let (len, half_len) = (dst.len(), STAGING_HALF * 8 / std::mem::size_of::<T>());
-        let parts: Vec<_> = (0..len).step_by(half_len).map(|a| (a..len.min(a + half_len), None)).collect();
-        let mut at = 0;
-        self.download_parts_with(src, parts, |part| {
-            copy_parallel(&mut dst[at..at + part.len()], part);
-            at += part.len();
-        })
-    }
-
     /// [`Gpu::download_parts`], handing each part's staged elements to `sink` in order.
     fn download_parts_with<T: cudarc::driver::DeviceRepr + Copy + Send + Sync>(
         &self,

@@ -46,6 +46,35 @@ pub(super) fn bytes_per_probe(g: &Geometry, rule: Rule) -> u64 {
 }
 
 impl DeviceNetwork<'_> {
+    /// Chunk buffers for up to `cap` probes under `rule`: the ones kept from the last batch when
+    /// they are large enough (allocating GiBs of device memory takes tens of milliseconds).
+    pub(super) fn take_chunk(&self, cap: usize, rule: Rule) -> Result<Chunk, GpuError> {
+        let kept = self.kept.lock().map_err(|_| GpuError::Cuda("chunk cache poisoned".into()))?.take();
+        if let Some((r, ch)) = kept {
+            if r == rule && ch.lists[0].len() >= cap {
+                return Ok(ch);
+            }
+            // Too small or for another rule: freed before the new allocation.
+            drop(ch);
+        }
+        self.alloc_chunk(cap, rule)
+    }
+
+    /// Keeps `ch` for the next batch (see [`DeviceNetwork::release_buffers`]).
+    pub(super) fn keep_chunk(&self, ch: Chunk, rule: Rule) {
+        if let Ok(mut k) = self.kept.lock() {
+            *k = Some((rule, ch));
+        }
+    }
+
+    /// Frees the chunk buffers kept between batches (up to 8 GiB or half the free memory at the
+    /// time of the largest batch).
+    pub fn release_buffers(&self) {
+        if let Ok(mut k) = self.kept.lock() {
+            *k = None;
+        }
+    }
+
     /// Buffers for chunks of up to `cap` probes.
     pub(super) fn alloc_chunk(&self, cap: usize, rule: Rule) -> Result<Chunk, GpuError> {
         let (g, st) = (&self.geom, &self.gpu().stream);

@@ -12,8 +12,8 @@ mod sharded;
 use cudarc::driver::CudaSlice;
 use neurobits_core::gbnn::kernels::{self as k, Shape};
 use neurobits_core::gbnn::shard::Shard;
-use neurobits_core::gbnn::{Geometry, Network};
-use std::sync::Arc;
+use neurobits_core::gbnn::{Geometry, Network, Rule};
+use std::sync::{Arc, Mutex};
 
 pub use dense::DenseGpu;
 pub use replicated::ReplicatedNetwork;
@@ -39,6 +39,8 @@ pub struct DeviceNetwork<'g> {
     shard: Shard,
     pub(crate) w: CudaSlice<u64>,
     chunk: Option<usize>,
+    /// The last batch's chunk buffers and their rule, reused by the next batch.
+    kept: Mutex<Option<(Rule, chunk::Chunk)>>,
 }
 
 /// A [`DeviceNetwork`] that owns its GPU: the handle a long-lived process keeps, so that the
@@ -65,7 +67,15 @@ impl GbnnGpu {
         gpu.ensure_fits(net.weights().len() as u64 * 8)?;
         let w = gpu.stream.clone_htod(net.weights())?;
         let (geom, stored) = (*net.geometry(), net.stored());
-        Ok(DeviceNetwork { gpu: Held::Owned(gpu), geom, stored, shard: Shard::all(&geom), w, chunk: None })
+        Ok(DeviceNetwork {
+            gpu: Held::Owned(gpu),
+            geom,
+            stored,
+            shard: Shard::all(&geom),
+            w,
+            chunk: None,
+            kept: Mutex::new(None),
+        })
     }
 }
 
@@ -118,7 +128,7 @@ impl Gpu {
     }
 
     fn resident(&self, geom: Geometry, stored: u64, shard: Shard, w: CudaSlice<u64>) -> DeviceNetwork<'_> {
-        DeviceNetwork { gpu: Held::Borrowed(self), geom, stored, shard, w, chunk: None }
+        DeviceNetwork { gpu: Held::Borrowed(self), geom, stored, shard, w, chunk: None, kept: Mutex::new(None) }
     }
 }
 

@@ -108,7 +108,7 @@ impl DeviceNetwork<'_> {
             return Err(GpuError::Input("a shard alone cannot retrieve: use ShardedNetwork".into()));
         }
         let ta = Instant::now();
-        let mut ch = self.alloc_chunk(cap, rule)?;
+        let mut ch = self.take_chunk(cap, rule)?;
         if std::env::var_os("NEUROBITS_GPU_PROFILE").is_some() {
             eprintln!("  chunk buffers for {cap} probes: {:.1} ms", ta.elapsed().as_secs_f64() * 1e3);
         }
@@ -138,6 +138,7 @@ impl DeviceNetwork<'_> {
             st.memcpy_dtoh(&ch.converged.slice(0..ch.k), &mut conv)?;
             stats.extend(iters.iter().zip(&conv).map(|(&i, &c)| Stats { iterations: i, converged: c != 0 }));
         }
+        self.keep_chunk(ch, rule);
         Ok((stats, timer.total_ms()?))
     }
 
@@ -225,13 +226,24 @@ impl DeviceNetwork<'_> {
     }
 }
 
-/// The first `dst.len()` decoded values of `out` into `dst`, through the pinned staging buffer.
+/// The first `dst.len()` decoded values of `out` into `dst`.
 pub(super) fn download_decoded(
     gpu: &crate::Gpu,
     out: &cudarc::driver::CudaSlice<u32>,
     dst: &mut [MaybeUninit<Decoded>],
 ) -> Result<(), GpuError> {
-    // SAFETY: `Decoded` is `repr(transparent)` over `u32` (same size and alignment).
-    let raw = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<MaybeUninit<u32>>(), dst.len()) };
-    gpu.download_to(out, raw)
+    // A direct copy into the caller's memory: measured faster here than the pinned staging
+    // buffer (whose extra host copy costs more than it saves at these sizes; 128 MB: 14 ms
+    // against 28–42 ms on an H200 host).
+    use cudarc::driver::DevicePtr;
+    let (src, _sync) = out.device_ptr(&gpu.stream);
+    gpu.stream.synchronize()?;
+    let n = dst.len().min(out.len());
+    // SAFETY: `dst` holds `n` u32-sized slots (`Decoded` is `repr(transparent)` over `u32`) and
+    // `out` at least `n` values; the stream is synchronized, so the kernels have written them.
+    unsafe { cudarc::driver::sys::cuMemcpyDtoH_v2(dst.as_mut_ptr().cast(), src, n * 4) }.result()?;
+    if n < dst.len() {
+        return Err(GpuError::Input("more result slots than results".into()));
+    }
+    Ok(())
 }

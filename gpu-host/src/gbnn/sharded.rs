@@ -163,7 +163,7 @@ impl<'g> ShardedNetwork<'g> {
             + (1 + ranks as u64) * (eo * (wpc + RECORD_WORDS) * 8) as u64;
         let cap = self.nets.iter().map(|n| n.chunk_cap(k, per_probe)).collect::<Result<Vec<_>, _>>()?;
         let cap = cap.into_iter().min().unwrap_or(1);
-        let mut chs = self.nets.iter().map(|n| n.alloc_chunk(cap, Rule::Joint)).collect::<Result<Vec<_>, _>>()?;
+        let mut chs = self.nets.iter().map(|n| n.take_chunk(cap, Rule::Joint)).collect::<Result<Vec<_>, _>>()?;
         let mut xs = Vec::new();
         if ranks > 1 {
             for n in &self.nets {
@@ -222,6 +222,9 @@ impl<'g> ShardedNetwork<'g> {
         }
         for n in &self.nets[1..] {
             n.gpu().stream.synchronize()?;
+        }
+        for (n, ch) in self.nets.iter().zip(chs) {
+            n.keep_chunk(ch, Rule::Joint);
         }
         Ok((stats, timers[0].total_ms()?))
     }
