@@ -200,6 +200,15 @@ fn nonsense_arguments_are_refused() {
     fails(&["flyhash", "eval", "--queries", "0", "--out", o], "--queries");
     fails(&["flyhash", "eval", "--ks", "0", "--out", o], "--ks");
     fails(&["flyhash", "bench", "--config", "batch", "--max-exp", "40"], "--max-exp");
+    fails(&["gbnn", "bench-gpus", "--probes", "0"], "--probes");
+    fails(&["gbnn", "bench-gpus", "--stored", "0"], "--stored");
+    fails(&["gbnn", "bench-gpus", "--gpus", "0"], "--gpus");
+    fails(&["gbnn", "bench-gpus", "--clusters", "0"], "cluster");
+    fails(&["gbnn", "bench-gpus", "--stored", "10", "--probes", "11"], "probes");
+    fails(&["gbnn", "bench-gpus", "--erased", "33"], "erase");
+    if neurobits_gpu_host::Gpu::count() == 0 {
+        fails(&["gbnn", "bench-gpus", "--stored", "100", "--probes", "10"], "no CUDA GPU");
+    }
     fails(&["gbnn", "experiment", "--scenario", "1", "--probes", "0", "--out", o], "--probes");
     let net = network(d.path());
     std::fs::write(d.path().join("p.csv"), "?,?,0\n").unwrap();

@@ -27,10 +27,10 @@ pub struct GpusBenchConfig {
     #[arg(long, default_value_t = 2048)]
     pub neurons: usize,
     /// Messages stored (generated here, stored by the GPUs).
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub stored: u64,
     /// Probes (distinct stored messages).
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub probes: u64,
     /// Erased clusters per probe.
     #[arg(long, default_value_t = 16)]
@@ -104,6 +104,11 @@ pub fn run(a: &GpusBenchConfig) -> Result<()> {
         crate::io::atomic::check_writable(out)?;
     }
     let g = neurobits_core::gbnn::Geometry::new(a.clusters, a.neurons).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if a.gpus.contains(&0) {
+        bail!("--gpus: a GPU count is at least 1");
+    }
+    let plan =
+        ProbePlan::new(g, a.seed, a.stored, a.seed + 1, a.probes, a.erased).map_err(|e| anyhow::anyhow!("{e}"))?;
     let available = Gpu::count();
     if available == 0 {
         bail!("no CUDA GPU here");
@@ -116,8 +121,6 @@ pub fn run(a: &GpusBenchConfig) -> Result<()> {
     let c = g.clusters();
     // Messages, probes and their truth on the host.
     crate::io::memory::ensure_fits("the messages", (a.stored as u128 + 2 * a.probes as u128) * c as u128 * 2)?;
-    let plan =
-        ProbePlan::new(g, a.seed, a.stored, a.seed + 1, a.probes, a.erased).map_err(|e| anyhow::anyhow!("{e}"))?;
     let pb = stages(1 + counts.len() as u64);
     pb.set_message("generating messages and probes");
     let mut msgs = vec![0u16; a.stored as usize * c];
