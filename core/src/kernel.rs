@@ -123,7 +123,6 @@ kernels! {
     GbnnStepWord = "gbnn_step_word",
     GbnnProbeIndex = "gbnn_probe_index",
     GbnnJointFirst = "gbnn_joint_first",
-    GbnnOccupancy = "gbnn_occupancy",
     GbnnStepJoint = "gbnn_step_joint",
     GbnnStepSos = "gbnn_step_sos",
     GbnnCompact = "gbnn_compact",

@@ -4,21 +4,20 @@
 use core::slice::{from_raw_parts, from_raw_parts_mut};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use neurobits_core::bits::set_bits;
-use neurobits_core::gbnn::decode::decode_cluster;
+use neurobits_core::gbnn::decode::{decode_cluster, decode_known};
 use neurobits_core::gbnn::kernels::{
-    Compact, Decode, DenseSelect, Init, JointFirst, JointIndex, Occupancy, Pack, ProbeIndex, Shape, StepJoint, StepSos,
-    StepWord, Store, Unpack,
+    Compact, Decode, DenseSelect, Init, JointFirst, JointIndex, Pack, ProbeIndex, Shape, StepJoint, StepSos, StepWord,
+    Store, Unpack,
 };
 use neurobits_core::gbnn::rules::{
-    joint_first_word_cols, joint_iter_word_cols, known_rows, occupancy_part, occupancy_words, select_max,
-    sum_of_sum_cluster,
+    joint_first_word_cols, joint_iter_word_cols, known_rows, occupancy_words, select_max, sum_of_sum_cluster,
 };
 use neurobits_core::gbnn::schedule::initial_word;
 use neurobits_core::gbnn::shard::{
     sparse_overflow, sparse_overflow_index, sparse_record, sparse_word, Shard, RECORD_WORDS,
 };
 use neurobits_core::gbnn::store::clique_word_in;
-use neurobits_core::gbnn::{Geometry, Rule, Update};
+use neurobits_core::gbnn::{Geometry, Rule, Update, ERASED};
 
 use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::Word;
@@ -69,11 +68,14 @@ kernel! {
 }
 
 kernel! {
-    /// Initial states into both buffers, one thread per (probe, word); resets the per-probe fields.
+    /// Initial states into both buffers, one thread per (probe, word), and the per-probe fields.
+    /// A lean start (`Init::lean`) has one thread per probe for the fields only: the host zeroed
+    /// `buf0` (erased clusters start off under joint), and nothing reads its known words.
     fn gbnn_init(a: Init {
         shape: Shape,
         k: u32,
         rule: u32,
+        lean: u32,
         probes: DevPtr<u16>,
         buf0: DevMut<Word>,
         buf1: DevMut<Word>,
@@ -85,16 +87,18 @@ kernel! {
         let g = geometry(a.shape);
         let (rw, wpc) = (g.row_words(), g.words_per_cluster());
         let i = gid();
-        let (p, word) = split(i, rw);
+        let (p, word) = if a.lean != 0 { (i, 0) } else { split(i, rw) };
         if p >= a.k as usize {
             return;
         }
-        let Some(rule) = Rule::from_u32(a.rule) else { abort() };
-        let symbols = from_raw_parts(a.probes.0.add(p * g.clusters()), g.clusters());
-        let (cl, wi) = split(word, wpc);
-        let v = initial_word(&g, symbols, rule, cl, wi);
-        *a.buf0.0.add(i) = v;
-        *a.buf1.0.add(i) = v;
+        if a.lean == 0 {
+            let Some(rule) = Rule::from_u32(a.rule) else { abort() };
+            let symbols = from_raw_parts(a.probes.0.add(p * g.clusters()), g.clusters());
+            let (cl, wi) = split(word, wpc);
+            let v = initial_word(&g, symbols, rule, cl, wi);
+            *a.buf0.0.add(i) = v;
+            *a.buf1.0.add(i) = v;
+        }
         if word == 0 {
             *a.list.0.add(p) = p as u32;
             *a.changed.0.add(p) = 0;
@@ -197,6 +201,7 @@ kernel! {
         erased_mask: DevPtr<u64>,
         cur: DevPtr<Word>,
         next: DevMut<Word>,
+        occ_next: DevMut<u64>,
         changed: DevMut<u32>,
     }) {
         let ix = JointIndex { rows: a.rows, known: a.known, erased_list: a.erased_list, erased_mask: a.erased_mask };
@@ -213,60 +218,12 @@ kernel! {
         let out = joint_first_word_cols(&g, w, &a.shard, from_raw_parts(ix.rows.0.add(p * cc), nk), cl, wi);
         let word = p * rw + cl * wpc + wi;
         *a.next.0.add(word) = out;
+        if out != 0 {
+            let ow = occupancy_words(&g);
+            AtomicU64::from_ptr(a.occ_next.0.add((p * cc + cl) * ow + wi / 64)).fetch_or(1 << (wi % 64), Relaxed);
+        }
         if out != *a.cur.0.add(word) {
             note_change(a.changed.0, p);
-        }
-    }
-}
-
-/// This thread's `(probe, erased cluster)` for a (active probe, erased slot) mapping, if the slot
-/// exists: slot `j` of active probe `list[a]` is its `j`-th erased cluster.
-///
-/// # Safety
-/// `list` holds `n_active` probe indices, and the index buffers of `ix` hold every listed probe.
-#[inline(always)]
-unsafe fn erased_slot(
-    g: &Geometry,
-    e_max: u32,
-    ix: &JointIndex,
-    list: *const u32,
-    n_active: u32,
-) -> Option<(usize, usize)> {
-    let cc = g.clusters();
-    let (act, j) = split(gid(), e_max as usize);
-    if act >= n_active as usize {
-        return None;
-    }
-    let p = *list.add(act) as usize;
-    if j >= cc - *ix.known.0.add(p) as usize {
-        return None;
-    }
-    Some((p, *ix.erased_list.0.add(p * cc + j) as usize))
-}
-
-kernel! {
-    /// Occupancy (nonzero words) of every erased cluster of the active probes, one thread per
-    /// (active probe, erased slot): the input of `gbnn_step_joint`.
-    fn gbnn_occupancy(a: Occupancy {
-        shape: Shape,
-        e_max: u32,
-        n_active: u32,
-        rows: DevPtr<u32>,
-        known: DevPtr<u32>,
-        erased_list: DevPtr<u8>,
-        erased_mask: DevPtr<u64>,
-        cur: DevPtr<Word>,
-        list: DevPtr<u32>,
-        occ: DevMut<u64>,
-    }) {
-        let ix = JointIndex { rows: a.rows, known: a.known, erased_list: a.erased_list, erased_mask: a.erased_mask };
-        let g = geometry(a.shape);
-        let (cc, rw) = (g.clusters(), g.row_words());
-        let Some((p, cl)) = erased_slot(&g, a.e_max, &ix, a.list.0, a.n_active) else { return };
-        let ow = occupancy_words(&g);
-        let v = from_raw_parts(a.cur.0.add(p * rw), rw);
-        for part in 0..ow {
-            *a.occ.0.add((p * cc + cl) * ow + part) = occupancy_part(&g, v, cl, part);
         }
     }
 }
@@ -289,7 +246,7 @@ kernel! {
         erased_list: DevPtr<u8>,
         erased_mask: DevPtr<u64>,
         occ: DevPtr<u64>,
-        occ_prev: DevPtr<u64>,
+        occ_prev: DevMut<u64>,
         cur: DevPtr<Word>,
         next: DevMut<Word>,
         list: DevPtr<u32>,
@@ -312,13 +269,16 @@ kernel! {
         let mut differs = false;
         for part in 0..ow {
             let at = (p * cc + cl) * ow + part;
+            let mut occ_next = 0;
             for wi in set_bits(occ_p[cl * ow + part] | *a.occ_prev.0.add(at)) {
-                let wi = part * 64 + wi;
-                let word = cl * wpc + wi;
-                let out = joint_iter_word_cols(&g, w, &a.shard, v, erased, cl, wi, occ_p);
+                let word = cl * wpc + part * 64 + wi;
+                let out = joint_iter_word_cols(&g, w, &a.shard, v, erased, cl, part * 64 + wi, occ_p);
                 *a.next.0.add(p * rw + word) = out;
+                occ_next |= ((out != 0) as u64) << wi;
                 differs |= out != v[word];
             }
+            // The previous state's occupancy is read; the next state's takes its place.
+            *a.occ_prev.0.add(at) = occ_next;
         }
         if differs {
             note_change(a.changed.0, p);
@@ -426,10 +386,13 @@ kernel! {
 }
 
 kernel! {
-    /// Compact results: one thread per (probe, cluster) writes the core's `decode_cluster`.
+    /// Compact results: one thread per (probe, cluster) writes the core's `decode_cluster` (or
+    /// `decode_known` for a known cluster of a rule that keeps them, without reading the state).
     fn gbnn_decode(a: Decode {
         shape: Shape,
         k: u32,
+        rule: u32,
+        probes: DevPtr<u16>,
         states: DevPtr<Word>,
         out: DevMut<u32>,
     }) {
@@ -440,7 +403,13 @@ kernel! {
         if p >= a.k as usize {
             return;
         }
-        *a.out.0.add(i) = decode_cluster(&g, from_raw_parts(a.states.0.add(p * rw), rw), cl).0;
+        let Some(rule) = Rule::from_u32(a.rule) else { abort() };
+        let symbol = *a.probes.0.add(i);
+        *a.out.0.add(i) = if rule.keeps_known() && symbol != ERASED {
+            decode_known(symbol).0
+        } else {
+            decode_cluster(&g, from_raw_parts(a.states.0.add(p * rw), rw), cl).0
+        };
     }
 }
 
@@ -501,10 +470,11 @@ kernel! {
         recv_ovf: DevPtr<Word>,
         cur: DevPtr<Word>,
         next: DevMut<Word>,
+        occ_next: DevMut<u64>,
         changed: DevMut<u32>,
     }) {
         let g = geometry(a.shape);
-        let (rw, wpc) = (g.row_words(), g.words_per_cluster());
+        let (rw, wpc, cc, ow) = (g.row_words(), g.words_per_cluster(), g.clusters(), occupancy_words(&g));
         let slot = gid();
         let (act, jo) = split(slot, a.eo_max as usize);
         if act >= a.n_active as usize {
@@ -519,6 +489,7 @@ kernel! {
             let rec = from_raw_parts(a.recv.0.add(q * block + slot * RECORD_WORDS), RECORD_WORDS);
             let dense = a.recv_ovf.0.add((q * a.ovf_max as usize + sparse_overflow_index(rec)) * wpc);
             let at = p * rw + cl * wpc;
+            let mut occ = 0u64;
             for wi in 0..wpc {
                 let x = match sparse_word(rec, wi) {
                     Some(x) => x,
@@ -529,6 +500,11 @@ kernel! {
                     *old = x;
                 }
                 differs |= x != *a.cur.0.add(at + wi);
+                occ |= ((x != 0) as u64) << (wi % 64);
+                if wi % 64 == 63 || wi + 1 == wpc {
+                    *a.occ_next.0.add((p * cc + cl) * ow + wi / 64) = occ;
+                    occ = 0;
+                }
             }
         }
         if differs {

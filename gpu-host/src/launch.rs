@@ -18,6 +18,21 @@ pub struct KernelTimer {
 }
 
 impl KernelTimer {
+    /// Runs `work` (device work other than a kernel launch, e.g. a memset) between two events
+    /// on `gpu`'s stream, counted as `kernel`'s time: kernel time is all the device's work.
+    pub(crate) fn time(
+        &mut self,
+        gpu: &Gpu,
+        kernel: Kernel,
+        work: impl FnOnce() -> Result<(), GpuError>,
+    ) -> Result<(), GpuError> {
+        let start = gpu.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
+        work()?;
+        let end = gpu.stream.record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))?;
+        self.events.push((kernel, start, end));
+        Ok(())
+    }
+
     /// Milliseconds of each recorded launch, in order (waits for them).
     pub fn each_ms(&self) -> Result<Vec<f64>, GpuError> {
         self.events.iter().map(|(_, a, b)| Ok(a.elapsed_ms(b)? as f64)).collect()
@@ -36,13 +51,30 @@ impl KernelTimer {
                 None => per.push((*k, ms, 1)),
             }
         }
-        if std::env::var_os("NEUROBITS_GPU_PROFILE").is_some() {
+        if profiling() {
             for (k, ms, n) in per {
                 eprintln!("  {:<18} {n:>3} launches {ms:>10.3} ms", k.name());
             }
         }
         Ok(t)
     }
+}
+
+/// Whether `NEUROBITS_GPU_PROFILE` is set: then kernel times and host-side phases go to stderr.
+pub(crate) fn profiling() -> bool {
+    std::env::var_os("NEUROBITS_GPU_PROFILE").is_some()
+}
+
+/// Prints `note()` on stderr when [`profiling`].
+pub(crate) fn profile_note(note: impl FnOnce() -> String) {
+    if profiling() {
+        eprintln!("  {}", note());
+    }
+}
+
+/// Milliseconds since `t`.
+pub(crate) fn ms_since(t: std::time::Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
 }
 
 /// Blocks of [`BLOCK`] threads covering `threads`.

@@ -53,7 +53,6 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<gk::StepWord>(&mut seen);
     check::<gk::ProbeIndex>(&mut seen);
     check::<gk::JointFirst>(&mut seen);
-    check::<gk::Occupancy>(&mut seen);
     check::<gk::StepJoint>(&mut seen);
     check::<gk::StepSos>(&mut seen);
     check::<gk::Compact>(&mut seen);

@@ -82,3 +82,17 @@ pub fn decode_state(geom: &Geometry, v: &[Word], out: &mut [Decoded]) {
         *o = decode_cluster(geom, v, c);
     }
 }
+
+/// The decoded form of a cluster that holds only its known symbol's neuron (the initial state of
+/// a known cluster, kept by rules that [keep known clusters](super::Rule::keeps_known)).
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, Rule, decode::{decode_cluster, decode_known}, schedule::initial_word};
+/// let g = Geometry::new(2, 100).unwrap();
+/// let probe = [71u16, neurobits_core::gbnn::ERASED];
+/// let v: Vec<u64> = (0..4).map(|i| initial_word(&g, &probe, Rule::Joint, i / 2, i % 2)).collect();
+/// assert_eq!(decode_known(71), decode_cluster(&g, &v, 0));
+/// ```
+pub const fn decode_known(symbol: u16) -> Decoded {
+    Decoded::new(symbol, 1)
+}

@@ -46,7 +46,7 @@ kernel_struct! {
 }
 
 kernel_struct! {
-    /// `gbnn_init`: one thread per (probe, word).
+    /// `gbnn_init`: one thread per (probe, word); per probe when `lean`.
     Init => GbnnInit {
         /// Network shape.
         shape: Shape,
@@ -54,6 +54,11 @@ kernel_struct! {
         k: u32,
         /// The rule, as `Rule as u32` (its initial state).
         rule: u32,
+        /// 1: a rule that [keeps known clusters](super::Rule::keeps_known), with compact results
+        /// (which decode known clusters from the probe): the host has zeroed `buf0` (erased
+        /// clusters start off; nothing reads the known words, and the first update writes every
+        /// erased word of `buf1`), so only the per-probe fields are set, one thread per probe.
+        lean: u32,
         /// `K · C` symbols.
         probes: DevPtr<u16>,
         /// First state buffer.
@@ -155,34 +160,11 @@ kernel_struct! {
         cur: DevPtr<Word>,
         /// Next states.
         next: DevMut<Word>,
+        /// Occupancy of the next states, ORed into (zeroed before): `K · C · ⌈⌈L/64⌉/64⌉` words
+        /// (`rules::occupancy_part` per cluster).
+        occ_next: DevMut<u64>,
         /// Per-probe change flags.
         changed: DevMut<u32>,
-    }
-}
-
-kernel_struct! {
-    /// `gbnn_occupancy`: one thread per (active probe, erased slot).
-    Occupancy => GbnnOccupancy {
-        /// Network shape.
-        shape: Shape,
-        /// Most erased clusters of any probe.
-        e_max: u32,
-        /// Active probes.
-        n_active: u32,
-        /// `K · C` known rows.
-        rows: DevPtr<u32>,
-        /// `K` known-cluster counts.
-        known: DevPtr<u32>,
-        /// `K · C` erased clusters.
-        erased_list: DevPtr<u8>,
-        /// `K` erased masks.
-        erased_mask: DevPtr<u64>,
-        /// Current states.
-        cur: DevPtr<Word>,
-        /// Active probes' indices.
-        list: DevPtr<u32>,
-        /// `K · C` occupancy words, written.
-        occ: DevMut<u64>,
     }
 }
 
@@ -209,8 +191,9 @@ kernel_struct! {
         erased_mask: DevPtr<u64>,
         /// Occupancy of the current states.
         occ: DevPtr<u64>,
-        /// Occupancy of the previous states.
-        occ_prev: DevPtr<u64>,
+        /// Occupancy of the previous states; each slot's is replaced by its next state's (by the
+        /// thread that read it), so no update needs an occupancy pass of its own.
+        occ_prev: DevMut<u64>,
         /// Current states.
         cur: DevPtr<Word>,
         /// Next states.
@@ -289,6 +272,11 @@ kernel_struct! {
         shape: Shape,
         /// Probes.
         k: u32,
+        /// The rule, as `Rule as u32`: known clusters of a rule that keeps them decode from the
+        /// probe (their words may not be in `states`; see `Init::lean`).
+        rule: u32,
+        /// `K · C` symbols.
+        probes: DevPtr<u16>,
         /// Final states, `K` rows.
         states: DevPtr<Word>,
         /// `K · C` [`super::decode::Decoded`] values.
@@ -351,6 +339,8 @@ kernel_struct! {
         cur: DevPtr<Word>,
         /// Next states, completed.
         next: DevMut<Word>,
+        /// Occupancy of the next states, written for every unpacked cluster.
+        occ_next: DevMut<u64>,
         /// Per-probe change flags.
         changed: DevMut<u32>,
     }

@@ -61,6 +61,18 @@ impl Rule {
         matches!(self, Rule::SumOfMax | Rule::BailOutEarly)
     }
 
+    /// Whether the rule's updates never change a known cluster (joint: Algorithm 2 freezes them;
+    /// `joint_first_word` and `joint_iter_word` return their initial words), so their final
+    /// state is known without reading it.
+    ///
+    /// ```
+    /// use neurobits_core::gbnn::Rule;
+    /// assert!(Rule::Joint.keeps_known() && !Rule::SumOfMax.keeps_known());
+    /// ```
+    pub const fn keeps_known(self) -> bool {
+        matches!(self, Rule::Joint)
+    }
+
     /// Most updates before giving up: `max_iter` for sum-of-sum; the others only remove neurons,
     /// so they converge within `n + 1` updates (+1 for joint's first pass).
     pub const fn iteration_limit(self, geom: &Geometry, params: &Params) -> u32 {

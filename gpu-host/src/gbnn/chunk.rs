@@ -15,7 +15,9 @@ use crate::GpuError;
 pub(super) struct Chunk {
     /// Probes in the current chunk.
     pub k: usize,
-    /// Whether the joint iterations use the occupancy kernels (the joint rule).
+    /// The rule of the current chunk.
+    pub rule: Rule,
+    /// Whether the joint iterations keep occupancy buffers (the joint rule).
     pub use_occ: bool,
     /// Most erased clusters of any probe of the batch.
     pub e_max: u32,
@@ -30,7 +32,8 @@ pub(super) struct Chunk {
     pub iters: CudaSlice<u32>,
     pub converged: CudaSlice<u32>,
     pub count: CudaSlice<u32>,
-    occ: [CudaSlice<u64>; 2],
+    /// Occupancy of the states in `bufs` (same parity), for the joint iterations.
+    pub occ: [CudaSlice<u64>; 2],
     rows: CudaSlice<u32>,
     known: CudaSlice<u32>,
     erased_list: CudaSlice<u8>,
@@ -85,11 +88,14 @@ impl DeviceNetwork<'_> {
             if rule == Rule::Joint { cap } else { 1 },
             if use_occ { cap * g.clusters() * occupancy_words(g) } else { 1 },
         );
-        // SAFETY (uninitialised buffers): gbnn_init writes every word of both state buffers and
-        // every per-probe field of the chunk's probes before any kernel reads them.
+        // SAFETY (uninitialised buffers): `begin` sets every per-probe field of the chunk's probes
+        // and every state word a kernel reads before it writes it: gbnn_init writes both buffers
+        // whole, or (lean) buf0 is zeroed and the first joint update writes every erased word of
+        // buf1, and nothing reads known words (decoding takes them from the probe).
         unsafe {
             Ok(Chunk {
                 k: 0,
+                rule,
                 use_occ,
                 e_max: 0,
                 eo: 0,
@@ -110,19 +116,22 @@ impl DeviceNetwork<'_> {
         }
     }
 
-    /// Uploads a chunk's probes (checked; `e_max`: at least their most erased clusters) and runs the initial launches: states, lists, and for
-    /// the joint rule the per-probe index.
+    /// Uploads a chunk's probes (checked; `e_max`: at least their most erased clusters) and runs
+    /// the initial launches: states (`lean`, for compact results of a rule that keeps known
+    /// clusters: see `Init::lean`), lists, and for the joint rule the per-probe index.
     pub(super) fn begin(
         &self,
         ch: &mut Chunk,
         probes: &[u16],
         rule: Rule,
         (e_max, eo): (u32, u32),
+        lean: bool,
         timer: &mut KernelTimer,
     ) -> Result<(), GpuError> {
         let (g, gpu) = (&self.geom, self.gpu());
         let st = &gpu.stream;
         ch.k = probes.len() / g.clusters();
+        ch.rule = rule;
         (ch.e_max, ch.eo) = (e_max, eo);
         st.memcpy_htod(probes, &mut ch.probes.slice_mut(0..probes.len()))?;
         if ch.use_occ {
@@ -131,11 +140,22 @@ impl DeviceNetwork<'_> {
             st.memset_zeros(o1)?;
         }
         let (shape, k32) = (Shape::of(g), ch.k as u32);
+        let lean = lean && rule.keeps_known();
+        if lean {
+            // A memset at full bandwidth; a thread per word is instruction-bound (5 ms for 10^6
+            // probes of 1024 words on an H200).
+            // Timed as part of gbnn_init.
+            let buf0 = &mut ch.bufs[0];
+            timer.time(gpu, neurobits_core::kernel::Kernel::GbnnInit, || {
+                Ok(st.memset_zeros(&mut buf0.slice_mut(0..ch.k * g.row_words()))?)
+            })?;
+        }
         let [b0, b1] = &mut ch.bufs;
         let init = k::Init {
             shape,
             k: k32,
             rule: rule as u32,
+            lean: lean as u32,
             probes: rd(gpu, &ch.probes),
             buf0: wr(gpu, b0),
             buf1: wr(gpu, b1),
@@ -146,7 +166,8 @@ impl DeviceNetwork<'_> {
         };
         // SAFETY, here and for every launch of this file: the buffers were allocated by
         // `alloc_chunk` for at least `k` probes with the sizes the argument structs document.
-        unsafe { launch(gpu, timer, ch.k as u64 * g.row_words() as u64, init)? };
+        let threads = if lean { ch.k as u64 } else { ch.k as u64 * g.row_words() as u64 };
+        unsafe { launch(gpu, timer, threads, init)? };
         if rule == Rule::Joint {
             let index = k::ProbeIndex {
                 shape,
@@ -181,13 +202,14 @@ impl DeviceNetwork<'_> {
         let (w, changed) = (rd(gpu, &self.w), wr(gpu, &mut ch.changed));
         let (rows, known) = (rd(gpu, &ch.rows), rd(gpu, &ch.known));
         let (erased_list, erased_mask) = (rd(gpu, &ch.erased_list), rd(gpu, &ch.erased_mask));
-        let (e_max, eo) = (ch.e_max, ch.eo);
+        let eo = ch.eo;
         match u {
             Update::SumOfSum => {
                 let a = k::StepSos { shape, gamma: params.gamma, n_active: n, w, cur, next, list, changed };
                 unsafe { launch(gpu, timer, n as u64 * g.clusters() as u64, a) }
             }
-            // Update 0 runs on every probe, in order: the list is still the identity.
+            // Update 0 runs on every probe, in order: the list is still the identity. It ORs the
+            // occupancy of the state it writes into occ[1] (zeroed by `begin`).
             Update::JointFirst => {
                 let a = k::JointFirst {
                     shape,
@@ -201,29 +223,16 @@ impl DeviceNetwork<'_> {
                     erased_mask,
                     cur,
                     next,
+                    occ_next: wr(gpu, &mut ch.occ[1]),
                     changed,
                 };
                 unsafe { launch(gpu, timer, ch.k as u64 * eo as u64 * g.words_per_cluster() as u64, a) }
             }
+            // Reads the occupancy of the current state (written by the update before) and puts
+            // the next state's in place of the previous one's.
             Update::JointIter if ch.use_occ => {
                 let [o0, o1] = &mut ch.occ;
-                let (now, prev) = if t.is_multiple_of(2) { (o0, o1) } else { (o1, o0) };
-                let threads = n as u64 * e_max as u64;
-                let owned_threads = n as u64 * eo as u64;
-                let a = k::Occupancy {
-                    shape,
-                    e_max,
-                    n_active: n,
-                    rows,
-                    known,
-                    erased_list,
-                    erased_mask,
-                    cur,
-                    list,
-                    occ: wr(gpu, now),
-                };
-                unsafe { launch(gpu, timer, threads, a)? };
-                let (occ, occ_prev) = (rd(gpu, now), rd(gpu, prev));
+                let (now, prev) = if t.is_multiple_of(2) { (&*o0, o1) } else { (&*o1, o0) };
                 let a = k::StepJoint {
                     shape,
                     shard,
@@ -234,14 +243,14 @@ impl DeviceNetwork<'_> {
                     known,
                     erased_list,
                     erased_mask,
-                    occ,
-                    occ_prev,
+                    occ: rd(gpu, now),
+                    occ_prev: wr(gpu, prev),
                     cur,
                     next,
                     list,
                     changed,
                 };
-                unsafe { launch(gpu, timer, owned_threads, a) }
+                unsafe { launch(gpu, timer, n as u64 * eo as u64, a) }
             }
             _ => {
                 if shard.c1 - shard.c0 != g.clusters() as u32 {
@@ -287,8 +296,15 @@ impl DeviceNetwork<'_> {
         if at + n > out.len() {
             return Err(GpuError::Input("decoded results past their buffer".into()));
         }
-        let states = rd(gpu, &ch.bufs[t as usize % 2]);
-        let a = k::Decode { shape: Shape::of(g), k: ch.k as u32, states, out: wr_at(gpu, out, at) };
+        let (states, probes) = (rd(gpu, &ch.bufs[t as usize % 2]), rd(gpu, &ch.probes));
+        let a = k::Decode {
+            shape: Shape::of(g),
+            k: ch.k as u32,
+            rule: ch.rule as u32,
+            probes,
+            states,
+            out: wr_at(gpu, out, at),
+        };
         // SAFETY: `out` holds the chunk's k·C values from `at` (checked above).
         unsafe { launch(gpu, timer, n as u64, a) }
     }

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use super::chunk::{bytes_per_probe, Chunk};
 use super::DeviceNetwork;
-use crate::launch::KernelTimer;
+use crate::launch::{ms_since, profile_note, profiling, KernelTimer};
 use crate::GpuError;
 
 /// Dense result of a GPU batch retrieval.
@@ -91,15 +91,14 @@ impl DeviceNetwork<'_> {
         Ok(self.chunk.unwrap_or(fits).min(fits).min(k).max(1))
     }
 
-    /// Runs the core's schedule on every chunk of `probes`; `finish` takes each chunk's final
-    /// state (`bufs[t % 2]` after `t` updates) before the next chunk overwrites it.
+    /// Runs the core's schedule on every chunk of `probes` (`plan`: chunk size, most erased
+    /// clusters, lean start); `finish` takes each chunk's final state (`bufs[t % 2]` after `t`
+    /// updates) before the next chunk overwrites it.
     fn run_chunks(
         &self,
         probes: &[u16],
-        rule: Rule,
-        params: &Params,
-        cap: usize,
-        e_max: u32,
+        (rule, params): (Rule, &Params),
+        (cap, e_max, lean): (usize, u32, bool),
         mut finish: impl FnMut(&mut Chunk, u32, &mut KernelTimer) -> Result<(), GpuError>,
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let g = &self.geom;
@@ -109,18 +108,16 @@ impl DeviceNetwork<'_> {
         }
         let ta = Instant::now();
         let mut ch = self.take_chunk(cap, rule)?;
-        if std::env::var_os("NEUROBITS_GPU_PROFILE").is_some() {
-            eprintln!("  chunk buffers for {cap} probes: {:.1} ms", ta.elapsed().as_secs_f64() * 1e3);
-        }
+        profile_note(|| format!("chunk buffers for {cap} probes: {:.1} ms", ms_since(ta)));
         let mut timer = KernelTimer::default();
         let st = &self.gpu().stream;
         let mut stats = Vec::with_capacity(k);
         for part in probes.chunks(cap * g.clusters()) {
             let tb = Instant::now();
-            self.begin(&mut ch, part, rule, (e_max, e_max), &mut timer)?;
-            if std::env::var_os("NEUROBITS_GPU_PROFILE").is_some() {
+            self.begin(&mut ch, part, rule, (e_max, e_max), lean, &mut timer)?;
+            if profiling() {
                 st.synchronize()?;
-                eprintln!("  chunk of {} probes: upload and init {:.1} ms", ch.k, tb.elapsed().as_secs_f64() * 1e3);
+                profile_note(|| format!("chunk of {} probes: upload and start {:.1} ms", ch.k, ms_since(tb)));
             }
             // The core's schedule drives the chunk: it ends when no probe changed or at the limit.
             let mut sched = Schedule::new(rule, g, params);
@@ -153,7 +150,7 @@ impl DeviceNetwork<'_> {
         let cap = self.chunk_cap(k, bytes_per_probe(&self.geom, rule))?;
         let mut states = Vec::with_capacity(k * rw);
         let gpu = self.gpu();
-        let (stats, kernel_ms) = self.run_chunks(probes, rule, params, cap, e_max, |ch, t, _| {
+        let (stats, kernel_ms) = self.run_chunks(probes, (rule, params), (cap, e_max, false), |ch, t, _| {
             gpu.download_prefix(&ch.bufs[t as usize % 2], ch.k * rw, &mut states)
         })?;
         Ok(GpuBatch { states, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
@@ -199,9 +196,7 @@ impl DeviceNetwork<'_> {
         let (c, gpu) = (self.geom.clusters(), self.gpu());
         let ts = Instant::now();
         let Scan { k, e_max, .. } = scan_probes(&self.geom, probes, &[self.shard])?;
-        if std::env::var_os("NEUROBITS_GPU_PROFILE").is_some() {
-            eprintln!("  probe scan {:.1} ms", ts.elapsed().as_secs_f64() * 1e3);
-        }
+        profile_note(|| format!("probe scan {:.1} ms", ms_since(ts)));
         if dst.len() != k * c {
             return Err(GpuError::Input(format!("{} result slots for {} clusters", dst.len(), k * c)));
         }
@@ -211,17 +206,14 @@ impl DeviceNetwork<'_> {
         let mut out = gpu.stream.alloc_zeros::<u32>((k * c).max(1))?;
         let cap = self.chunk_cap(k, bytes_per_probe(&self.geom, rule))?;
         let mut at = 0;
-        let (stats, kernel_ms) = self.run_chunks(probes, rule, params, cap, e_max, |ch, t, timer| {
+        let (stats, kernel_ms) = self.run_chunks(probes, (rule, params), (cap, e_max, true), |ch, t, timer| {
             self.decode(ch, t, &mut out, at, timer)?;
             at += ch.k * c;
             Ok(())
         })?;
         let t1 = Instant::now();
         download_decoded(gpu, &out, dst)?;
-        if std::env::var_os("NEUROBITS_GPU_PROFILE").is_some() {
-            let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
-            eprintln!("  retrieval {:.1} ms, download {:.1} ms", ms(t0, t1), ms(t1, Instant::now()));
-        }
+        profile_note(|| format!("retrieval {:.1} ms, download {:.1} ms", (t1 - t0).as_secs_f64() * 1e3, ms_since(t1)));
         Ok((stats, kernel_ms))
     }
 }

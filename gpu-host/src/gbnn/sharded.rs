@@ -119,7 +119,7 @@ impl<'g> ShardedNetwork<'g> {
         gpu.ensure_fits(k as u64 * c as u64 * 4)?;
         let mut out = gpu.stream.alloc_zeros::<u32>((k * c).max(1))?;
         let mut at = 0;
-        let (stats, kernel_ms) = self.run(probes, params, 0, |net, ch, t, timer| {
+        let (stats, kernel_ms) = self.run(probes, params, 0, true, |net, ch, t, timer| {
             net.decode(ch, t, &mut out, at, timer)?;
             at += ch.k * c;
             Ok(())
@@ -138,7 +138,7 @@ impl<'g> ShardedNetwork<'g> {
         let start = Instant::now();
         let rw = self.nets[0].geom.row_words();
         let mut states = Vec::new();
-        let (stats, kernel_ms) = self.run(probes, params, 0, |net, ch, t, _| {
+        let (stats, kernel_ms) = self.run(probes, params, 0, false, |net, ch, t, _| {
             net.gpu().download_prefix(&ch.bufs[t as usize % 2], ch.k * rw, &mut states)
         })?;
         Ok(GpuBatch { states, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
@@ -150,6 +150,7 @@ impl<'g> ShardedNetwork<'g> {
         probes: &[u16],
         params: &Params,
         extra_per_probe: u64,
+        lean: bool,
         mut finish: impl FnMut(&DeviceNetwork<'g>, &mut Chunk, u32, &mut KernelTimer) -> Result<(), GpuError>,
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let (g, ranks) = (self.nets[0].geom, self.nets.len());
@@ -182,7 +183,7 @@ impl<'g> ShardedNetwork<'g> {
         let mut stats = Vec::with_capacity(k);
         for part in probes.chunks(cap * c) {
             for ((net, ch), t) in self.nets.iter().zip(&mut chs).zip(&mut timers) {
-                net.begin(ch, part, Rule::Joint, (e_max, eo as u32), t)?;
+                net.begin(ch, part, Rule::Joint, (e_max, eo as u32), lean, t)?;
             }
             let mut sched = Schedule::new(Rule::Joint, &g, params);
             let mut n = chs[0].k as u32;
@@ -282,6 +283,7 @@ impl<'g> ShardedNetwork<'g> {
             let gpu = net.gpu();
             let [b0, b1] = &mut ch.bufs;
             let (cur, next) = if t.is_multiple_of(2) { (&*b0, b1) } else { (&*b1, b0) };
+            let occ_next = wr(gpu, &mut ch.occ[next_of(t)]);
             let a = k::Unpack {
                 shape,
                 ranks: ranks as u32,
@@ -294,6 +296,7 @@ impl<'g> ShardedNetwork<'g> {
                 recv_ovf: rd(gpu, &x.recv_ovf),
                 cur: rd(gpu, cur),
                 next: wr(gpu, next),
+                occ_next,
                 changed: wr(gpu, &mut ch.changed),
             };
             // SAFETY: `recv` holds ranks blocks of n·eo records and `recv_ovf` ranks blocks of
