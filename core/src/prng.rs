@@ -56,6 +56,26 @@ pub const fn below(x: u64, n: u64) -> u64 {
     ((x as u128 * n as u128) >> 64) as u64
 }
 
+/// Floyd's algorithm: `k ≤ n` distinct values of `[0, n)` with one draw each, draws
+/// `base + t` (`t = 0..k`) of `key`. `insert(x)` adds `x` to the caller's set and returns
+/// whether it was new; when it was not, the step's `j` goes in instead (never drawn before: the
+/// algorithm's invariant). One sampler for every "k distinct of n" in the project.
+///
+/// ```
+/// use neurobits_core::prng::floyd;
+/// let mut set = 0u64;
+/// floyd(7, 0, 64, 10, |x| { let new = set & (1 << x) == 0; set |= 1 << x; new });
+/// assert_eq!(set.count_ones(), 10);
+/// ```
+#[inline]
+pub fn floyd(key: u64, base: u64, n: u64, k: u64, mut insert: impl FnMut(u64) -> bool) {
+    for (t, j) in (n - k..n).enumerate() {
+        if !insert(below(draw(key, base + t as u64), j + 1)) {
+            insert(j);
+        }
+    }
+}
+
 /// A keyed pseudo-random permutation of `[0, n)`, evaluated pointwise without memory: a 4-round
 /// balanced Feistel network on the smallest even number of bits covering `n`, with cycle walking
 /// (at most 4 walks expected). Used to pick distinct stored messages as probes.

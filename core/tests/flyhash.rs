@@ -107,3 +107,26 @@ fn hamming_counts_differing_bits() {
     assert_eq!(hamming(&[u64::MAX, 0], &[0, 0]), 64);
     assert_eq!(hamming(&[0xF0, 1 << 63], &[0x0F, 1 << 63]), 8);
 }
+
+/// The projection is pinned: every target draws the same rows (a digest over 2 000 rows of the
+/// Fashion-MNIST configuration, and of a dense one with s close to d).
+#[test]
+fn projection_rows_are_pinned() {
+    use neurobits_core::flyhash::{projection_row, FlyParams};
+    let mut digest = Vec::new();
+    for (d, m, s, seed) in [(784u32, 2_000u32, 39u32, 1u64), (64, 2_000, 60, 7)] {
+        let p = FlyParams::new(d, m, s, 5, seed).unwrap();
+        let mut row = vec![0u32; s as usize];
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        for r in 0..m {
+            projection_row(&p, r, &mut row);
+            for &x in &row {
+                h = (h ^ x as u64).wrapping_mul(0x100_0000_01b3);
+            }
+        }
+        digest.push(h);
+    }
+    assert_eq!(digest, PINNED);
+}
+/// Computed before the sampler moved into `prng::floyd` (the rows did not change).
+const PINNED: [u64; 2] = [0x4469_3c1b_3956_074b, 0x2e25_56f2_b445_95d6];

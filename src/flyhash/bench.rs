@@ -203,65 +203,67 @@ pub fn run(a: &FlyBenchConfig) -> Result<()> {
         crate::io::atomic::check_writable(out)?;
     }
     let (cpu_on, gpu) = bench_devices(a.device)?;
-    if a.config == Config::Search {
-        let entries = super::search_bench::run(a, cpu_on, gpu.as_ref())?;
-        if let Some(out) = &a.out {
-            crate::io::json::write(out, &entries)?;
+    let entries = match a.config {
+        Config::Search => {
+            let entries = super::search_bench::run(a, cpu_on, gpu.as_ref())?;
+            if let Some(out) = &a.out {
+                crate::io::json::write(out, &entries)?;
+            }
+            return Ok(());
         }
-        return Ok(());
-    }
-    let mut entries = Vec::new();
-    let pb = match a.config {
-        Config::Fmnist => stages(1 + steps(cpu_on, gpu.is_some())),
-        Config::Batch | Config::Search => {
-            stages((1..=a.max_exp).map(|e| steps(cpu_on && (1usize << e) <= a.cpu_max_batch, gpu.is_some())).sum())
-        }
+        Config::Fmnist => fmnist(a, cpu_on, gpu.as_ref())?,
+        Config::Batch => batch(a, cpu_on, gpu.as_ref())?,
     };
-    match a.config {
-        Config::Search => {} // ran above
-        Config::Fmnist => {
-            pb.set_message("reading Fashion-MNIST");
-            let x = data::read(&a.data.join("train-images-idx3-ubyte.gz"))?;
-            let p = FlyParams::new(
-                x.cols as u32,
-                32 * x.cols as u32,
-                (x.cols as f32 * 0.05) as u32,
-                (32 * x.cols as u32) / 20,
-                a.seed,
-            )?;
-            crate::outln!(
-                "flyhash.jl Fashion-MNIST configuration: d={}, m={}, s={}, k={}, b={} (raw pixels 0..255)",
-                p.d,
-                p.m,
-                p.s,
-                p.k,
-                x.rows
-            )?;
-            pb.inc(1);
-            run_one(&p, &x, cpu_on, gpu.as_ref(), &pb, &mut entries)?;
-            let c = entries.iter().find(|e| e.implementation.starts_with("cpu")).map(|e| e.seconds);
-            let g = entries.iter().find(|e| e.implementation.starts_with("gpu exact")).map(|e| e.seconds);
-            if let (Some(c), Some(g)) = (c, g) {
-                crate::outln!("GPU exact end to end (resident inputs) is {:.1}x the all-cores CPU", c / g)?;
-            }
-        }
-        Config::Batch => {
-            let p = FlyParams::new(1024, 131_072, 51, 6_554, a.seed)?;
-            crate::outln!("flyhash.jl batch configuration: d=1024, m=131072, s=51, k=6554, uniform [0,1) inputs")?;
-            for e in 1..=a.max_exp {
-                let b = 1usize << e;
-                crate::io::memory::ensure_fits(
-                    &format!("a batch of {b} inputs"),
-                    b as u128 * (1024 * 4 + 131_072 / 8),
-                )?;
-                let x = uniform(b, 1024, a.seed);
-                run_one(&p, &x, cpu_on && b <= a.cpu_max_batch, gpu.as_ref(), &pb, &mut entries)?;
-            }
-        }
-    }
-    pb.finish_and_clear();
     if let Some(out) = &a.out {
         crate::io::json::write(out, &entries)?;
     }
     Ok(())
+}
+
+/// The Fashion-MNIST configuration of flyhash.jl on the training images.
+fn fmnist(a: &FlyBenchConfig, cpu_on: bool, gpu: Option<&Gpu>) -> Result<Vec<Entry>> {
+    let mut entries = Vec::new();
+    let pb = stages(1 + steps(cpu_on, gpu.is_some()));
+    pb.set_message("reading Fashion-MNIST");
+    let x = data::read(&a.data.join("train-images-idx3-ubyte.gz"))?;
+    let p = FlyParams::new(
+        x.cols as u32,
+        32 * x.cols as u32,
+        (x.cols as f32 * 0.05) as u32,
+        (32 * x.cols as u32) / 20,
+        a.seed,
+    )?;
+    crate::outln!(
+        "flyhash.jl Fashion-MNIST configuration: d={}, m={}, s={}, k={}, b={} (raw pixels 0..255)",
+        p.d,
+        p.m,
+        p.s,
+        p.k,
+        x.rows
+    )?;
+    pb.inc(1);
+    run_one(&p, &x, cpu_on, gpu, &pb, &mut entries)?;
+    let c = entries.iter().find(|e| e.implementation.starts_with("cpu")).map(|e| e.seconds);
+    let g = entries.iter().find(|e| e.implementation.starts_with("gpu exact")).map(|e| e.seconds);
+    if let (Some(c), Some(g)) = (c, g) {
+        crate::outln!("GPU exact end to end (resident inputs) is {:.1}x the all-cores CPU", c / g)?;
+    }
+    pb.finish_and_clear();
+    Ok(entries)
+}
+
+/// The batch configuration of flyhash.jl, batches of 2^1 … 2^max_exp uniform inputs.
+fn batch(a: &FlyBenchConfig, cpu_on: bool, gpu: Option<&Gpu>) -> Result<Vec<Entry>> {
+    let mut entries = Vec::new();
+    let pb = stages((1..=a.max_exp).map(|e| steps(cpu_on && (1usize << e) <= a.cpu_max_batch, gpu.is_some())).sum());
+    let p = FlyParams::new(1024, 131_072, 51, 6_554, a.seed)?;
+    crate::outln!("flyhash.jl batch configuration: d=1024, m=131072, s=51, k=6554, uniform [0,1) inputs")?;
+    for e in 1..=a.max_exp {
+        let b = 1usize << e;
+        crate::io::memory::ensure_fits(&format!("a batch of {b} inputs"), b as u128 * (1024 * 4 + 131_072 / 8))?;
+        let x = uniform(b, 1024, a.seed);
+        run_one(&p, &x, cpu_on && b <= a.cpu_max_batch, gpu, &pb, &mut entries)?;
+    }
+    pb.finish_and_clear();
+    Ok(entries)
 }

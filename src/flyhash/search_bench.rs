@@ -4,7 +4,7 @@
 //! measured in the same run.
 
 use anyhow::{bail, Result};
-use neurobits_core::prng::{below, draw, stream_key};
+use neurobits_core::prng::{floyd, stream_key};
 use neurobits_core::Word;
 use neurobits_gpu_host::Gpu;
 use rayon::prelude::*;
@@ -47,12 +47,12 @@ fn codes(n: usize, seed: u64, stream: u64) -> Vec<Word> {
     let key = stream_key(seed, stream);
     let mut out = vec![0 as Word; n * words];
     out.par_chunks_mut(words).enumerate().for_each(|(i, code)| {
-        let base = (i * K) as u64;
-        for (t, j) in (M - K..M).enumerate() {
-            let x = below(draw(key, base + t as u64), j as u64 + 1) as usize;
-            let bit = if code[x / 64] >> (x % 64) & 1 == 1 { j } else { x };
-            code[bit / 64] |= 1 << (bit % 64);
-        }
+        floyd(key, (i * K) as u64, M as u64, K as u64, |x| {
+            let (w, bit) = (x as usize / 64, 1 << (x % 64));
+            let new = code[w] & bit == 0;
+            code[w] |= bit;
+            new
+        });
     });
     out
 }

@@ -1,5 +1,5 @@
 use super::FlyParams;
-use crate::prng::{below, draw, stream_key};
+use crate::prng::{floyd, stream_key};
 
 const PROJECTION: u64 = 16;
 
@@ -16,12 +16,17 @@ const PROJECTION: u64 = 16;
 pub fn projection_row(p: &FlyParams, row: u32, out: &mut [u32]) {
     let (d, s) = (p.d as u64, p.s as usize);
     let key = stream_key(p.seed, PROJECTION);
-    let base = row as u64 * s as u64;
-    // Floyd's algorithm: exactly s distinct values, one draw each.
-    for (n, j) in (d - s as u64..d).enumerate() {
-        let t = below(draw(key, base + n as u64), j + 1) as u32;
-        out[n] = if out[..n].contains(&t) { j as u32 } else { t };
-    }
+    // Exactly s distinct values, in draw order.
+    let mut len = 0;
+    floyd(key, row as u64 * s as u64, d, s as u64, |x| {
+        let x = x as u32;
+        let new = !out[..len].contains(&x);
+        if new {
+            out[len] = x;
+            len += 1;
+        }
+        new
+    });
     // Insertion sort: s is small.
     for i in 1..s {
         let x = out[i];
