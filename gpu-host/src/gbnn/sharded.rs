@@ -119,7 +119,7 @@ impl<'g> ShardedNetwork<'g> {
         gpu.ensure_fits(k as u64 * c as u64 * 4)?;
         let mut out = gpu.stream.alloc_zeros::<u32>((k * c).max(1))?;
         let mut at = 0;
-        let (stats, kernel_ms) = self.run(probes, params, 0, true, |net, ch, t, timer| {
+        let (stats, kernel_ms) = self.run(probes, params, true, |net, ch, t, timer| {
             net.decode(ch, t, &mut out, at, timer)?;
             at += ch.k * c;
             Ok(())
@@ -138,7 +138,7 @@ impl<'g> ShardedNetwork<'g> {
         let start = Instant::now();
         let rw = self.nets[0].geom.row_words();
         let mut states = Vec::new();
-        let (stats, kernel_ms) = self.run(probes, params, 0, false, |net, ch, t, _| {
+        let (stats, kernel_ms) = self.run(probes, params, false, |net, ch, t, _| {
             net.gpu().download_prefix(&ch.bufs[t as usize % 2], ch.k * rw, &mut states)
         })?;
         Ok(GpuBatch { states, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
@@ -149,7 +149,6 @@ impl<'g> ShardedNetwork<'g> {
         &self,
         probes: &[u16],
         params: &Params,
-        extra_per_probe: u64,
         lean: bool,
         mut finish: impl FnMut(&DeviceNetwork<'g>, &mut Chunk, u32, &mut KernelTimer) -> Result<(), GpuError>,
     ) -> Result<(Vec<Stats>, f64), GpuError> {
@@ -159,9 +158,7 @@ impl<'g> ShardedNetwork<'g> {
         let shards: Vec<Shard> = self.nets.iter().map(|n| n.shard).collect();
         let Scan { k, e_max, eo_max } = scan_probes(&g, probes, &shards)?;
         let eo = eo_max.max(1) as usize;
-        let per_probe = bytes_per_probe(&g, Rule::Joint)
-            + extra_per_probe
-            + (1 + ranks as u64) * (eo * (wpc + RECORD_WORDS) * 8) as u64;
+        let per_probe = bytes_per_probe(&g, Rule::Joint) + (1 + ranks as u64) * (eo * (wpc + RECORD_WORDS) * 8) as u64;
         let cap = self.nets.iter().map(|n| n.chunk_cap(k, per_probe)).collect::<Result<Vec<_>, _>>()?;
         let cap = cap.into_iter().min().unwrap_or(1);
         let mut chs = self.nets.iter().map(|n| n.take_chunk(cap, Rule::Joint)).collect::<Result<Vec<_>, _>>()?;
