@@ -142,22 +142,56 @@ impl Resident<'_> {
     /// with an ambiguous cluster are retrieved again with dense states.
     pub fn retrieve_active(&self, probes: &[u16], rule: Rule, params: &Params) -> Result<(Vec<Active>, Vec<Stats>)> {
         let g = self.net.geometry();
-        let c = g.clusters();
-        let out = self.retrieve_decoded(probes, rule, params)?;
-        let mut rows: Vec<Active> = out
-            .decoded
-            .chunks(c)
-            .map(|p| p.iter().map(|d| d.symbol().map(|s| vec![s as usize]).unwrap_or_default()).collect())
-            .collect();
-        let ambiguous: Vec<usize> =
-            (0..rows.len()).filter(|&p| out.decoded[p * c..(p + 1) * c].iter().any(|d| d.count() > 1)).collect();
-        if !ambiguous.is_empty() {
-            let again: Vec<u16> = ambiguous.iter().flat_map(|&p| probes[p * c..(p + 1) * c].iter().copied()).collect();
-            let dense = self.retrieve(&again, rule, params)?;
-            for (&p, v) in ambiguous.iter().zip(dense.states.chunks(g.row_words())) {
-                rows[p] = active_symbols(g, v);
-            }
+        if self.gpu.is_none() {
+            // Nothing crosses a bus on the CPU: the dense states once, not twice for ambiguity.
+            let dense = self.retrieve(probes, rule, params)?;
+            return Ok((dense.states.chunks(g.row_words()).map(|v| active_symbols(g, v)).collect(), dense.stats));
         }
+        let out = self.retrieve_decoded(probes, rule, params)?;
+        let rows =
+            active_from_decoded(g, probes, &out.decoded, |again| Ok(self.retrieve(again, rule, params)?.states))?;
         Ok((rows, out.stats))
     }
+}
+
+/// Every cluster's active symbols from compact results: a probe whose clusters all have at most
+/// one active neuron is answered from `decoded`; the probes with an ambiguous cluster go to
+/// `dense` (which returns their final states) and are read from those.
+///
+/// ```
+/// use neurobits::device::Cpu;
+/// use neurobits::gbnn::backend::active_from_decoded;
+/// use neurobits_core::gbnn::{Network, Params, Rule, ERASED};
+/// let mut net = Network::new(3, 3).unwrap();
+/// net.store(&[1, 2, 0]).unwrap();
+/// net.store(&[0, 2, 0]).unwrap();
+/// let (cpu, probes, p) = (Cpu::new(None)?, [ERASED, 2, 0], Params::default());
+/// let decoded = cpu.retrieve_decoded(&net, &probes, Rule::SumOfMax, &p)?.decoded;
+/// let rows = active_from_decoded(net.geometry(), &probes, &decoded, |again| {
+///     Ok(cpu.retrieve(&net, again, Rule::SumOfMax, &p)?.states)
+/// })?;
+/// assert_eq!(rows, [vec![vec![0, 1], vec![2], vec![0]]]); // cluster 0 is ambiguous
+/// # Ok::<(), anyhow::Error>(())
+/// ```
+pub fn active_from_decoded(
+    g: &neurobits_core::gbnn::Geometry,
+    probes: &[u16],
+    decoded: &[Decoded],
+    dense: impl FnOnce(&[u16]) -> Result<Vec<neurobits_core::Word>>,
+) -> Result<Vec<Active>> {
+    let c = g.clusters();
+    let mut rows: Vec<Active> = decoded
+        .chunks(c)
+        .map(|p| p.iter().map(|d| d.symbol().map(|s| vec![s as usize]).unwrap_or_default()).collect())
+        .collect();
+    let ambiguous: Vec<usize> =
+        (0..rows.len()).filter(|&p| decoded[p * c..(p + 1) * c].iter().any(|d| d.count() > 1)).collect();
+    if !ambiguous.is_empty() {
+        let again: Vec<u16> = ambiguous.iter().flat_map(|&p| probes[p * c..(p + 1) * c].iter().copied()).collect();
+        let states = dense(&again)?;
+        for (&p, v) in ambiguous.iter().zip(states.chunks(g.row_words())) {
+            rows[p] = active_symbols(g, v);
+        }
+    }
+    Ok(rows)
 }
