@@ -29,7 +29,7 @@ fn extend_parallel<T: Copy + Send + Sync>(out: &mut Vec<T>, src: &[T]) {
 }
 
 /// Writes `src` into `dst` (same length) on up to four threads.
-pub(crate) fn copy_parallel<T: Copy + Send + Sync>(dst: &mut [std::mem::MaybeUninit<T>], src: &[T]) {
+fn copy_parallel<T: Copy + Send + Sync>(dst: &mut [std::mem::MaybeUninit<T>], src: &[T]) {
     const PIECE: usize = 1 << 19;
     let per = if src.len() <= PIECE { src.len().max(1) } else { src.len().div_ceil(4) };
     std::thread::scope(|s| {
@@ -132,7 +132,7 @@ impl Gpu {
     /// of the pinned staging buffer: part i+1 streams into one half while part i is copied out of
     /// the other. A part with an event is copied on the second stream once the event has passed,
     /// so that it overlaps the kernels still running for the later parts. Parts hold at most
-    /// [`STAGING_HALF`] words and cover `src` in order.
+    /// [`STAGING_HALF`] words' worth of `T` and cover `src` in order.
     pub(crate) fn download_parts<T: cudarc::driver::DeviceRepr + Copy + Send + Sync>(
         &self,
         src: &CudaSlice<T>,
@@ -140,16 +140,6 @@ impl Gpu {
         out: &mut Vec<T>,
     ) -> Result<(), GpuError> {
         out.reserve(parts.iter().map(|p| p.0.len()).sum());
-        self.download_parts_with(src, parts, |part| extend_parallel(out, part))
-    }
-
-    /// [`Gpu::download_parts`], handing each part's staged elements to `sink` in order.
-    fn download_parts_with<T: cudarc::driver::DeviceRepr + Copy + Send + Sync>(
-        &self,
-        src: &CudaSlice<T>,
-        parts: Vec<(std::ops::Range<usize>, Option<cudarc::driver::CudaEvent>)>,
-        mut sink: impl FnMut(&[T]),
-    ) -> Result<(), GpuError> {
         // The staging halves hold STAGING_HALF words; parts count `T`s.
         let half_len = STAGING_HALF * 8 / std::mem::size_of::<T>();
         let copy = match self.copy.get() {
@@ -208,7 +198,7 @@ impl Gpu {
             if let Some(q) = parts.get(i + 1) {
                 issue(q, next)?;
             }
-            sink(&done[..p.0.len()]);
+            extend_parallel(out, &done[..p.0.len()]);
         }
         self.stream.synchronize()?;
         copy.synchronize()?;
