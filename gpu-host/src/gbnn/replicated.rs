@@ -9,7 +9,7 @@ use neurobits_core::gbnn::decode::Decoded;
 use neurobits_core::gbnn::{Geometry, Network, Params, Rule, Stats};
 use std::time::Instant;
 
-use super::retrieve::GpuDecoded;
+use super::retrieve::{fill_decoded, probe_count, GpuDecoded};
 use super::sharded::{nccl_available, nccl_err};
 use super::DeviceNetwork;
 use crate::{Gpu, GpuError};
@@ -82,38 +82,30 @@ impl<'g> ReplicatedNetwork<'g> {
     ) -> Result<GpuDecoded, GpuError> {
         let start = Instant::now();
         let c = self.nets[0].geom.clusters();
-        if !probes.len().is_multiple_of(c) {
-            return Err(GpuError::Input(format!(
-                "{} symbols is not a whole number of {c}-symbol probes",
-                probes.len()
-            )));
-        }
-        let k = probes.len() / c;
+        let k = probe_count(&self.nets[0].geom, probes)?;
         let per = k.div_ceil(self.nets.len()).max(1);
-        let mut decoded = buffer;
-        decoded.clear();
-        decoded.reserve(k * c);
-        let parts: Vec<Result<(Vec<Stats>, f64), GpuError>> = std::thread::scope(|s| {
-            let handles: Vec<_> = self
-                .nets
-                .iter()
-                .zip(probes.chunks(per * c))
-                .zip(decoded.spare_capacity_mut()[..k * c].chunks_mut(per * c))
-                .map(|((net, pr), dst)| s.spawn(move || net.retrieve_decoded_to(pr, rule, params, dst)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(GpuError::Input("GPU thread panicked".into()))))
-                .collect()
-        });
+        let (decoded, parts) = fill_decoded(buffer, k * c, |dst| {
+            let parts: Vec<Result<(Vec<Stats>, f64), GpuError>> = std::thread::scope(|s| {
+                let handles: Vec<_> = self
+                    .nets
+                    .iter()
+                    .zip(probes.chunks(per * c))
+                    .zip(dst.chunks_mut(per * c))
+                    .map(|((net, pr), dst)| s.spawn(move || net.retrieve_decoded_to(pr, rule, params, dst)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|_| Err(GpuError::Input("GPU thread panicked".into()))))
+                    .collect()
+            });
+            // Every GPU's run, or its error (then `fill_decoded` keeps the results unwritten).
+            parts.into_iter().collect::<Result<Vec<_>, _>>()
+        })?;
         let (mut stats, mut kernel_ms) = (Vec::with_capacity(k), 0f64);
-        for p in parts {
-            let (s, ms) = p?;
+        for (s, ms) in parts {
             stats.extend(s);
             kernel_ms = kernel_ms.max(ms);
         }
-        // SAFETY: the threads wrote all k·C values (the chunks cover the capacity in order).
-        unsafe { decoded.set_len(k * c) };
         Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
     }
 }

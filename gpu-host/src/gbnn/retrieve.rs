@@ -39,6 +39,31 @@ pub struct GpuDecoded {
     pub total_ms: f64,
 }
 
+/// `K` for a batch of `K·C` symbols; a ragged batch is an input error.
+pub(super) fn probe_count(g: &Geometry, probes: &[u16]) -> Result<usize, GpuError> {
+    let c = g.clusters();
+    if !probes.len().is_multiple_of(c) {
+        return Err(GpuError::Input(format!("{} symbols is not a whole number of {c}-symbol probes", probes.len())));
+    }
+    Ok(probes.len() / c)
+}
+
+/// `buffer`'s memory, cleared, holding the `n` decoded values that `write` puts into its spare
+/// capacity (`write` must write all `n`, or fail); with `write`'s other result.
+pub(super) fn fill_decoded<T>(
+    buffer: Vec<Decoded>,
+    n: usize,
+    write: impl FnOnce(&mut [MaybeUninit<Decoded>]) -> Result<T, GpuError>,
+) -> Result<(Vec<Decoded>, T), GpuError> {
+    let mut decoded = buffer;
+    decoded.clear();
+    decoded.reserve(n);
+    let r = write(&mut decoded.spare_capacity_mut()[..n])?;
+    // SAFETY: `write` succeeded, so it wrote all `n` values.
+    unsafe { decoded.set_len(n) };
+    Ok((decoded, r))
+}
+
 /// What the launches need to know about a batch, found in one pass over its probes.
 pub(super) struct Scan {
     /// Probes.
@@ -52,11 +77,7 @@ pub(super) struct Scan {
 /// Checks every probe (a bad symbol would make a kernel write out of bounds) and measures the
 /// batch, on up to 8 threads: one core takes tens of milliseconds over a million probes.
 pub(super) fn scan_probes(g: &Geometry, probes: &[u16], shards: &[Shard]) -> Result<Scan, GpuError> {
-    let c = g.clusters();
-    if !probes.len().is_multiple_of(c) {
-        return Err(GpuError::Input(format!("{} symbols is not a whole number of {c}-symbol probes", probes.len())));
-    }
-    let k = probes.len() / c;
+    let (c, k) = (g.clusters(), probe_count(g, probes)?);
     let per = k.div_ceil(8).max(4096) * c;
     let scan = |part: &[u16]| -> Result<(u32, u32), GpuError> {
         let (mut e_max, mut eo_max) = (0, 0);
@@ -173,14 +194,9 @@ impl DeviceNetwork<'_> {
         buffer: Vec<Decoded>,
     ) -> Result<GpuDecoded, GpuError> {
         let start = Instant::now();
-        let n = probes.len() - probes.len() % self.geom.clusters();
-        let mut decoded = buffer;
-        decoded.clear();
-        decoded.reserve(n);
-        let (stats, kernel_ms) =
-            self.retrieve_decoded_to(probes, rule, params, &mut decoded.spare_capacity_mut()[..n])?;
-        // SAFETY: `retrieve_decoded_to` wrote all `n` values.
-        unsafe { decoded.set_len(n) };
+        let n = probe_count(&self.geom, probes)? * self.geom.clusters();
+        let (decoded, (stats, kernel_ms)) =
+            fill_decoded(buffer, n, |dst| self.retrieve_decoded_to(probes, rule, params, dst))?;
         Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
     }
 

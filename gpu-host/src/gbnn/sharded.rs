@@ -14,7 +14,7 @@ use neurobits_core::gbnn::{Geometry, Network, Params, Rule, Schedule, Stats};
 use std::time::Instant;
 
 use super::chunk::{bytes_per_probe, Chunk};
-use super::retrieve::{download_decoded, scan_probes, GpuBatch, GpuDecoded, Scan};
+use super::retrieve::{download_decoded, fill_decoded, probe_count, scan_probes, GpuBatch, GpuDecoded, Scan};
 use super::DeviceNetwork;
 use crate::launch::{launch, rd, wr, KernelTimer};
 use crate::{Gpu, GpuError};
@@ -114,7 +114,7 @@ impl<'g> ShardedNetwork<'g> {
     ) -> Result<GpuDecoded, GpuError> {
         let start = Instant::now();
         let c = self.nets[0].geom.clusters();
-        let k = probes.len() / c;
+        let k = probe_count(&self.nets[0].geom, probes)?;
         let gpu = self.nets[0].gpu();
         gpu.ensure_fits(k as u64 * c as u64 * 4)?;
         let mut out = gpu.stream.alloc_zeros::<u32>((k * c).max(1))?;
@@ -124,12 +124,7 @@ impl<'g> ShardedNetwork<'g> {
             at += ch.k * c;
             Ok(())
         })?;
-        let mut decoded = buffer;
-        decoded.clear();
-        decoded.reserve(k * c);
-        download_decoded(gpu, &out, &mut decoded.spare_capacity_mut()[..k * c])?;
-        // SAFETY: `download_decoded` wrote all k·C values.
-        unsafe { decoded.set_len(k * c) };
+        let (decoded, ()) = fill_decoded(buffer, k * c, |dst| download_decoded(gpu, &out, dst))?;
         Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
     }
 
