@@ -17,8 +17,6 @@ pub(super) struct Chunk {
     pub k: usize,
     /// The rule of the current chunk.
     pub rule: Rule,
-    /// Whether the joint iterations keep occupancy buffers (the joint rule).
-    pub use_occ: bool,
     /// Most erased clusters of any probe of the batch.
     pub e_max: u32,
     /// Most erased clusters of any probe that one shard owns (`e_max` on one device).
@@ -83,11 +81,8 @@ impl DeviceNetwork<'_> {
         let (g, st) = (&self.geom, &self.gpu().stream);
         self.gpu().ensure_fits(cap as u64 * bytes_per_probe(g, rule))?;
         let words = cap * g.row_words();
-        let use_occ = rule == Rule::Joint;
-        let (cj, occ_len) = (
-            if rule == Rule::Joint { cap } else { 1 },
-            if use_occ { cap * g.clusters() * occupancy_words(g) } else { 1 },
-        );
+        // The probe index and the occupancy buffers serve the joint rule only.
+        let (cj, occ_len) = if rule == Rule::Joint { (cap, cap * g.clusters() * occupancy_words(g)) } else { (1, 1) };
         // SAFETY (uninitialised buffers): `begin` sets every per-probe field of the chunk's probes
         // and every state word a kernel reads before it writes it: gbnn_init writes both buffers
         // whole, or (lean) buf0 is zeroed and the first joint update writes every erased word of
@@ -96,7 +91,6 @@ impl DeviceNetwork<'_> {
             Ok(Chunk {
                 k: 0,
                 rule,
-                use_occ,
                 e_max: 0,
                 eo: 0,
                 probes: st.alloc::<u16>(cap * g.clusters())?,
@@ -134,7 +128,7 @@ impl DeviceNetwork<'_> {
         ch.rule = rule;
         (ch.e_max, ch.eo) = (e_max, eo);
         st.memcpy_htod(probes, &mut ch.probes.slice_mut(0..probes.len()))?;
-        if ch.use_occ {
+        if rule == Rule::Joint {
             let [o0, o1] = &mut ch.occ;
             st.memset_zeros(o0)?;
             st.memset_zeros(o1)?;
@@ -230,7 +224,7 @@ impl DeviceNetwork<'_> {
             }
             // Reads the occupancy of the current state (written by the update before) and puts
             // the next state's in place of the previous one's.
-            Update::JointIter if ch.use_occ => {
+            Update::JointIter => {
                 let [o0, o1] = &mut ch.occ;
                 let (now, prev) = if t.is_multiple_of(2) { (&*o0, o1) } else { (&*o1, o0) };
                 let a = k::StepJoint {
