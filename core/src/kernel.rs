@@ -52,6 +52,16 @@ impl<T> DevPtr<T> {
     pub const fn from_addr(addr: u64) -> Self {
         DevPtr(addr as usize as *const T)
     }
+
+    /// The same address as a buffer of `U` (a buffer allocated as words of another type).
+    ///
+    /// ```
+    /// let p = neurobits_core::kernel::DevPtr::<u32>::from_addr(256);
+    /// assert_eq!(p.cast::<u64>().0 as u64, 256);
+    /// ```
+    pub const fn cast<U>(self) -> DevPtr<U> {
+        DevPtr(self.0 as *const U)
+    }
 }
 
 impl<T> DevMut<T> {
@@ -143,6 +153,11 @@ kernels! {
     FlyPixelAct = "fly_pixel_act",
     FlyPixelWta = "fly_pixel_wta",
     FlyHammingKeys = "fly_hamming_keys",
+    FlyFloatSample = "fly_float_sample",
+    FlyFloatInterval = "fly_float_interval",
+    FlyFloatHash = "fly_float_hash",
+    FlyFloatResolve = "fly_float_resolve",
+    FlyGather = "fly_gather",
     FlynnTrain = "flynn_train",
     FlynnClassify = "flynn_classify",
     OcnnTransferF32 = "ocnn_transfer_f32",

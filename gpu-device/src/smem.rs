@@ -113,3 +113,17 @@ pub(crate) fn sync() {
     // SAFETY: every kernel calling it reaches it with all of its block's threads.
     unsafe { core::arch::nvptx::_syncthreads() };
 }
+
+/// Adds `v` to the word at `a` atomically and returns the word before.
+///
+/// # Safety
+/// As for [`ld_u32`].
+#[inline(always)]
+pub(crate) unsafe fn atom_add_u32(a: u32, v: u32) -> u32 {
+    let old: u32;
+    unsafe {
+        asm!("atom.shared.add.u32 {o}, [{a}], {v};", o = out(reg32) old, a = in(reg32) a, v = in(reg32) v,
+             options(nostack))
+    };
+    old
+}

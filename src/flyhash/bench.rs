@@ -116,9 +116,10 @@ fn print(e: &Entry) -> Result<()> {
     Ok(())
 }
 
-/// Steps `run_one` takes (for the progress display): CPU, GPU upload, exact on each path, bisect64.
+/// Steps `run_one` takes (for the progress display): CPU, GPU upload, exact on the pixel path and
+/// on the f32 path filtered and unfiltered, bisect64.
 fn steps(cpu_on: bool, gpu: bool) -> u64 {
-    cpu_on as u64 + 4 * gpu as u64
+    cpu_on as u64 + 5 * gpu as u64
 }
 
 fn run_one(
@@ -158,23 +159,30 @@ fn run_one(
         let inputs = f.upload(&x.data, b)?;
         // Inputs that are all 8-bit pixels take the integer path; the f32 path is timed too.
         let floats = if inputs.pixels() { Some(f.upload_float(&x.data, b)?) } else { None };
-        pb.inc(1 + floats.is_none() as u64); // no second exact run to count
+        pb.inc(1 + floats.is_none() as u64); // no pixel run to count
         let mut codes = Vec::new();
-        let mut runs = vec![(Wta::Exact, &inputs)];
-        runs.extend(floats.iter().map(|fl| (Wta::Exact, fl)));
-        runs.push((Wta::Bisect64, &inputs));
-        for (w, inputs) in runs {
+        // (WTA, inputs, whether the f32 path is filtered).
+        let f32_inputs = floats.as_ref().unwrap_or(&inputs);
+        let mut runs = Vec::new();
+        if inputs.pixels() {
+            runs.push((Wta::Exact, &inputs, true));
+        }
+        runs.extend([(Wta::Exact, f32_inputs, true), (Wta::Exact, f32_inputs, false), (Wta::Bisect64, &inputs, true)]);
+        for (w, inputs, filtered) in runs {
             pb.set_message(format!("GPU: hashing {b} inputs ({w:?}, warm-up then timed)"));
+            f.set_filtered(filtered);
             f.hash_into(inputs, super::gpu::wta(w), &mut codes)?; // warm-up: JIT, buffers, pages
             let (kernel_ms, total_ms) = f.hash_into(inputs, super::gpu::wta(w), &mut codes)?;
+            f.set_filtered(true);
             let out = neurobits_gpu_host::flyhash::FlyBatch { codes: std::mem::take(&mut codes), kernel_ms, total_ms };
             let same = match (w, &cpu_codes) {
                 (Wta::Exact, Some(c)) => Some(*c == out.codes),
                 _ => None,
             };
-            let name = match (w, inputs.pixels()) {
-                (Wta::Exact, true) => "exact, pixel path",
-                (Wta::Exact, false) => "exact, f32 path",
+            let name = match (w, inputs.pixels(), filtered) {
+                (Wta::Exact, true, _) => "exact, pixel path",
+                (Wta::Exact, false, true) => "exact, f32 filtered",
+                (Wta::Exact, false, false) => "exact, f32 unfiltered",
                 _ => "bisect64",
             };
             entries.push(Entry {

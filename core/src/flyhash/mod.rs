@@ -15,6 +15,7 @@
 //! * [`bisect64`] is the 64-step bisection of da Cunha et al. (2023), kept for comparison: it
 //!   returns `x > mid`, which can hold more or fewer than `k` winners.
 
+mod filter;
 mod flynn;
 mod hamming;
 pub mod kernels;
@@ -24,6 +25,10 @@ mod projection;
 mod search;
 mod wta;
 
+pub use filter::{
+    candidate, candidate_row, sample_interval, sample_ranks, wta_pack_filtered, FilterCounts, KeyClass, KeyInterval,
+    RadixSelect64, SampleSelect,
+};
 pub use flynn::{flynn_class, flynn_novelty, flynn_store, flynn_weights, FLYNN_MAX_COUNT, FLYNN_WEIGHTS};
 pub use hamming::{hamming, hamming_word};
 pub use params::FlyParams;

@@ -63,8 +63,9 @@ pub fn activation_with<T: Copy + Default + core::ops::Add<Output = T>>(indices: 
     activation_chunks(indices.as_chunks::<1>().0, x)
 }
 
-/// [`activation_with`] over indices stored in fixed-size chunks (e.g. rows padded to a multiple
-/// of four and read 16 bytes at a time on the GPU): the same additions in the same order.
+/// [`activation_with`] over indices (`u32`, or `u16` where `d` allows) stored in fixed-size
+/// chunks (e.g. rows padded to a multiple of four and read 16 or 8 bytes at a time on the GPU):
+/// the same additions in the same order.
 ///
 /// ```
 /// use neurobits_core::flyhash::{activation_chunks, activation_with};
@@ -72,14 +73,14 @@ pub fn activation_with<T: Copy + Default + core::ops::Add<Output = T>>(indices: 
 /// assert_eq!(activation_chunks(&[[0u32, 2], [3, 3]], |i| xt[i]), activation_with(&[0, 2, 3, 3], |i| xt[i]));
 /// ```
 #[inline(always)]
-pub fn activation_chunks<T: Copy + Default + core::ops::Add<Output = T>, C: Copy + AsRef<[u32]>>(
+pub fn activation_chunks<T: Copy + Default + core::ops::Add<Output = T>, I: Copy + Into<u32>, C: Copy + AsRef<[I]>>(
     chunks: &[C],
     x: impl Fn(usize) -> T,
 ) -> T {
     let mut acc = T::default(); // +0.0
     for &c in chunks {
         for &i in c.as_ref() {
-            acc = acc + x(i as usize);
+            acc = acc + x(i.into() as usize);
         }
     }
     acc
@@ -110,8 +111,10 @@ impl<const B: usize> core::ops::Add for Lanes<B> {
     type Output = Self;
     #[inline(always)]
     fn add(mut self, o: Self) -> Self {
-        for (a, b) in self.0.iter_mut().zip(o.0) {
-            *a += b;
+        // An index loop: the GPU backend keeps the lanes in registers (a zip over the array's
+        // by-value iterator went through local memory).
+        for i in 0..B {
+            self.0[i] += o.0[i];
         }
         self
     }

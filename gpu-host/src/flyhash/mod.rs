@@ -9,10 +9,13 @@ use std::time::Instant;
 use crate::launch::{launch, rd, wr, KernelTimer};
 use crate::{Gpu, GpuError};
 
+mod floats;
 mod flynn;
 mod pixels;
 mod search;
 pub use flynn::FlynnGpu;
+pub use floats::candidate_capacity;
+use floats::FloatBuffers;
 use pixels::PixelBuffers;
 pub use search::{HammingHits, HammingIndex, HAMMING_MAX_WORDS};
 
@@ -53,6 +56,8 @@ pub struct FlyGpu<'g> {
     buffers: std::cell::RefCell<Option<Buffers>>,
     /// The pixel path's row offsets (built from the projection on first use) and buffers.
     pixel: std::cell::RefCell<PixelBuffers>,
+    /// The filtered `f32` path's `u16` projection and buffers.
+    float: std::cell::RefCell<FloatBuffers>,
 }
 
 /// Device buffers of one batch size: `(b, activations, codes, WTA scratch)`.
@@ -92,7 +97,14 @@ impl Gpu {
         let a = k::Projection { params, proj: wr(self, &mut proj) };
         // SAFETY: `proj` holds m·s indices, one row per thread.
         unsafe { launch(self, &mut KernelTimer::default(), params.m as u64, a)? };
-        Ok(FlyGpu { gpu: self, params, proj, buffers: Default::default(), pixel: Default::default() })
+        Ok(FlyGpu {
+            gpu: self,
+            params,
+            proj,
+            buffers: Default::default(),
+            pixel: Default::default(),
+            float: Default::default(),
+        })
     }
 }
 
@@ -109,6 +121,7 @@ impl FlyGpu<'_> {
         }
         self.proj = self.gpu.stream.clone_htod(proj)?;
         self.pixel.borrow_mut().offs = None;
+        self.reset_float_offsets();
         Ok(())
     }
 
@@ -150,16 +163,27 @@ impl FlyGpu<'_> {
             let kernel_ms = self.hash_pixels(x.b, pix, out)?;
             return Ok((kernel_ms, start.elapsed().as_secs_f64() * 1e3));
         }
+        if wta == FlyWta::Exact && self.filtered() {
+            let kernel_ms = self.hash_filtered(&x.xt, x.b, out)?;
+            return Ok((kernel_ms, start.elapsed().as_secs_f64() * 1e3));
+        }
+        self.hash_unfiltered(&x.xt, x.b, wta, out)
+    }
+
+    /// The unfiltered kernels (every activation written, then the WTA kernels over them) on `b`
+    /// transposed inputs; returns (kernel, total) milliseconds.
+    fn hash_unfiltered(&self, xt: &CudaSlice<f32>, b: u32, wta: FlyWta, out: &mut Vec<Word>) -> Result<(f64, f64), GpuError> {
+        let start = Instant::now();
         let (g, p) = (self.gpu, &self.params);
         let cw = p.code_words();
         let st = &g.stream;
         let mut bufs = self.buffers.borrow_mut();
-        if bufs.as_ref().is_none_or(|(b, ..)| *b != x.b) {
+        if bufs.as_ref().is_none_or(|(n, ..)| *n != b) {
             *bufs = None;
-            let b = x.b as usize;
+            let b = b as usize;
             let chunks = p.m.div_ceil(FLY_CHUNK) as usize;
             let scratch_bytes = select_bytes(b) + b * (256 + chunks) * 4;
-            self.gpu.ensure_fits(p.m as u64 * x.b as u64 * 4 + x.b as u64 * cw as u64 * 8 + scratch_bytes as u64)?;
+            self.gpu.ensure_fits(p.m as u64 * b as u64 * 4 + b as u64 * cw as u64 * 8 + scratch_bytes as u64)?;
             let scratch = WtaScratch {
                 states: st.alloc_zeros::<u8>(select_bytes(b))?,
                 hist: st.alloc_zeros::<u32>(b * 256)?,
@@ -167,12 +191,11 @@ impl FlyGpu<'_> {
             };
             // SAFETY: the activation kernel writes every element before the WTA kernels read
             // it; the WTA kernels write every code word.
-            *bufs = Some(unsafe { (x.b, st.alloc::<f32>(p.m as usize * b)?, st.alloc::<u64>(b * cw)?, scratch) });
+            *bufs = Some(unsafe { (b as u32, st.alloc::<f32>(p.m as usize * b)?, st.alloc::<u64>(b * cw)?, scratch) });
         }
         let (_, act, codes, scratch) = bufs.as_mut().expect("just set");
         let mut t = KernelTimer::default();
-        let b = x.b;
-        let a = k::Activation { m: p.m, s: p.s, b, proj: rd(g, &self.proj), xt: rd(g, &x.xt), act: wr(g, act) };
+        let a = k::Activation { m: p.m, s: p.s, b, proj: rd(g, &self.proj), xt: rd(g, xt), act: wr(g, act) };
         // SAFETY, here and below: the buffers hold m·b activations, b codes of ⌈m/64⌉ words and
         // the scratch sized above for this b.
         unsafe { launch(g, &mut t, (b as u64).div_ceil(32) * 32 * p.m as u64, a)? };

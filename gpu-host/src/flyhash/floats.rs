@@ -1,0 +1,207 @@
+//! The exact hash's filtered `f32` path (`neurobits_core::flyhash::wta_pack_filtered` on the GPU):
+//! `fly_float_sample` keys the first rows of every input, `fly_float_interval` brackets each
+//! input's threshold from them, `fly_float_hash` sums every row once from a shared-memory tile
+//! and keeps only the keys inside the interval, `fly_float_resolve` picks the winning ones.
+//! Inputs the counts cannot decide (a threshold outside its interval, more candidates than the
+//! buffer holds: e.g. an input whose activations are nearly all equal) are gathered and hashed
+//! again by the unfiltered kernels; their codes replace the filtered ones on the host.
+
+use cudarc::driver::CudaSlice;
+use neurobits_core::flyhash::kernels::{self as k, FLOAT_SAMPLE_ROWS, FLOAT_TILE_INPUTS};
+use neurobits_core::flyhash::{sample_ranks, FlyParams};
+use neurobits_core::Word;
+
+use super::{FlyGpu, FlyWta};
+use crate::launch::{launch, launch_shaped, rd, wr, KernelTimer};
+use crate::GpuError;
+
+/// Device buffers of one batch size.
+struct FloatBatch {
+    b: u32,
+    keys: CudaSlice<u32>,
+    /// `KeyInterval`s as pairs of words.
+    iv: CudaSlice<u32>,
+    counts: CudaSlice<u32>,
+    cand: CudaSlice<u64>,
+    codes: CudaSlice<u64>,
+    fail: CudaSlice<u32>,
+}
+
+/// The projection as `u16` indices for the float tile, and the buffers of the last batch.
+#[derive(Default)]
+pub(super) struct FloatBuffers {
+    offs: Option<(u32, CudaSlice<u16>)>,
+    batch: Option<FloatBatch>,
+    /// Candidates kept per input, when a test sets it (default: [`candidate_capacity`]).
+    cap: Option<u32>,
+    /// Whether the filtered path is switched off (benchmarks of the unfiltered kernels).
+    off: bool,
+}
+
+/// Sample rows for parameters `p`: [`FLOAT_SAMPLE_ROWS`], at most `m`.
+fn sample_rows(p: &FlyParams) -> u32 {
+    FLOAT_SAMPLE_ROWS.min(p.m)
+}
+
+/// Candidates kept per input: twice the share of the sample between its two ranks, in whole
+/// warps of candidates, at most `m`. At Fashion-MNIST's and the batch configuration's `k/m` of
+/// 5 % the interval holds about 4 % of the rows; twice that leaves room for its spread.
+pub fn candidate_capacity(p: &FlyParams) -> u32 {
+    let n = sample_rows(p);
+    let (r_hi, r_lo) = sample_ranks(p.m, p.k, n);
+    let share = (r_lo.min(n) - r_hi.min(n)) as u64 + 1;
+    ((2 * share * p.m as u64).div_ceil(n as u64).next_multiple_of(32) as u32).min(p.m)
+}
+
+impl FlyGpu<'_> {
+    /// Whether these parameters allow the filtered path: whole code words, `u16` indices, and
+    /// the tile of `d + 1` dimensions in one block's shared memory.
+    fn float_params_ok(&self) -> bool {
+        let p = &self.params;
+        p.m.is_multiple_of(64) && p.d < u16::MAX as u32 && k::float_tile_shared(p.d) <= 200 << 10
+    }
+
+    /// Whether the exact hash of `f32` inputs takes the filtered path.
+    pub(super) fn filtered(&self) -> bool {
+        !self.float.borrow().off && self.float_params_ok()
+    }
+
+    /// Switches the filtered path off (`false`) or back on: the unfiltered kernels then hash
+    /// every `f32` batch (benchmarks compare the two; the codes are the same).
+    #[doc(hidden)]
+    pub fn set_filtered(&self, on: bool) {
+        self.float.borrow_mut().off = !on;
+    }
+
+    /// Caps the candidates kept per input (tests: a small cap sends inputs to the fallback).
+    #[doc(hidden)]
+    pub fn set_candidate_capacity(&self, cap: u32) {
+        let mut f = self.float.borrow_mut();
+        f.cap = Some(cap.max(1));
+        f.batch = None;
+    }
+
+    /// The projection's rows as `u16` indices padded with `d` (the zero row) to a multiple of 4.
+    fn float_offsets(&self) -> Result<(), GpuError> {
+        let mut f = self.float.borrow_mut();
+        if f.offs.is_some() {
+            return Ok(());
+        }
+        let (s, d) = (self.params.s as usize, self.params.d as u16);
+        let sp = s.next_multiple_of(4);
+        let proj = self.projection()?;
+        let mut offs = Vec::with_capacity(self.params.m as usize * sp);
+        for row in proj.chunks(s) {
+            offs.extend(row.iter().map(|&j| j as u16));
+            offs.extend(std::iter::repeat_n(d, sp - s));
+        }
+        f.offs = Some((sp as u32, self.gpu.stream.clone_htod(&offs)?));
+        Ok(())
+    }
+
+    /// Forgets the `u16` projection (after [`FlyGpu::set_projection`]).
+    pub(super) fn reset_float_offsets(&self) {
+        self.float.borrow_mut().offs = None;
+    }
+
+    /// Exact codes of `b` resident `f32` inputs (`xt`, transposed) into `out`; returns the
+    /// kernels' milliseconds, those of the fallback included.
+    pub(super) fn hash_filtered(&self, xt: &CudaSlice<f32>, b: u32, out: &mut Vec<Word>) -> Result<f64, GpuError> {
+        self.float_offsets()?;
+        let (g, p) = (self.gpu, self.params);
+        let mut fb = self.float.borrow_mut();
+        let fb = &mut *fb;
+        let cw = p.code_words();
+        let n = sample_rows(&p);
+        let cap = fb.cap.unwrap_or_else(|| candidate_capacity(&p)).min(p.m);
+        let tiles = b.div_ceil(FLOAT_TILE_INPUTS);
+        let bp = tiles * FLOAT_TILE_INPUTS;
+        if fb.batch.as_ref().is_none_or(|f| f.b != b) {
+            fb.batch = None;
+            let (bu, bpu) = (b as u64, bp as u64);
+            g.ensure_fits(bpu * (n as u64 * 4 + 8) + bu * (8 + cap as u64 * 8 + cw as u64 * 8 + 4) + 4)?;
+            let (bu, bpu) = (b as usize, bp as usize);
+            // SAFETY: every kernel writes what the next one reads: the sample keys (all bp
+            // columns), the intervals (all bp), the counts and codes of the b inputs, the first
+            // min(inside, cap) candidates of each; `fail` is zeroed before each batch.
+            fb.batch = Some(unsafe {
+                FloatBatch {
+                    b,
+                    keys: g.stream.alloc::<u32>(bpu * n as usize)?,
+                    iv: g.stream.alloc::<u32>(2 * bpu)?,
+                    counts: g.stream.alloc::<u32>(2 * bu)?,
+                    cand: g.stream.alloc::<u64>(bu * cap as usize)?,
+                    codes: g.stream.alloc::<u64>(bu * cw)?,
+                    fail: g.stream.alloc_zeros::<u32>(bu + 1)?,
+                }
+            });
+        }
+        let (sp, offs) = fb.offs.as_ref().expect("built above");
+        let f = fb.batch.as_mut().expect("just set");
+        let mut t = KernelTimer::default();
+        let shared = k::float_tile_shared(p.d);
+        let (xtp, offs) = (rd(g, xt), rd(g, offs));
+        let a = k::FloatSample { d: p.d, b, sp: *sp, n, offs, xt: xtp, bp, keys: wr(g, &mut f.keys) };
+        // SAFETY, here and below: the buffers are sized above for this b (bp columns of keys and
+        // intervals, b counts, codes and candidate lists of `cap`); `offs` holds m·sp indices
+        // ≤ d, `xt` d·b floats; n ≤ m is a multiple of 4 (m is a multiple of 64).
+        unsafe { launch_shaped(g, Some(&mut t), (tiles, k::FLOAT_HASH_THREADS, shared), a)? };
+        let a = k::FloatInterval { m: p.m, k: p.k, n, bp, keys: rd(g, &f.keys), iv: wr(g, &mut f.iv).cast() };
+        let shape = (tiles, k::FLOAT_INTERVAL_THREADS, k::FLOAT_INTERVAL_SHARED);
+        unsafe { launch_shaped(g, Some(&mut t), shape, a)? };
+        let a = k::FloatHash {
+            m: p.m,
+            d: p.d,
+            b,
+            sp: *sp,
+            cap,
+            offs,
+            xt: xtp,
+            iv: rd(g, &f.iv).cast(),
+            codes: wr(g, &mut f.codes),
+            counts: wr(g, &mut f.counts),
+            cand: wr(g, &mut f.cand),
+        };
+        unsafe { launch_shaped(g, Some(&mut t), (tiles, k::FLOAT_HASH_THREADS, shared), a)? };
+        g.stream.memset_zeros(&mut f.fail.slice_mut(0..1))?;
+        let a = k::FloatResolve {
+            m: p.m,
+            k: p.k,
+            cap,
+            counts: rd(g, &f.counts),
+            cand: rd(g, &f.cand),
+            codes: wr(g, &mut f.codes),
+            fail: wr(g, &mut f.fail),
+        };
+        unsafe { launch_shaped(g, Some(&mut t), (b, k::FLOAT_RESOLVE_THREADS, 256 * 4), a)? };
+        g.download_into(&f.codes, out)?;
+        let mut kernel_ms = t.total_ms()?;
+        let failed = g.stream.clone_dtoh(&f.fail.slice(0..1))?[0];
+        if failed > 0 {
+            let list = g.stream.clone_dtoh(&f.fail.slice(1..1 + failed as usize))?;
+            kernel_ms += self.hash_fallback(xt, b, &list, out)?;
+        }
+        Ok(kernel_ms)
+    }
+
+    /// The undecided inputs `list`, gathered and hashed by the unfiltered kernels; their codes
+    /// replace theirs in `out`.
+    fn hash_fallback(&self, xt: &CudaSlice<f32>, b: u32, list: &[u32], out: &mut [Word]) -> Result<f64, GpuError> {
+        let (g, p) = (self.gpu, &self.params);
+        let nf = list.len() as u32;
+        let idx = g.stream.clone_htod(list)?;
+        let mut sub = g.stream.alloc_zeros::<f32>(p.d as usize * nf as usize)?;
+        let mut t = KernelTimer::default();
+        let a = k::Gather { d: p.d, b, n: nf, list: rd(g, &idx), xt: rd(g, xt), out: wr(g, &mut sub) };
+        // SAFETY: `idx` holds nf indices below b (written by `fly_float_resolve`); `sub` holds
+        // d·nf floats.
+        unsafe { launch(g, &mut t, p.d as u64 * nf as u64, a)? };
+        let mut codes = Vec::new();
+        let (ms, _) = self.hash_unfiltered(&sub, nf, FlyWta::Exact, &mut codes)?;
+        let cw = p.code_words();
+        for (f, &i) in list.iter().enumerate() {
+            out[i as usize * cw..][..cw].copy_from_slice(&codes[f * cw..][..cw]);
+        }
+        Ok(t.total_ms()? + ms)
+    }
+}
