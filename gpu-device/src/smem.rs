@@ -127,3 +127,11 @@ pub(crate) unsafe fn atom_add_u32(a: u32, v: u32) -> u32 {
     };
     old
 }
+
+/// Waits for the warp's 32 lanes (`bar.warp.sync`); their shared writes before it are visible to
+/// each other after.
+#[inline(always)]
+pub(crate) fn sync_warp() {
+    // SAFETY: called by all 32 lanes of a converged warp.
+    unsafe { asm!("bar.warp.sync 0xffffffff;", options(nostack)) };
+}

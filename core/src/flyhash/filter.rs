@@ -133,6 +133,27 @@ impl RadixSelect64 {
         RadixSelect64 { hi: RadixSelect::new(k), lo: RadixSelect::new(1) }
     }
 
+    /// Selecting the `k`-th largest of candidates whose keys all lie in `lo..=hi` (an input's
+    /// [`KeyInterval`]): the bytes the two share are fixed at once.
+    ///
+    /// ```
+    /// use neurobits_core::flyhash::{candidate, RadixSelect64};
+    /// let c = [candidate(0x500, 0), candidate(0x5FF, 1), candidate(0x580, 2)];
+    /// let mut st = RadixSelect64::within(2, 0x500, 0x5FF);
+    /// while !st.done() {
+    ///     let mut hist = [0u32; 256];
+    ///     c.iter().filter_map(|&x| st.bin(x)).for_each(|b| hist[b] += 1);
+    ///     st.advance_with(|b| hist[b]);
+    /// }
+    /// assert_eq!(st.threshold() >> 32, 0x580);
+    /// ```
+    pub const fn within(k: u32, lo: u32, hi: u32) -> Self {
+        let hi_sel = RadixSelect::within(k, lo, hi);
+        // All keys equal: the ties are chosen by row.
+        let lo_sel = if hi_sel.done() { RadixSelect::new(k) } else { RadixSelect::new(1) };
+        RadixSelect64 { hi: hi_sel, lo: lo_sel }
+    }
+
     /// Whether all eight bytes are fixed.
     pub const fn done(&self) -> bool {
         self.lo.done()
@@ -154,9 +175,16 @@ impl RadixSelect64 {
     #[inline]
     pub fn advance_with(&mut self, count: impl Fn(usize) -> u32) {
         if !self.hi.done() {
-            self.hi.advance_with(count);
+            self.hi.advance_with(&count);
             if self.hi.done() {
-                self.lo = RadixSelect::new(self.hi.ties());
+                // The last pass counted the keys equal to the threshold: when all of them win,
+                // no row needs comparing (the usual case for continuous values).
+                let (t, ties) = (self.hi.threshold(), self.hi.ties());
+                self.lo = if count((t & 0xFF) as usize) == ties {
+                    RadixSelect::finished(0, ties)
+                } else {
+                    RadixSelect::new(ties)
+                };
             }
         } else {
             self.lo.advance_with(count);
@@ -244,7 +272,7 @@ pub fn wta_pack_filtered(
     let Some(need) = c.need(k as u32) else { return false };
     let cand = &cand[..c.stored as usize];
     if need > 0 {
-        let mut st = RadixSelect64::new(need);
+        let mut st = RadixSelect64::within(need, iv.lo, iv.hi);
         while !st.done() {
             hist.iter_mut().for_each(|h| *h = 0);
             cand.iter().filter_map(|&x| st.bin(x)).for_each(|b| hist[b] += 1);

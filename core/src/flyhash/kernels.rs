@@ -371,10 +371,15 @@ pub const FLOAT_RESOLVE_THREADS: u32 = 256;
 /// Sample rows per input (the first rows of the projection), at most `m`.
 pub const FLOAT_SAMPLE_ROWS: u32 = 4096;
 
-/// Dynamic shared bytes of a `fly_float_sample` or `fly_float_hash` block: the tile, then two
-/// counts per input.
-pub const fn float_tile_shared(d: u32) -> u32 {
-    (d + 1) * FLOAT_TILE_INPUTS * 4 + 2 * FLOAT_TILE_INPUTS * 4
+/// Rows whose indices a warp of `fly_float_sample` or `fly_float_hash` stages in shared memory
+/// at once (four steps of four rows).
+pub const FLOAT_STAGE_ROWS: u32 = 16;
+
+/// Dynamic shared bytes of a `fly_float_sample` or `fly_float_hash` block for dimension `d` and
+/// `sp` indices per row: the tile, two counts per input, then per warp the `u16` indices of
+/// [`FLOAT_STAGE_ROWS`] rows.
+pub const fn float_tile_shared(d: u32, sp: u32) -> u32 {
+    (d + 1) * FLOAT_TILE_INPUTS * 4 + 2 * FLOAT_TILE_INPUTS * 4 + (FLOAT_HASH_THREADS / 32) * FLOAT_STAGE_ROWS * sp * 2
 }
 
 /// Dynamic shared bytes of a `fly_float_interval` block: two 256-bin histograms per input
@@ -392,9 +397,9 @@ kernel_struct! {
         b: u32,
         /// Indices per row (`s` rounded up to a multiple of 4).
         sp: u32,
-        /// Sample rows (a multiple of 4).
+        /// Sample rows (a multiple of [`FLOAT_STAGE_ROWS`]).
         n: u32,
-        /// `m · sp` indices, the row's in order then `d` (the zero row) as padding; 8-byte aligned.
+        /// `m · sp` indices, the row's in order then `d` (the zero row) as padding; 16-byte aligned.
         offs: DevPtr<u16>,
         /// Transposed inputs, `xt[j · b + i]`.
         xt: DevPtr<f32>,
@@ -465,6 +470,8 @@ kernel_struct! {
         k: u32,
         /// Candidates kept per input.
         cap: u32,
+        /// The intervals (the candidates' keys lie in them).
+        iv: DevPtr<KeyInterval>,
         /// The counts of `fly_float_hash`.
         counts: DevPtr<u32>,
         /// Its candidates.

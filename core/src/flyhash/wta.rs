@@ -84,6 +84,33 @@ impl RadixSelect {
         RadixSelect { prefix: 0, mask: 0xFFFF_0000, need: k, above: 0, pass: 2 }
     }
 
+    /// Selecting the `k`-th largest of keys that all lie in `lo..=hi`: the bytes `lo` and `hi`
+    /// share are fixed at once (fewer passes; when `lo == hi` none is left).
+    ///
+    /// ```
+    /// use neurobits_core::flyhash::RadixSelect;
+    /// let keys = [0x1234_5601u32, 0x1234_5680, 0x1234_56FF];
+    /// let mut st = RadixSelect::within(2, 0x1234_5600, 0x1234_56FF);
+    /// let mut passes = 0;
+    /// while !st.done() {
+    ///     let mut hist = [0u32; 256];
+    ///     for &x in &keys { if let Some(b) = st.bin(x) { hist[b] += 1; } }
+    ///     st.advance(&hist);
+    ///     passes += 1;
+    /// }
+    /// assert_eq!((st.threshold(), passes), (0x1234_5680, 1));
+    /// ```
+    pub const fn within(k: u32, lo: u32, hi: u32) -> Self {
+        let same = if lo == hi { 4 } else { (lo ^ hi).leading_zeros() / 8 };
+        let mask = if same == 0 { 0 } else { u32::MAX << (32 - 8 * same) };
+        RadixSelect { prefix: lo & mask, mask, need: k, above: 0, pass: same }
+    }
+
+    /// A finished select whose threshold is `t` with no key above it (every key at `t` wins).
+    pub(crate) const fn finished(t: u32, ties: u32) -> Self {
+        RadixSelect { prefix: t, mask: u32::MAX, need: ties, above: 0, pass: 4 }
+    }
+
     /// Whether all four bytes are fixed.
     pub const fn done(&self) -> bool {
         self.pass == 4

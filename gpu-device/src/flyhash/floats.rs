@@ -8,7 +8,7 @@ use core::slice::from_raw_parts;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use neurobits_core::flyhash::kernels::{
     FloatHash, FloatInterval, FloatResolve, FloatSample, Gather, FLOAT_HASH_THREADS, FLOAT_INTERVAL_THREADS,
-    FLOAT_RESOLVE_THREADS, FLOAT_TILE_INPUTS,
+    FLOAT_RESOLVE_THREADS, FLOAT_STAGE_ROWS, FLOAT_TILE_INPUTS,
 };
 use neurobits_core::flyhash::{
     activation_chunks, candidate, candidate_row, sort_key, FilterCounts, KeyClass, KeyInterval, Lanes, RadixSelect64,
@@ -21,10 +21,10 @@ use crate::{abort, gid, kernel, smem, thread_block, xor_lane};
 
 const NT: usize = FLOAT_HASH_THREADS as usize;
 const TI: usize = FLOAT_TILE_INPUTS as usize;
+const STAGE: usize = FLOAT_STAGE_ROWS as usize;
 
-/// Four row indices: one 8-byte load.
+/// Four row indices (one 8-byte shared load).
 #[derive(Clone, Copy)]
-#[repr(C, align(8))]
 struct Four([u16; 4]);
 
 impl AsRef<[u16]> for Four {
@@ -49,21 +49,50 @@ unsafe fn load_tile(base: u32, tid: usize, tile: usize, d: usize, b: usize, xt: 
     smem::sync();
 }
 
-/// Row `r`'s activations of the lane's four inputs (`at`: the tile plus 16 bytes per quad of
-/// inputs), through the core's `activation_chunks`: the same `f32` additions, in the same order,
-/// as the CPU's `activation`.
+/// Copies the indices of rows `r0 .. r0 + 16` (contiguous in `offs`, `16 · sp` u16, a multiple
+/// of 16 bytes) into the warp's staging area `stage`, 16 bytes per lane and step. The warp's
+/// lanes then read four rows' indices per step with broadcast shared loads instead of four
+/// global loads of distinct lines.
 ///
 /// # Safety
-/// `offs` holds row `r`'s `sp` indices, each at most `d`; `at` addresses the lane's quad.
+/// All 32 lanes of the warp call it; `offs` holds the rows; `stage` holds `16 · sp · 2` bytes.
 #[inline(always)]
-unsafe fn row_sums(offs: DevPtr<u16>, sp: usize, r: usize, at: u32) -> [f32; 4] {
-    let idx = from_raw_parts(offs.0.add(r * sp) as *const Four, sp / 4);
-    activation_chunks(idx, |j| Lanes(smem::ld_v4(at + 128 * j as u32).map(f32::from_bits))).0
+unsafe fn stage_rows(offs: DevPtr<u16>, sp: usize, r0: usize, stage: u32, lane: usize) {
+    let src = offs.0.add(r0 * sp) as *const [u32; 4];
+    smem::sync_warp(); // the previous rows' readers are done
+    for e in (lane..STAGE * sp / 8).step_by(32) {
+        smem::st_v4(stage + 16 * e as u32, *src.add(e));
+    }
+    smem::sync_warp();
+}
+
+/// The activations of the lane's four inputs for the staged row at `idx` (its `sp` indices in
+/// shared memory; `at`: the tile plus 16 bytes per quad of inputs), through the core's
+/// `activation_chunks`: the same `f32` additions, in the same order, as the CPU's `activation`.
+///
+/// # Safety
+/// `idx` addresses `sp` staged indices, each at most `d`; `at` addresses the lane's quad.
+#[inline(always)]
+unsafe fn row_sums(idx: u32, sp: usize, at: u32) -> [f32; 4] {
+    let chunks = (0..sp / 4).map(|c| {
+        let w = smem::ld_u64(idx + 8 * c as u32);
+        Four([w as u16, (w >> 16) as u16, (w >> 32) as u16, (w >> 48) as u16])
+    });
+    activation_chunks(chunks, |j| Lanes(smem::ld_v4(at + 128 * j as u32).map(f32::from_bits))).0
+}
+
+/// The shared-memory layout of a tile block: (tile, per-input counts, this warp's staging area).
+#[inline(always)]
+fn layout(base: u32, d: usize, sp: usize, warp: usize) -> (u32, u32, u32) {
+    let counts = base + ((d + 1) * TI * 4) as u32;
+    let stage = counts + (2 * TI * 4) as u32 + (warp * STAGE * sp * 2) as u32;
+    (base, counts, stage)
 }
 
 kernel! {
-    /// Sample keys: the tile's 32 inputs over rows `0..n`, four rows per warp step (a quad of
-    /// lanes per row, four inputs per lane), each lane storing its four keys in 16 bytes.
+    /// Sample keys: the tile's 32 inputs over rows `0..n`, sixteen rows per warp step (staged),
+    /// four at a time (a quad of lanes per row, four inputs per lane), each lane storing its four
+    /// keys in 16 bytes.
     fn fly_float_sample(a: FloatSample {
         d: u32,
         b: u32,
@@ -75,19 +104,22 @@ kernel! {
         keys: DevMut<u32>,
     }) {
         let (d, b, sp, n, bp) = (a.d as usize, a.b as usize, a.sp as usize, a.n as usize, a.bp as usize);
-        if sp % 4 != 0 || n % 4 != 0 || bp % TI != 0 {
+        if sp % 4 != 0 || n % STAGE != 0 || bp % TI != 0 {
             abort();
         }
         let (tid, tile) = thread_block();
-        let base = smem::base();
-        load_tile(base, tid, tile, d, b, a.xt);
         let (warp, lane) = (tid / 32, tid % 32);
-        let (rs, q) = (lane / 8, lane % 8);
+        let (base, _, stage) = layout(smem::base(), d, sp, warp);
+        load_tile(base, tid, tile, d, b, a.xt);
+        let (rs, q) = (lane % 4, lane / 4);
         let at = base + 16 * q as u32;
-        for g in (warp..n / 4).step_by(NT / 32) {
-            let r = g * 4 + rs;
-            let v = row_sums(a.offs, sp, r, at).map(sort_key);
-            *(a.keys.0.add(r * bp + tile * TI + 4 * q) as *mut [u32; 4]) = v;
+        for g in (warp..n / STAGE).step_by(NT / 32) {
+            stage_rows(a.offs, sp, g * STAGE, stage, lane);
+            for t in 0..STAGE / 4 {
+                let r = g * STAGE + 4 * t + rs;
+                let v = row_sums(stage + ((4 * t + rs) * sp * 2) as u32, sp, at).map(sort_key);
+                *(a.keys.0.add(r * bp + tile * TI + 4 * q) as *mut [u32; 4]) = v;
+            }
         }
     }
 }
@@ -140,9 +172,10 @@ kernel! {
 
 kernel! {
     /// The classifying pass: the tile's 32 inputs over all `m` rows. Warp `w` takes code words
-    /// `w, w + 16, …`; in a word, lane `(rs, q)` sums rows `16·rs .. 16·rs + 16` for inputs
-    /// `4q .. 4q + 4`. Keys above the interval set code bits (a word's four 16-bit parts joined by
-    /// two shuffles), keys inside it are appended to the input's candidates (a shared counter).
+    /// `w, w + 16, …`; a word's 64 rows are staged sixteen at a time, and lane `(rs, q)` = lane
+    /// `4q + rs` sums rows `4t + rs` for inputs `4q .. 4q + 4`. Keys above the interval set code
+    /// bits (the four lanes of a quad joined by shuffles), keys inside it are appended to the
+    /// input's candidates (a shared counter).
     fn fly_float_hash(a: FloatHash {
         m: u32,
         d: u32,
@@ -161,49 +194,55 @@ kernel! {
             abort();
         }
         let (tid, tile) = thread_block();
-        let base = smem::base();
+        let (warp, lane) = (tid / 32, tid % 32);
+        let (base, inside, stage) = layout(smem::base(), d, sp, warp);
         // Per input: candidates seen (inside), then keys above.
-        let inside = base + ((d + 1) * TI * 4) as u32;
         let above = inside + (TI * 4) as u32;
         if tid < 2 * TI {
             smem::st_u32(inside + 4 * tid as u32, 0);
         }
         load_tile(base, tid, tile, d, b, a.xt);
-        let (warp, lane) = (tid / 32, tid % 32);
-        let (rs, q) = (lane / 8, lane % 8);
+        let (rs, q) = (lane % 4, lane / 4);
         let at = base + 16 * q as u32;
         let inputs: [usize; 4] = core::array::from_fn(|c| tile * TI + 4 * q + c);
         let ivs = inputs.map(|i| if i < b { *a.iv.0.add(i) } else { KeyInterval { lo: u32::MAX, hi: u32::MAX } });
         let mut n_above = [0u32; 4];
         let cw = m / 64;
         for w in (warp..cw).step_by(NT / 32) {
-            let mut bits = [0u32; 4];
-            for t in 0..16 {
-                let r = w * 64 + rs * 16 + t;
-                let v = row_sums(a.offs, sp, r, at);
-                for c in 0..4 {
-                    let x = sort_key(v[c]);
-                    match ivs[c].class(x) {
-                        KeyClass::Above => {
-                            bits[c] |= 1 << t;
-                            n_above[c] += 1;
-                        }
-                        KeyClass::Inside if inputs[c] < b => {
-                            let slot = smem::atom_add_u32(inside + (4 * (4 * q + c)) as u32, 1) as usize;
-                            if slot < cap {
-                                *a.cand.0.add(inputs[c] * cap + slot) = candidate(x, r as u32);
+            let mut bits = [0u64; 4];
+            for u in 0..64 / STAGE {
+                stage_rows(a.offs, sp, w * 64 + u * STAGE, stage, lane);
+                for t in 0..STAGE / 4 {
+                    let bit = u * STAGE + 4 * t + rs;
+                    let r = w * 64 + bit;
+                    let v = row_sums(stage + ((4 * t + rs) * sp * 2) as u32, sp, at);
+                    for c in 0..4 {
+                        let x = sort_key(v[c]);
+                        match ivs[c].class(x) {
+                            KeyClass::Above => {
+                                bits[c] |= 1 << bit;
+                                n_above[c] += 1;
                             }
+                            KeyClass::Inside if inputs[c] < b => {
+                                let slot = smem::atom_add_u32(inside + (4 * (4 * q + c)) as u32, 1) as usize;
+                                if slot < cap {
+                                    *a.cand.0.add(inputs[c] * cap + slot) = candidate(x, r as u32);
+                                }
+                            }
+                            _ => {}
                         }
-                        _ => {}
                     }
                 }
             }
             for c in 0..4 {
-                let mut v = bits[c] << (16 * (rs & 1));
-                v |= xor_lane(v, 8);
-                let hi = xor_lane(v, 16);
+                // The quad's lanes 4q .. 4q + 4 hold disjoint bits of the word.
+                let (mut lo, mut hi) = (bits[c] as u32, (bits[c] >> 32) as u32);
+                lo |= xor_lane(lo, 1);
+                hi |= xor_lane(hi, 1);
+                lo |= xor_lane(lo, 2);
+                hi |= xor_lane(hi, 2);
                 if rs == 0 && inputs[c] < b {
-                    *a.codes.0.add(inputs[c] * cw + w) = v as u64 | (hi as u64) << 32;
+                    *a.codes.0.add(inputs[c] * cw + w) = lo as u64 | (hi as u64) << 32;
                 }
             }
         }
@@ -226,6 +265,7 @@ kernel! {
         m: u32,
         k: u32,
         cap: u32,
+        iv: DevPtr<KeyInterval>,
         counts: DevPtr<u32>,
         cand: DevPtr<u64>,
         codes: DevMut<Word>,
@@ -248,7 +288,8 @@ kernel! {
         let cand = a.cand.0.add(i * a.cap as usize);
         let n = c.stored as usize;
         let base = smem::base();
-        let mut st = RadixSelect64::new(need);
+        let iv = *a.iv.0.add(i);
+        let mut st = RadixSelect64::within(need, iv.lo, iv.hi);
         while !st.done() {
             if tid < 256 {
                 smem::st_u32(base + 4 * tid as u32, 0);

@@ -38,7 +38,8 @@ pub(super) struct FloatBuffers {
     off: bool,
 }
 
-/// Sample rows for parameters `p`: [`FLOAT_SAMPLE_ROWS`], at most `m`.
+/// Sample rows for parameters `p`: [`FLOAT_SAMPLE_ROWS`], at most `m` (a multiple of 64, so of
+/// the staged rows too).
 fn sample_rows(p: &FlyParams) -> u32 {
     FLOAT_SAMPLE_ROWS.min(p.m)
 }
@@ -58,7 +59,7 @@ impl FlyGpu<'_> {
     /// the tile of `d + 1` dimensions in one block's shared memory.
     fn float_params_ok(&self) -> bool {
         let p = &self.params;
-        p.m.is_multiple_of(64) && p.d < u16::MAX as u32 && k::float_tile_shared(p.d) <= 200 << 10
+        p.m.is_multiple_of(64) && p.d < u16::MAX as u32 && k::float_tile_shared(p.d, p.s.next_multiple_of(4)) <= 200 << 10
     }
 
     /// Whether the exact hash of `f32` inputs takes the filtered path.
@@ -139,12 +140,12 @@ impl FlyGpu<'_> {
         let (sp, offs) = fb.offs.as_ref().expect("built above");
         let f = fb.batch.as_mut().expect("just set");
         let mut t = KernelTimer::default();
-        let shared = k::float_tile_shared(p.d);
+        let shared = k::float_tile_shared(p.d, *sp);
         let (xtp, offs) = (rd(g, xt), rd(g, offs));
         let a = k::FloatSample { d: p.d, b, sp: *sp, n, offs, xt: xtp, bp, keys: wr(g, &mut f.keys) };
         // SAFETY, here and below: the buffers are sized above for this b (bp columns of keys and
         // intervals, b counts, codes and candidate lists of `cap`); `offs` holds m·sp indices
-        // ≤ d, `xt` d·b floats; n ≤ m is a multiple of 4 (m is a multiple of 64).
+        // ≤ d, `xt` d·b floats; n ≤ m is a multiple of 16 (m is a multiple of 64).
         unsafe { launch_shaped(g, Some(&mut t), (tiles, k::FLOAT_HASH_THREADS, shared), a)? };
         let a = k::FloatInterval { m: p.m, k: p.k, n, bp, keys: rd(g, &f.keys), iv: wr(g, &mut f.iv).cast() };
         let shape = (tiles, k::FLOAT_INTERVAL_THREADS, k::FLOAT_INTERVAL_SHARED);
@@ -168,6 +169,7 @@ impl FlyGpu<'_> {
             m: p.m,
             k: p.k,
             cap,
+            iv: rd(g, &f.iv).cast(),
             counts: rd(g, &f.counts),
             cand: rd(g, &f.cand),
             codes: wr(g, &mut f.codes),
