@@ -336,7 +336,10 @@ impl SampleSelect {
         let (r_hi, r_lo) = sample_ranks(m, k, n);
         let lo_rank = if r_lo < n { r_lo } else { n };
         SampleSelect {
-            sel: [RadixSelect::new(if r_hi > 1 { r_hi } else { 1 }), RadixSelect::new(if lo_rank > 1 { lo_rank } else { 1 })],
+            sel: [
+                RadixSelect::new(if r_hi > 1 { r_hi } else { 1 }),
+                RadixSelect::new(if lo_rank > 1 { lo_rank } else { 1 }),
+            ],
             n,
             r_hi,
             r_lo,
@@ -386,7 +389,11 @@ mod tests {
         for (t, levels) in [0u64, 0, 4, 2, 1].into_iter().enumerate() {
             let x: [f32; 64] = core::array::from_fn(|j| {
                 let v = draw(key, (t * 64 + j) as u64);
-                if levels == 0 { (v >> 40) as f32 / (1u64 << 24) as f32 } else { (v % levels) as f32 }
+                if levels == 0 {
+                    (v >> 40) as f32 / (1u64 << 24) as f32
+                } else {
+                    (v % levels) as f32
+                }
             });
             let keys: [u32; 4096] = core::array::from_fn(|r| {
                 projection_row(&p, r as u32, &mut row);

@@ -33,7 +33,7 @@ pub use flynn::{flynn_class, flynn_novelty, flynn_store, flynn_weights, FLYNN_MA
 pub use hamming::{hamming, hamming_word};
 pub use params::FlyParams;
 pub use pixels::{is_pixel, pixel_sums_exact, Pixels4};
-pub use projection::{activation, activation_chunks, activation_with, projection_row, Lanes};
+pub use projection::{activation, activation_chunks, activation_chunks_at, activation_with, projection_row, Lanes};
 pub use search::{sort_hits, top_r};
 pub use wta::{
     bisect64, kth_largest, pack_above, select, select_range, sort_key, ties_left, wta_pack, wta_pack_keys, RadixSelect,

@@ -63,9 +63,9 @@ pub fn activation_with<T: Copy + Default + core::ops::Add<Output = T>>(indices: 
     activation_chunks(indices.as_chunks::<1>().0, x)
 }
 
-/// [`activation_with`] over indices (`u32`, or `u16` where `d` allows) in fixed-size chunks
-/// from any source (e.g. rows padded to a multiple of four and read 8 or 16 bytes at a time from
-/// GPU memory): the same additions in the same order.
+/// [`activation_with`] over indices (`u32`, or `u16` where `d` allows) stored in fixed-size
+/// chunks (e.g. rows padded to a multiple of four and read 16 or 8 bytes at a time on the GPU):
+/// the same additions in the same order.
 ///
 /// ```
 /// use neurobits_core::flyhash::{activation_chunks, activation_with};
@@ -73,13 +73,30 @@ pub fn activation_with<T: Copy + Default + core::ops::Add<Output = T>>(indices: 
 /// assert_eq!(activation_chunks(&[[0u32, 2], [3, 3]], |i| xt[i]), activation_with(&[0, 2, 3, 3], |i| xt[i]));
 /// ```
 #[inline(always)]
-pub fn activation_chunks<T: Copy + Default + core::ops::Add<Output = T>, I: Copy + Into<u32>, C: AsRef<[I]>>(
-    chunks: impl IntoIterator<Item = C>,
+pub fn activation_chunks<T: Copy + Default + core::ops::Add<Output = T>, I: Copy + Into<u32>, C: Copy + AsRef<[I]>>(
+    chunks: &[C],
+    x: impl Fn(usize) -> T,
+) -> T {
+    activation_chunks_at(chunks.len(), |c| chunks[c], x)
+}
+
+/// [`activation_chunks`] with chunk `c` of `n` produced by `chunk(c)` (e.g. read from GPU shared
+/// memory, where no slice can point).
+///
+/// ```
+/// use neurobits_core::flyhash::{activation_chunks, activation_chunks_at};
+/// let (xt, rows) = ([1.5f32, 9.0, 2.0, 0.25], [[0u16, 2], [3, 3]]);
+/// assert_eq!(activation_chunks_at(2, |c| rows[c], |i| xt[i]), activation_chunks(&rows, |i| xt[i]));
+/// ```
+#[inline(always)]
+pub fn activation_chunks_at<T: Copy + Default + core::ops::Add<Output = T>, I: Copy + Into<u32>, C: AsRef<[I]>>(
+    n: usize,
+    chunk: impl Fn(usize) -> C,
     x: impl Fn(usize) -> T,
 ) -> T {
     let mut acc = T::default(); // +0.0
-    for c in chunks {
-        for &i in c.as_ref() {
+    for c in 0..n {
+        for &i in chunk(c).as_ref() {
             acc = acc + x(i.into() as usize);
         }
     }

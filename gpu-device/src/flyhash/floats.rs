@@ -11,8 +11,8 @@ use neurobits_core::flyhash::kernels::{
     FLOAT_RESOLVE_THREADS, FLOAT_STAGE_ROWS, FLOAT_TILE_INPUTS,
 };
 use neurobits_core::flyhash::{
-    activation_chunks, candidate, candidate_row, sort_key, FilterCounts, KeyClass, KeyInterval, Lanes, RadixSelect64,
-    SampleSelect,
+    activation_chunks_at, candidate, candidate_row, sort_key, FilterCounts, KeyClass, KeyInterval, Lanes,
+    RadixSelect64, SampleSelect,
 };
 use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::Word;
@@ -74,11 +74,11 @@ unsafe fn stage_rows(offs: DevPtr<u16>, sp: usize, r0: usize, stage: u32, lane: 
 /// `idx` addresses `sp` staged indices, each at most `d`; `at` addresses the lane's quad.
 #[inline(always)]
 unsafe fn row_sums(idx: u32, sp: usize, at: u32) -> [f32; 4] {
-    let chunks = (0..sp / 4).map(|c| {
+    let chunk = |c: usize| {
         let w = smem::ld_u64(idx + 8 * c as u32);
         Four([w as u16, (w >> 16) as u16, (w >> 32) as u16, (w >> 48) as u16])
-    });
-    activation_chunks(chunks, |j| Lanes(smem::ld_v4(at + 128 * j as u32).map(f32::from_bits))).0
+    };
+    activation_chunks_at(sp / 4, chunk, |j| Lanes(smem::ld_v4(at + 128 * j as u32).map(f32::from_bits))).0
 }
 
 /// The shared-memory layout of a tile block: (tile, per-input counts, this warp's staging area).
@@ -111,7 +111,7 @@ kernel! {
         let (warp, lane) = (tid / 32, tid % 32);
         let (base, _, stage) = layout(smem::base(), d, sp, warp);
         load_tile(base, tid, tile, d, b, a.xt);
-        let (rs, q) = (lane % 4, lane / 4);
+        let (rs, q) = (lane / 8, lane % 8);
         let at = base + 16 * q as u32;
         for g in (warp..n / STAGE).step_by(NT / 32) {
             stage_rows(a.offs, sp, g * STAGE, stage, lane);
@@ -173,8 +173,9 @@ kernel! {
 kernel! {
     /// The classifying pass: the tile's 32 inputs over all `m` rows. Warp `w` takes code words
     /// `w, w + 16, …`; a word's 64 rows are staged sixteen at a time, and lane `(rs, q)` = lane
-    /// `4q + rs` sums rows `4t + rs` for inputs `4q .. 4q + 4`. Keys above the interval set code
-    /// bits (the four lanes of a quad joined by shuffles), keys inside it are appended to the
+    /// `8rs + q` sums rows `4t + rs` for inputs `4q .. 4q + 4` (a quarter warp, which a 16-byte
+    /// shared load serves at once, reads one row's 128 contiguous bytes: no bank conflict). Keys above the interval set code
+    /// bits (the four lanes of an input quad joined by shuffles), keys inside it are appended to the
     /// input's candidates (a shared counter).
     fn fly_float_hash(a: FloatHash {
         m: u32,
@@ -202,7 +203,7 @@ kernel! {
             smem::st_u32(inside + 4 * tid as u32, 0);
         }
         load_tile(base, tid, tile, d, b, a.xt);
-        let (rs, q) = (lane % 4, lane / 4);
+        let (rs, q) = (lane / 8, lane % 8);
         let at = base + 16 * q as u32;
         let inputs: [usize; 4] = core::array::from_fn(|c| tile * TI + 4 * q + c);
         let ivs = inputs.map(|i| if i < b { *a.iv.0.add(i) } else { KeyInterval { lo: u32::MAX, hi: u32::MAX } });
@@ -235,12 +236,12 @@ kernel! {
                 }
             }
             for c in 0..4 {
-                // The quad's lanes 4q .. 4q + 4 hold disjoint bits of the word.
+                // Lanes q, q + 8, q + 16, q + 24 hold disjoint bits of the word.
                 let (mut lo, mut hi) = (bits[c] as u32, (bits[c] >> 32) as u32);
-                lo |= xor_lane(lo, 1);
-                hi |= xor_lane(hi, 1);
-                lo |= xor_lane(lo, 2);
-                hi |= xor_lane(hi, 2);
+                lo |= xor_lane(lo, 8);
+                hi |= xor_lane(hi, 8);
+                lo |= xor_lane(lo, 16);
+                hi |= xor_lane(hi, 16);
                 if rs == 0 && inputs[c] < b {
                     *a.codes.0.add(inputs[c] * cw + w) = lo as u64 | (hi as u64) << 32;
                 }

@@ -59,7 +59,9 @@ impl FlyGpu<'_> {
     /// the tile of `d + 1` dimensions in one block's shared memory.
     fn float_params_ok(&self) -> bool {
         let p = &self.params;
-        p.m.is_multiple_of(64) && p.d < u16::MAX as u32 && k::float_tile_shared(p.d, p.s.next_multiple_of(4)) <= 200 << 10
+        p.m.is_multiple_of(64)
+            && p.d < u16::MAX as u32
+            && k::float_tile_shared(p.d, p.s.next_multiple_of(4)) <= 200 << 10
     }
 
     /// Whether the exact hash of `f32` inputs takes the filtered path.

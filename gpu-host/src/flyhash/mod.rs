@@ -13,9 +13,9 @@ mod floats;
 mod flynn;
 mod pixels;
 mod search;
-pub use flynn::FlynnGpu;
 pub use floats::candidate_capacity;
 use floats::FloatBuffers;
+pub use flynn::FlynnGpu;
 use pixels::PixelBuffers;
 pub use search::{HammingHits, HammingIndex, HAMMING_MAX_WORDS};
 
@@ -172,7 +172,13 @@ impl FlyGpu<'_> {
 
     /// The unfiltered kernels (every activation written, then the WTA kernels over them) on `b`
     /// transposed inputs; returns (kernel, total) milliseconds.
-    fn hash_unfiltered(&self, xt: &CudaSlice<f32>, b: u32, wta: FlyWta, out: &mut Vec<Word>) -> Result<(f64, f64), GpuError> {
+    fn hash_unfiltered(
+        &self,
+        xt: &CudaSlice<f32>,
+        b: u32,
+        wta: FlyWta,
+        out: &mut Vec<Word>,
+    ) -> Result<(f64, f64), GpuError> {
         let start = Instant::now();
         let (g, p) = (self.gpu, &self.params);
         let cw = p.code_words();
