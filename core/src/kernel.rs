@@ -158,6 +158,7 @@ kernels! {
     FlyFloatHash = "fly_float_hash",
     FlyFloatResolve = "fly_float_resolve",
     FlyGather = "fly_gather",
+    FlyUnpackPixels = "fly_unpack_pixels",
     FlynnTrain = "flynn_train",
     FlynnClassify = "flynn_classify",
     OcnnTransferF32 = "ocnn_transfer_f32",

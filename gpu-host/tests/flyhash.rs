@@ -121,41 +121,60 @@ fn flyhash_codes_equal_cpu_bit_for_bit() {
 }
 
 /// The filtered `f32` path (sample, interval, one classifying pass, candidates) gives the CPU's
-/// codes on uniform floats, on inputs whose activations all tie (they fall back to the
-/// unfiltered kernels), with a capacity so small that every input falls back, and with the
-/// filtered path switched off; a batch that is not a whole number of tiles.
+/// codes on uniform floats with inputs whose sums all tie (they fall back to the unfiltered
+/// kernels), with a capacity so small that every input falls back, and switched off; pixel
+/// inputs with blank images take the pixel path (in one part and in six) whatever the switch;
+/// batches that are not a whole number of tiles.
 #[test]
 #[ignore = "needs a CUDA GPU"]
-fn filtered_f32_path_equals_cpu() {
+fn filtered_paths_equal_cpu() {
     let gpu = Gpu::open(0).expect("a CUDA GPU");
-    let (d, m, s, k, b) = (1024u32, 8192u32, 51u32, 410u32, 1001usize);
-    let p = FlyParams::new(d, m, s, k, 7).unwrap();
-    let f = gpu.fly(p).unwrap();
-    let proj = f.projection().unwrap();
-    let du = d as usize;
-    let mut x: Vec<f32> = (0..b * du).map(|i| (draw(9, i as u64) >> 40) as f32 / (1u64 << 24) as f32).collect();
-    // Inputs 3 and 500: constant (every activation ties); input 7: two levels, not pixels.
-    x[3 * du..4 * du].fill(0.25);
-    x[500 * du..501 * du].fill(0.0);
-    for (j, v) in x[7 * du..8 * du].iter_mut().enumerate() {
-        *v = if draw(4, j as u64) % 2 == 0 { 0.5 } else { 1.5 };
+    // The pixel path is not filtered (see the README): its case checks the switch leaves it alone.
+    for (d, m, s, k, b, pixels) in
+        [(1024u32, 8192u32, 51u32, 410u32, 1001usize, false), (784, 4096, 39, 200, 2001, true)]
+    {
+        let p = FlyParams::new(d, m, s, k, 7).unwrap();
+        let f = gpu.fly(p).unwrap();
+        let proj = f.projection().unwrap();
+        let du = d as usize;
+        let mut x: Vec<f32> = (0..b * du)
+            .map(|i| {
+                let v = draw(9, i as u64);
+                if pixels {
+                    below(v, 256) as f32
+                } else {
+                    (v >> 40) as f32 / (1u64 << 24) as f32
+                }
+            })
+            .collect();
+        // Inputs 3 and 500: constant (every sum ties); input 7: two levels.
+        x[3 * du..4 * du].fill(if pixels { 7.0 } else { 0.25 });
+        x[500 * du..501 * du].fill(0.0);
+        for (j, v) in x[7 * du..8 * du].iter_mut().enumerate() {
+            *v = if draw(4, j as u64).is_multiple_of(2) { 0.0 } else { 255.0 };
+        }
+        let want = cpu_codes(&p, &proj, &x, b, false);
+        let inputs = f.upload(&x, b).unwrap();
+        assert_eq!(inputs.pixels(), pixels);
+        let path = if pixels { "pixel" } else { "filtered f32" };
+        let filtered = f.hash(&inputs, FlyWta::Exact).unwrap();
+        assert!(filtered.codes == want, "{path} path differs from the CPU");
+        println!("{path} path: {b} inputs bit-identical ({:.3} ms of kernels)", filtered.kernel_ms);
+        if pixels {
+            f.set_max_part_tiles(3);
+            assert!(f.hash(&inputs, FlyWta::Exact).unwrap().codes == want, "pixel path in 6 parts");
+        }
+        f.set_candidate_capacity(8);
+        let fallback = f.hash(&inputs, FlyWta::Exact).unwrap();
+        assert!(fallback.codes == want, "capacity 8 (every input falls back) differs from the CPU");
+        f.set_filtered(false);
+        let unfiltered = f.hash(&inputs, FlyWta::Exact).unwrap();
+        assert!(unfiltered.codes == want, "{path} path switched off differs from the CPU");
+        println!(
+            "{path}: capacity 8 (all fall back): {:.3} ms, unfiltered: {:.3} ms of kernels, same codes",
+            fallback.kernel_ms, unfiltered.kernel_ms
+        );
     }
-    let want = cpu_codes(&p, &proj, &x, b, false);
-    let inputs = f.upload(&x, b).unwrap();
-    assert!(!inputs.pixels());
-    let filtered = f.hash(&inputs, FlyWta::Exact).unwrap();
-    assert!(filtered.codes == want, "filtered path differs from the CPU");
-    println!("filtered f32 path: {b} inputs bit-identical ({:.3} ms of kernels)", filtered.kernel_ms);
-    f.set_candidate_capacity(8);
-    let fallback = f.hash(&inputs, FlyWta::Exact).unwrap();
-    assert!(fallback.codes == want, "capacity 8 (every input falls back) differs from the CPU");
-    f.set_filtered(false);
-    let unfiltered = f.hash(&inputs, FlyWta::Exact).unwrap();
-    assert!(unfiltered.codes == want, "unfiltered path differs from the CPU");
-    println!(
-        "capacity 8 (all fall back): {:.3} ms, unfiltered: {:.3} ms of kernels, same codes",
-        fallback.kernel_ms, unfiltered.kernel_ms
-    );
 }
 
 /// FlyNN on the GPU: memories and classes equal the core's rules run in plain loops, with

@@ -500,3 +500,20 @@ kernel_struct! {
         out: DevMut<f32>,
     }
 }
+
+kernel_struct! {
+    /// `fly_unpack_pixels`: one thread per element of `xt`: packed pixels as transposed floats
+    /// (the `f32` copy of pixel inputs, made on the device when a path needs it).
+    UnpackPixels => FlyUnpackPixels {
+        /// Input dimension.
+        d: u32,
+        /// Inputs.
+        b: u32,
+        /// Input groups, `⌈b/4⌉`.
+        groups: u32,
+        /// `d · groups` words of four pixels.
+        pix: DevPtr<u32>,
+        /// `d · b` floats, `xt[j · b + i]`, written.
+        xt: DevMut<f32>,
+    }
+}

@@ -5,13 +5,13 @@
 use core::slice::from_raw_parts;
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use neurobits_core::flyhash::kernels::{
-    PixelAct, PixelWta, PIXEL_ACT_THREADS, PIXEL_ROWS_PER_PASS, PIXEL_TILE_GROUPS, PIXEL_WTA_THREADS,
+    PixelAct, PixelWta, UnpackPixels, PIXEL_ACT_THREADS, PIXEL_ROWS_PER_PASS, PIXEL_TILE_GROUPS, PIXEL_WTA_THREADS,
 };
 use neurobits_core::flyhash::{activation_chunks, select_range, ties_left, Pixels4, RadixSelect};
 use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::Word;
 
-use crate::{abort, kernel, smem, split, thread_block};
+use crate::{abort, gid, kernel, smem, split, thread_block};
 
 /// `Pixels4::from_bytes(w)` in two byte permutes (`prmt`: bytes 0, 1 and 2, 3 of `w` to the
 /// low bytes of the 16-bit lanes), where the portable form costs eight integer operations in
@@ -226,5 +226,24 @@ kernel! {
                 *code.add(w) = word;
             }
         }
+    }
+}
+
+kernel! {
+    /// Pixel `i` of dimension `j` as a float, one thread per element of `xt`.
+    fn fly_unpack_pixels(a: UnpackPixels {
+        d: u32,
+        b: u32,
+        groups: u32,
+        pix: DevPtr<u32>,
+        xt: DevMut<f32>,
+    }) {
+        let e = gid();
+        let b = a.b as usize;
+        if e >= a.d as usize * b {
+            return;
+        }
+        let (j, i) = (e / b, e % b);
+        *a.xt.0.add(e) = (*a.pix.0.add(j * a.groups as usize + i / 4) >> (8 * (i % 4)) & 0xFF) as f32;
     }
 }

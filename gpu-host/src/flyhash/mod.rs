@@ -63,11 +63,13 @@ pub struct FlyGpu<'g> {
 /// Device buffers of one batch size: `(b, activations, codes, WTA scratch)`.
 type Buffers = (u32, CudaSlice<f32>, CudaSlice<u64>, WtaScratch);
 
-/// Inputs resident on the device, transposed (`d × b`), and, when every value is an 8-bit pixel,
-/// also packed four inputs per word for the exact hash's integer path ([`FlyInputs::pixels`]).
+/// Inputs resident on the device: when every value is an 8-bit pixel, packed four inputs per word
+/// for the exact hash's integer path ([`FlyInputs::pixels`]), otherwise as floats, transposed
+/// (`d × b`). Pixel inputs get their float copy on the device, from the packed pixels, the first
+/// time a path needs it (bisect64): a quarter of the upload and of the resident memory.
 pub struct FlyInputs {
     b: u32,
-    xt: CudaSlice<f32>,
+    xt: std::cell::OnceCell<CudaSlice<f32>>,
     pix: Option<CudaSlice<u32>>,
 }
 
@@ -125,12 +127,17 @@ impl FlyGpu<'_> {
         Ok(())
     }
 
-    /// Uploads `b` inputs of `d` values (row-major), transposing them for coalesced reads, and
-    /// packs them for the pixel path when they are all 8-bit pixels and the parameters allow it.
+    /// Uploads `b` inputs of `d` values (row-major): packed for the pixel path when they are all
+    /// 8-bit pixels and the parameters allow it, else as [`FlyGpu::upload_float`] does.
     pub fn upload(&self, x: &[f32], b: usize) -> Result<FlyInputs, GpuError> {
-        let mut inputs = self.upload_float(x, b)?;
-        inputs.pix = self.pack_pixels(x, b)?;
-        Ok(inputs)
+        let d = self.params.d as usize;
+        if x.len() != b * d {
+            return Err(GpuError::Input(format!("{} values are not {b} inputs of {d}", x.len())));
+        }
+        match self.pack_pixels(x, b)? {
+            Some(pix) => Ok(FlyInputs { b: b as u32, xt: Default::default(), pix: Some(pix) }),
+            None => self.upload_float(x, b),
+        }
     }
 
     /// [`FlyGpu::upload`] without the pixel packing: the exact hash takes the `f32` path.
@@ -146,7 +153,21 @@ impl FlyGpu<'_> {
                 xt[j * b + i] = x[i * d + j];
             }
         }
-        Ok(FlyInputs { b: b as u32, xt: self.gpu.stream.clone_htod(&xt)?, pix: None })
+        Ok(FlyInputs { b: b as u32, xt: self.gpu.stream.clone_htod(&xt)?.into(), pix: None })
+    }
+
+    /// The inputs as transposed floats: pixel inputs are unpacked on the device the first time.
+    fn floats<'x>(&self, x: &'x FlyInputs) -> Result<&'x CudaSlice<f32>, GpuError> {
+        if let (None, Some(pix)) = (x.xt.get(), &x.pix) {
+            let (g, d) = (self.gpu, self.params.d);
+            g.ensure_fits(d as u64 * x.b as u64 * 4)?;
+            let mut xt = g.stream.alloc_zeros::<f32>(d as usize * x.b as usize)?;
+            let a = k::UnpackPixels { d, b: x.b, groups: x.b.div_ceil(4), pix: rd(g, pix), xt: wr(g, &mut xt) };
+            // SAFETY: `pix` holds d·⌈b/4⌉ words, `xt` d·b floats, one thread each.
+            unsafe { launch(g, &mut KernelTimer::default(), d as u64 * x.b as u64, a)? };
+            let _ = x.xt.set(xt);
+        }
+        Ok(x.xt.get().expect("set at upload or above"))
     }
 
     /// Hashes resident inputs.
@@ -163,11 +184,12 @@ impl FlyGpu<'_> {
             let kernel_ms = self.hash_pixels(x.b, pix, out)?;
             return Ok((kernel_ms, start.elapsed().as_secs_f64() * 1e3));
         }
+        let xt = self.floats(x)?;
         if wta == FlyWta::Exact && self.filtered() {
-            let kernel_ms = self.hash_filtered(&x.xt, x.b, out)?;
+            let kernel_ms = self.hash_filtered(xt, x.b, out)?;
             return Ok((kernel_ms, start.elapsed().as_secs_f64() * 1e3));
         }
-        self.hash_unfiltered(&x.xt, x.b, wta, out)
+        self.hash_unfiltered(xt, x.b, wta, out)
     }
 
     /// The unfiltered kernels (every activation written, then the WTA kernels over them) on `b`
