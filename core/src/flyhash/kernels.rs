@@ -201,9 +201,14 @@ pub const fn pixel_act_shared(d: u32, s: u32) -> u32 {
     (d + 1) * PIXEL_TILE_GROUPS * 4 + (PIXEL_TILE_INPUTS * pixel_bins(s)).div_ceil(2) * 4
 }
 
+/// Rows of keys equal to the threshold a `fly_pixel_wta` part keeps for each input while it
+/// writes its words (more send that part through a second scan).
+pub const PIXEL_WTA_TIE_SLOTS: u32 = 8;
+
 /// Dynamic shared bytes of a `fly_pixel_wta` block: per input a 256-bin histogram (`bin · 32 +
-/// lane` words), then per (part, input) a tie count.
-pub const PIXEL_WTA_SHARED: u32 = (256 * 32 + PIXEL_WTA_THREADS) * 4;
+/// lane` words), per (part, input) a tie count, then per (part, input) the rows of its first
+/// [`PIXEL_WTA_TIE_SLOTS`] ties.
+pub const PIXEL_WTA_SHARED: u32 = (256 * 32 + PIXEL_WTA_THREADS + PIXEL_WTA_THREADS * PIXEL_WTA_TIE_SLOTS) * 4;
 
 kernel_struct! {
     /// `fly_pixel_act`: blocks of [`PIXEL_ACT_THREADS`], one per (tile of

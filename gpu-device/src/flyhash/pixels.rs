@@ -6,6 +6,7 @@ use core::slice::from_raw_parts;
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use neurobits_core::flyhash::kernels::{
     PixelAct, PixelWta, UnpackPixels, PIXEL_ACT_THREADS, PIXEL_ROWS_PER_PASS, PIXEL_TILE_GROUPS, PIXEL_WTA_THREADS,
+    PIXEL_WTA_TIE_SLOTS,
 };
 use neurobits_core::flyhash::{activation_chunks, select_range, ties_left, Pixels4, RadixSelect};
 use neurobits_core::kernel::{DevMut, DevPtr};
@@ -161,6 +162,7 @@ kernel! {
     }) {
         const NT: usize = PIXEL_WTA_THREADS as usize;
         const PARTS: usize = NT / 32;
+        const TIE_SLOTS: usize = PIXEL_WTA_TIE_SLOTS as usize;
         let (tid, blk) = thread_block();
         let (part, lane) = (tid / 32, tid % 32);
         // `i`: position in this launch's sums; `gi`: the input in the batch.
@@ -205,25 +207,54 @@ kernel! {
             smem::sync();
         }
         let t = st.threshold();
-        let mut n = 0;
-        for r in (w0 * 64..w1 * 64).step_by(16) {
-            n += sixteen(r).iter().filter(|&&x| x == t).count() as u32;
-        }
-        smem::st_u32(counts(part), n);
-        smem::sync();
-        let mut ties = ties_left(st.ties(), (0..part).map(|p| smem::ld_u32(counts(p))));
+        // One scan writes the words of the keys above `t` and keeps the rows of the part's first
+        // ties; once every part's tie count is known (`ties_left`), the part's first winning ties
+        // are OR-ed in — the lowest-index rule of `select_range` — without a second scan, unless
+        // the part had more winning ties than it kept.
+        let slot = |k: usize| base + ((256 * 32 + NT + (k * PARTS + part) * 32 + lane) * 4) as u32;
         let code = a.codes.0.add(gi * words);
         let q = a.keys.0 as *const Quad;
+        let mut n = 0usize;
         for w in w0..w1 {
             // Octet by octet: one 16-byte load, then its eight keys at constant positions.
             let mut word: Word = 0;
             for o in w * 8..w * 8 + 8 {
                 let x = *q.add(o * bp + i);
                 let at = |r: usize| (x.0[(r % 8) / 2] >> (16 * (r % 2))) & 0xFFFF;
-                ties = select_range(o * 8, o * 8 + 8, at, t, ties, |r| word |= 1 << (r % 64));
+                select_range(o * 8, o * 8 + 8, at, t, 0, |r| word |= 1 << (r % 64));
+                for r in o * 8..o * 8 + 8 {
+                    if at(r) == t {
+                        if n < TIE_SLOTS {
+                            smem::st_u32(slot(n), r as u32);
+                        }
+                        n += 1;
+                    }
+                }
             }
             if gi < a.b as usize {
                 *code.add(w) = word;
+            }
+        }
+        smem::st_u32(counts(part), n as u32);
+        smem::sync();
+        let ties = ties_left(st.ties(), (0..part).map(|p| smem::ld_u32(counts(p)))).min(n);
+        if gi < a.b as usize && ties > 0 {
+            if ties <= TIE_SLOTS {
+                for k in 0..ties {
+                    let r = smem::ld_u32(slot(k)) as usize;
+                    *code.add(r / 64) |= 1 << (r % 64);
+                }
+            } else {
+                let mut left = ties;
+                for w in w0..w1 {
+                    let mut word: Word = 0;
+                    for o in w * 8..w * 8 + 8 {
+                        let x = *q.add(o * bp + i);
+                        let at = |r: usize| (x.0[(r % 8) / 2] >> (16 * (r % 2))) & 0xFFFF;
+                        left = select_range(o * 8, o * 8 + 8, at, t, left, |r| word |= 1 << (r % 64));
+                    }
+                    *code.add(w) = word;
+                }
             }
         }
     }
