@@ -83,17 +83,17 @@ impl FlyGpu<'_> {
         Ok(())
     }
 
-    /// Caps the tiles (of 64 inputs) of one part of a pixel-path batch, so that a small batch runs
-    /// in several parts (for tests; the default is what one half of the staging buffer holds).
+    /// Caps the tiles (of 128 inputs) of one part of a pixel-path batch, so that a small batch runs
+    /// in several parts (for tests; the default is two waves of the select's blocks).
     #[doc(hidden)]
     pub fn set_max_part_tiles(&self, tiles: u32) {
         self.pixel.borrow_mut().max_part_tiles = Some(tiles);
     }
 
     /// Exact codes of `b` packed inputs into `out`; returns the kernels' milliseconds. The batch
-    /// runs in parts of whole tiles whose codes fit one half of the pinned staging buffer: each
-    /// part's codes download while the next parts' kernels run, and the sums buffer holds one
-    /// part (0.5 GB rather than 3 GB for 60 000 Fashion-MNIST images).
+    /// runs in parts of whole tiles, at most one wave of the select's blocks: each part's codes
+    /// download while the next parts' kernels run, and the sums buffer holds one part (0.8 GB
+    /// rather than 3 GB for 60 000 Fashion-MNIST images on an H100).
     pub(super) fn hash_pixels(&self, b: u32, pix: &CudaSlice<u32>, out: &mut Vec<Word>) -> Result<f64, GpuError> {
         self.pixel_offsets()?;
         let (g, p) = (self.gpu, &self.params);
@@ -102,7 +102,12 @@ impl FlyGpu<'_> {
         let (m, cw) = (p.m as usize, p.code_words());
         let groups = b.div_ceil(4);
         let tiles = groups.div_ceil(PIXEL_TILE_GROUPS);
-        let fit = (STAGING_HALF / (PIXEL_TILE_INPUTS as usize * cw)).max(1) as u32;
+        // A part is at most two waves of `fly_pixel_wta` blocks (32 inputs each): the parts that
+        // one staging half held (6 of 10 000 Fashion-MNIST images) left the select's last wave a
+        // fifth full; its codes download in pieces of one staging half, each after the part's
+        // kernels.
+        let wta_slots = resident_blocks_shaped::<k::PixelWta>(g, k::PIXEL_WTA_THREADS, k::PIXEL_WTA_SHARED)?;
+        let fit = (2 * wta_slots * 32 / PIXEL_TILE_INPUTS).max(1);
         let fit = px.max_part_tiles.map_or(fit, |cap| fit.min(cap.max(1)));
         let part_tiles = tiles.div_ceil(tiles.div_ceil(fit));
         let bp = part_tiles * PIXEL_TILE_INPUTS;
@@ -164,8 +169,10 @@ impl FlyGpu<'_> {
             // SAFETY: a block per 32 of the part's inputs (below bp, a multiple of 64) over their
             // m sums; `codes` holds b·⌈m/64⌉ words.
             unsafe { launch_shaped(g, Some(&mut t), shape, a)? };
-            let ready = g.stream.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
-            parts.push((i0 as usize * cw..i1 as usize * cw, Some(ready)));
+            for at in (i0 as usize * cw..i1 as usize * cw).step_by(STAGING_HALF) {
+                let flags = cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING;
+                parts.push((at..(i1 as usize * cw).min(at + STAGING_HALF), Some(g.stream.record_event(Some(flags))?)));
+            }
         }
         out.clear();
         g.download_parts(codes, parts, out)?;
