@@ -84,16 +84,17 @@ impl FlyGpu<'_> {
     }
 
     /// Caps the tiles (of 128 inputs) of one part of a pixel-path batch, so that a small batch runs
-    /// in several parts (for tests; the default is two waves of the select's blocks).
+    /// in several parts (for tests; the default is one wave of the select's blocks, at most one staging half).
     #[doc(hidden)]
     pub fn set_max_part_tiles(&self, tiles: u32) {
         self.pixel.borrow_mut().max_part_tiles = Some(tiles);
     }
 
     /// Exact codes of `b` packed inputs into `out`; returns the kernels' milliseconds. The batch
-    /// runs in parts of whole tiles, at most one wave of the select's blocks: each part's codes
-    /// download while the next parts' kernels run, and the sums buffer holds one part (0.8 GB
-    /// rather than 3 GB for 60 000 Fashion-MNIST images on an H100).
+    /// runs in parts of whole tiles, at most one wave of the select's blocks whose codes fit one
+    /// half of the pinned staging buffer: each part's codes download while the next parts'
+    /// kernels run, and the sums buffer holds one part (0.4 GB rather than 3 GB for 60 000
+    /// Fashion-MNIST images on an H100).
     pub(super) fn hash_pixels(&self, b: u32, pix: &CudaSlice<u32>, out: &mut Vec<Word>) -> Result<f64, GpuError> {
         self.pixel_offsets()?;
         let (g, p) = (self.gpu, &self.params);
@@ -102,12 +103,13 @@ impl FlyGpu<'_> {
         let (m, cw) = (p.m as usize, p.code_words());
         let groups = b.div_ceil(4);
         let tiles = groups.div_ceil(PIXEL_TILE_GROUPS);
-        // A part is at most two waves of `fly_pixel_wta` blocks (32 inputs each): the parts that
-        // one staging half held (6 of 10 000 Fashion-MNIST images) left the select's last wave a
-        // fifth full; its codes download in pieces of one staging half, each after the part's
-        // kernels.
+        // A part is at most one wave of `fly_pixel_wta` blocks (32 inputs each) and its codes fit
+        // one half of the pinned staging buffer: the parts of one staging half (6 of 10 000
+        // Fashion-MNIST images, 313 blocks on 264 slots) left the select's second wave nearly
+        // empty, and parts of two waves delayed the last part's download (measured).
         let wta_slots = resident_blocks_shaped::<k::PixelWta>(g, k::PIXEL_WTA_THREADS, k::PIXEL_WTA_SHARED)?;
-        let fit = (2 * wta_slots * 32 / PIXEL_TILE_INPUTS).max(1);
+        let fit =
+            (wta_slots * 32 / PIXEL_TILE_INPUTS).min((STAGING_HALF / (PIXEL_TILE_INPUTS as usize * cw)) as u32).max(1);
         let fit = px.max_part_tiles.map_or(fit, |cap| fit.min(cap.max(1)));
         let part_tiles = tiles.div_ceil(tiles.div_ceil(fit));
         let bp = part_tiles * PIXEL_TILE_INPUTS;
@@ -169,10 +171,8 @@ impl FlyGpu<'_> {
             // SAFETY: a block per 32 of the part's inputs (below bp, a multiple of 64) over their
             // m sums; `codes` holds b·⌈m/64⌉ words.
             unsafe { launch_shaped(g, Some(&mut t), shape, a)? };
-            for at in (i0 as usize * cw..i1 as usize * cw).step_by(STAGING_HALF) {
-                let flags = cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING;
-                parts.push((at..(i1 as usize * cw).min(at + STAGING_HALF), Some(g.stream.record_event(Some(flags))?)));
-            }
+            let ready = g.stream.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DISABLE_TIMING))?;
+            parts.push((i0 as usize * cw..i1 as usize * cw, Some(ready)));
         }
         out.clear();
         g.download_parts(codes, parts, out)?;
