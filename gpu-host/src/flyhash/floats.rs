@@ -141,6 +141,12 @@ fn sample_rows(p: &FlyParams) -> u32 {
 /// Candidates kept per input: twice the share of the sample between its two ranks, in whole
 /// warps of candidates, at most `m`. At Fashion-MNIST's and the batch configuration's `k/m` of
 /// 5 % the interval holds about 4 % of the rows; twice that leaves room for its spread.
+///
+/// ```
+/// use neurobits_core::flyhash::FlyParams;
+/// let batch = FlyParams::new(1024, 131_072, 51, 6_554, 1).unwrap();
+/// assert_eq!(neurobits_gpu_host::flyhash::candidate_capacity(&batch), 10_944); // 8.3 % of m
+/// ```
 pub fn candidate_capacity(p: &FlyParams) -> u32 {
     let n = sample_rows(p);
     let (r_hi, r_lo) = sample_ranks(p.m, p.k, n);
