@@ -69,6 +69,9 @@ fn ocnn_gpu_equals_cpu_bit_for_bit() {
             assert_eq!(cpu.state_sha256, gpu_r.state_sha256, "{name} {variant:?}: final state");
             assert_eq!(cpu.hits_sha256, gpu_r.hits_sha256, "{name} {variant:?}: hit matrix");
             assert_eq!(cpu.labels, gpu_r.labels, "{name} {variant:?}: labels");
+            // The GPU clusters from the spanning forest it builds, the CPU from every pair.
+            assert_eq!(cpu.curve, gpu_r.curve, "{name} {variant:?}: k(p) curve");
+            assert_eq!(cpu.threshold_percent, gpu_r.threshold_percent, "{name} {variant:?}: threshold");
         }
         println!(
             "{name:<34} n={:<5} k={:<3} bit-exact: state {} hits {}",
@@ -78,8 +81,16 @@ fn ocnn_gpu_equals_cpu_bit_for_bit() {
             &cpu.hits_sha256[..16]
         );
     }
+    // Fixed thresholds below and inside the grid: the GPU's forest starts at the lower one.
+    for threshold in ["35", "80"] {
+        let c = ClusterConfig { threshold: threshold.into(), ..config(SyncArg::Phase, Dtype::F32, 300) };
+        let (cpu, gpu_r) =
+            (ocnn::cluster(&sets[0].1, &c, None).unwrap(), ocnn::cluster(&sets[0].1, &c, Some(&gpu)).unwrap());
+        assert_eq!((cpu.labels, cpu.k, cpu.curve), (gpu_r.labels, gpu_r.k, gpu_r.curve), "Lsun at {threshold} %");
+    }
     println!(
-        "OCNN GPU = CPU bit for bit on {} point sets (2-D, 3-D, f32, f64, phase, fragmentary), all three decompositions",
+        "OCNN GPU = CPU bit for bit on {} point sets (2-D, 3-D, f32, f64, phase, fragmentary), all three decompositions; \
+         clusters from the GPU's spanning forest = from all pairs (auto, 35 % and 80 %)",
         sets.len()
     );
 }

@@ -3,14 +3,17 @@
 //! neuron, which *is* the canonical lanes32 order: thread `l` of the warp is lane `l`.
 
 use core::slice::from_raw_parts;
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::ocnn::kernels::{
-    CombineYF32, CombineYF64, FragmentaryHitsF32, FragmentaryHitsF64, LanesYF32, LanesYF64, PhaseBitsF32, PhaseBitsF64,
-    PhaseHits, SparseFragmentaryHitsF32, SparseFragmentaryHitsF64, SparsePhaseHits, StepF32, StepF64, StepPerNeuronF32,
-    StepPerNeuronF64, StepSparseF32, StepSparseF64, TransferF32, TransferF64,
+    CombineYF32, CombineYF64, ForestBest, ForestHook, ForestJump, FragmentaryHitsF32, FragmentaryHitsF64, LanesYF32,
+    LanesYF64, PhaseBitsF32, PhaseBitsF64, PhaseHits, SparseFragmentaryHitsF32, SparseFragmentaryHitsF64,
+    SparsePhaseHits, StepF32, StepF64, StepPerNeuronF32, StepPerNeuronF64, StepSparseF32, StepSparseF64, TransferF32,
+    TransferF64,
 };
 use neurobits_core::ocnn::{
-    butterfly, combine, lane_sum, lane_sum_sparse, lanes32, phase_bit, phase_hits, transfer, SyncMode,
+    butterfly, combine, forest_key, forest_pair, lane_sum, lane_sum_sparse, lanes32, linked, phase_bit, phase_hits,
+    transfer, SyncMode,
 };
 
 use crate::{gid, kernel, split, xor_lane};
@@ -343,5 +346,94 @@ kernel! {
                 *a.hits.0.add(slot) += phase_hits(wi, *a.words.0.add(j), a.valid);
             });
         }
+    }
+}
+
+kernel! {
+    /// Borůvka step 1: warp `i` (a row) keeps each lane's best linked pair leaving the row's
+    /// component, reduces the warp's 32 (two 32-bit shuffles per step), lane 0 raises
+    /// `best[comp[i]]`.
+    fn ocnn_forest_best(a: ForestBest {
+        n: u32,
+        t: u32,
+        p: u32,
+        comp: DevPtr<u32>,
+        hits: DevPtr<u32>,
+        best: DevMut<u64>,
+    }) {
+        let (i, lane) = split(gid(), 32);
+        let n = a.n as usize;
+        if i >= n {
+            return;
+        }
+        let c = *a.comp.0.add(i);
+        let row = a.hits.0.add(i * n);
+        let mut key = 0u64;
+        for j in (lane..n).step_by(32) {
+            let h = *row.add(j);
+            if linked(h, a.p, a.t) && *a.comp.0.add(j) != c {
+                key = key.max(forest_key(h, i as u32, j as u32));
+            }
+        }
+        let mut d = 16;
+        while d > 0 {
+            let other = (xor_lane((key >> 32) as u32, d) as u64) << 32 | xor_lane(key as u32, d) as u64;
+            key = key.max(other);
+            d /= 2;
+        }
+        if lane == 0 && key != 0 {
+            AtomicU64::from_ptr(a.best.0.add(c as usize)).fetch_max(key, Relaxed);
+        }
+    }
+}
+
+kernel! {
+    /// Borůvka step 2, thread `c`.
+    fn ocnn_forest_hook(a: ForestHook {
+        n: u32,
+        comp: DevPtr<u32>,
+        best: DevPtr<u64>,
+        parent: DevMut<u32>,
+        edges: DevMut<u64>,
+        count: DevMut<u32>,
+    }) {
+        let c = gid();
+        if c >= a.n as usize {
+            return;
+        }
+        let key = *a.best.0.add(c);
+        let mut to = c as u32;
+        if key != 0 && *a.comp.0.add(c) == c as u32 {
+            let (_, lo, hi) = forest_pair(key);
+            let other = if *a.comp.0.add(lo as usize) == c as u32 { *a.comp.0.add(hi as usize) } else { *a.comp.0.add(lo as usize) };
+            let mutual = *a.best.0.add(other as usize) == key;
+            if !mutual || (c as u32) < other {
+                let slot = AtomicU32::from_ptr(a.count.0).fetch_add(1, Relaxed);
+                *a.edges.0.add(slot as usize) = key;
+            }
+            if !mutual || (c as u32) > other {
+                to = other;
+            }
+        }
+        *a.parent.0.add(c) = to;
+    }
+}
+
+kernel! {
+    /// Borůvka step 3, thread `i`: the root above its old component.
+    fn ocnn_forest_jump(a: ForestJump {
+        n: u32,
+        parent: DevPtr<u32>,
+        comp: DevMut<u32>,
+    }) {
+        let i = gid();
+        if i >= a.n as usize {
+            return;
+        }
+        let mut r = *a.comp.0.add(i);
+        while *a.parent.0.add(r as usize) != r {
+            r = *a.parent.0.add(r as usize);
+        }
+        *a.comp.0.add(i) = r;
     }
 }

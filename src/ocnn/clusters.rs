@@ -111,3 +111,50 @@ pub fn cluster_pairs(
     let k_non_singleton = size.iter().filter(|&&s| s > 1).count() as u32;
     Ok(Clustering { p, labels, k, k_non_singleton, curve: grid.iter().copied().zip(ks).collect() })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use neurobits_core::ocnn::{forest_key, forest_pair, linked};
+
+    /// The maximum spanning forest of the pairs linked at `p` (Kruskal in `forest_key` order):
+    /// what the GPU's Borůvka rounds build.
+    fn forest(n: usize, hits: &[u32], t: u32, p: u32) -> Vec<(u32, u32, u32)> {
+        let mut keys: Vec<u64> = (0..n as u32)
+            .flat_map(|i| (i + 1..n as u32).map(move |j| (i, j)))
+            .zip(hits)
+            .filter(|&(_, &h)| linked(h, p, t))
+            .map(|((i, j), &h)| forest_key(h, i, j))
+            .collect();
+        keys.sort_unstable_by(|a, b| b.cmp(a));
+        let mut parent = vec![0u32; n];
+        let mut uf = UnionFind::new(&mut parent);
+        keys.into_iter().map(forest_pair).filter(|&(_, i, j)| uf.union(i, j)).collect()
+    }
+
+    /// Clustering the forest's pairs gives what clustering every pair gives: the curve, the
+    /// automatic and fixed thresholds' labels — on hit matrices with few levels (many ties).
+    #[test]
+    fn spanning_forest_clusters_like_every_pair() {
+        for (n, levels, seed) in [(60usize, 5u64, 1u64), (200, 1001, 2), (150, 3, 3), (40, 2, 4)] {
+            let t = 1000;
+            let hits: Vec<u32> = (0..n * (n - 1) / 2)
+                .map(|s| (neurobits_core::prng::draw(seed, s as u64) % levels * (1000 / (levels - 1).max(1))) as u32)
+                .collect();
+            for (phase, fixed) in [(true, None), (true, Some(35)), (false, Some(80)), (false, None)] {
+                let g = grid(phase);
+                let all = cluster(n, &hits, t, &g, fixed);
+                let lowest = fixed.map_or(g[0], |f: u32| f.min(g[0]));
+                let f = forest(n, &hits, t, lowest);
+                assert!(f.len() < n);
+                let fh: Vec<u32> = f.iter().map(|&(h, ..)| h).collect();
+                let via = cluster_pairs(n, &fh, f.iter().map(|&(_, i, j)| (i, j)), t, &g, fixed);
+                match (all, via) {
+                    (Ok(a), Ok(b)) => assert_eq!(a, b, "n={n} levels={levels} fixed={fixed:?}"),
+                    (Err(_), Err(_)) => {}
+                    (a, b) => panic!("n={n}: {a:?} vs {b:?}"),
+                }
+            }
+        }
+    }
+}

@@ -224,17 +224,40 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         let w = weights::dense::<T>(p, a)?;
         seconds.insert("weights", t0.elapsed().as_secs_f64());
         let t0 = Instant::now();
-        let tr = match gpu {
-            None => cpu::run(&w, c.seed, c.transient, c.iters, mode),
+        // On the GPU the clusters come from the hit graph's maximum spanning forest, built there
+        // (the same k(p) curve and labels as all pairs); the hits still come back for the digest.
+        let (tr, forest) = match gpu {
+            None => (cpu::run(&w, c.seed, c.transient, c.iters, mode), None),
             Some(g) => {
-                let run = g.ocnn(p.n, &w.j, &w.norm)?.run(c.seed, c.transient, c.iters, mode, c.variant.into())?;
-                seconds.insert("gpu kernels", run.kernel_ms / 1e3);
-                cpu::Trajectory { state: run.state, hits: cpu::upper_triangle(p.n, &run.hits) }
+                let dev = g.ocnn(p.n, &w.j, &w.norm)?;
+                let lowest = fixed.map_or(grid[0], |f| f.min(grid[0]));
+                match dev.run_forest(c.seed, c.transient, (c.iters, lowest), mode, c.variant.into())? {
+                    Some(run) => {
+                        seconds.insert("gpu kernels", run.kernel_ms / 1e3);
+                        let mut full = run.hits(g)?;
+                        if let SyncMode::Fragmentary(_) = mode {
+                            (0..p.n).for_each(|i| full[i * p.n + i] = c.iters);
+                        }
+                        let state = run.state;
+                        (cpu::Trajectory { state, hits: cpu::upper_triangle(p.n, &full) }, Some(run.pairs))
+                    }
+                    None => {
+                        let run = dev.run(c.seed, c.transient, c.iters, mode, c.variant.into())?;
+                        seconds.insert("gpu kernels", run.kernel_ms / 1e3);
+                        (cpu::Trajectory { state: run.state, hits: cpu::upper_triangle(p.n, &run.hits) }, None)
+                    }
+                }
             }
         };
         seconds.insert("dynamics and sync", t0.elapsed().as_secs_f64());
         let t0 = Instant::now();
-        let cl = clusters::cluster(p.n, &tr.hits, c.iters, &grid, fixed)?;
+        let cl = match forest {
+            Some(f) => {
+                let hits: Vec<u32> = f.iter().map(|&(h, ..)| h).collect();
+                clusters::cluster_pairs(p.n, &hits, f.iter().map(|&(_, i, j)| (i, j)), c.iters, &grid, fixed)?
+            }
+            None => clusters::cluster(p.n, &tr.hits, c.iters, &grid, fixed)?,
+        };
         seconds.insert("clusters", t0.elapsed().as_secs_f64());
         let digest = digest::hits(p.n, &tr.hits, c.iters);
         (tr, cl, digest, p.n * (p.n - 1) / 2)

@@ -22,6 +22,21 @@ pub struct Dense<T> {
     pub norm: Vec<T>,
 }
 
+/// Elements of a buffer written by several rayon tasks, each element by exactly one.
+struct SharedRows<T>(*mut T);
+
+// SAFETY: the tasks write disjoint elements (the callers' SAFETY comments say why), and `T`
+// values are sent between threads.
+unsafe impl<T: Send> Sync for SharedRows<T> {}
+
+impl<T> SharedRows<T> {
+    /// # Safety
+    /// `at` lies inside the buffer, which outlives the call, and no other task touches `at`.
+    unsafe fn write(&self, at: usize, v: T) {
+        unsafe { self.0.add(at).write(v) };
+    }
+}
+
 /// The weight of a pair at squared distance `d2` for scale `a`, in `f64`.
 ///
 /// ```
@@ -46,11 +61,24 @@ pub fn dense_cut<T: Real + Send + Sync>(p: &Points, a: f64, cutoff: Option<f64>)
     let bytes = (n as u128 * n as u128).saturating_mul(core::mem::size_of::<T>() as u128);
     ensure_fits(&format!("the dense {n}x{n} coupling"), bytes)?;
     let mut j = vec![T::ZERO; n * n];
-    j.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
-        for (k, w) in row.iter_mut().enumerate() {
-            let d2 = squared(p.point(i), p.point(k));
-            if k != i && d2 <= r2 {
-                *w = T::from_f64(weight(d2, a));
+    // J is symmetric bit for bit (the squared distance of (i, k) and (k, i) is the same sum of
+    // the same squares), so each pair's `exp` is computed once and written to both places: tiles
+    // of the upper triangle in parallel, each writing its block and the transposed block.
+    const TILE: usize = 64;
+    let tiles = n.div_ceil(TILE);
+    let out = SharedRows(j.as_mut_ptr());
+    (0..tiles).into_par_iter().flat_map_iter(|bi| (bi..tiles).map(move |bk| (bi, bk))).for_each(|(bi, bk)| {
+        for i in bi * TILE..n.min(bi * TILE + TILE) {
+            for k in (i + 1).max(bk * TILE)..n.min(bk * TILE + TILE) {
+                let d2 = squared(p.point(i), p.point(k));
+                if d2 <= r2 {
+                    let w = T::from_f64(weight(d2, a));
+                    // SAFETY: i < k < n, so both indices are inside `j` (n² values, alive until
+                    // the loop ends); the pair (i, k) belongs to exactly one tile, so no two
+                    // tasks write the same element, and nothing reads `j` meanwhile.
+                    unsafe { out.write(i * n + k, w) };
+                    unsafe { out.write(k * n + i, w) };
+                }
             }
         }
     });

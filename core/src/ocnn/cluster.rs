@@ -62,6 +62,39 @@ pub const fn linked(hits: u32, p: u32, t: u32) -> bool {
     100 * hits as u64 > p as u64 * t as u64
 }
 
+/// Largest `n` (exclusive) whose pairs have a [`forest_key`].
+pub const FOREST_MAX_N: u32 = 1 << 18;
+/// Largest hit count (exclusive) that has a [`forest_key`].
+pub const FOREST_MAX_HITS: u32 = 1 << 28;
+
+/// The order of the pairs in a maximum spanning forest of the hit graph: more hits first, then
+/// the lower pair `(min, max)` — a strict total order (no two pairs share a key), which keeps
+/// Borůvka's rounds free of cycles on a GPU. A graph's components under any threshold are those
+/// of its maximum spanning forest, so the forest's `n − 1` edges (at most) give the whole `k(p)`
+/// curve and the labels. Needs `hits < FOREST_MAX_HITS` and `i, j < FOREST_MAX_N`, `i ≠ j`; a
+/// linked pair has `hits ≥ 1`, so its key is never 0.
+///
+/// ```
+/// use neurobits_core::ocnn::{forest_key, forest_pair};
+/// assert!(forest_key(9, 4, 1) > forest_key(8, 0, 1)); // more hits first
+/// assert!(forest_key(9, 0, 7) > forest_key(9, 1, 2)); // then the lower pair
+/// assert_eq!(forest_key(9, 4, 1), forest_key(9, 1, 4));
+/// assert_eq!(forest_pair(forest_key(9, 4, 1)), (9, 1, 4));
+/// ```
+#[inline(always)]
+pub const fn forest_key(hits: u32, i: u32, j: u32) -> u64 {
+    let (lo, hi) = if i < j { (i, j) } else { (j, i) };
+    let m = (FOREST_MAX_N - 1) as u64;
+    (hits as u64) << 36 | (m - lo as u64) << 18 | (m - hi as u64)
+}
+
+/// `(hits, min, max)` of a [`forest_key`].
+#[inline(always)]
+pub const fn forest_pair(key: u64) -> (u32, u32, u32) {
+    let m = (FOREST_MAX_N - 1) as u64;
+    ((key >> 36) as u32, (m - (key >> 18 & m)) as u32, (m - (key & m)) as u32)
+}
+
 /// How many of the ascending thresholds `grid` link a pair with `hits` (a pair linked at `p` is
 /// linked at every lower `p`, so they are a prefix of the grid).
 ///

@@ -221,3 +221,56 @@ kernel_struct! {
         hits: DevMut<u32>,
     }
 }
+
+kernel_struct! {
+    /// Borůvka round, step 1: a warp per neuron `i` scans its row of `hits` for the best pair
+    /// (the core's `forest_key`) that is linked at threshold `p` (the grid's lowest) and leaves
+    /// its component, and raises `best[comp[i]]` to it (atomic max).
+    ForestBest => OcnnForestBest {
+        /// Neurons.
+        n: u32,
+        /// Observed iterations.
+        t: u32,
+        /// The lowest threshold of the grid, percent.
+        p: u32,
+        /// Component of every neuron (the id of its root).
+        comp: DevPtr<u32>,
+        /// The hit matrix.
+        hits: DevPtr<u32>,
+        /// Best key per component, zeroed before, raised.
+        best: DevMut<u64>,
+    }
+}
+
+kernel_struct! {
+    /// Borůvka round, step 2: a thread per neuron `c`; a root with a best pair hooks under the
+    /// other side's root (of two roots that chose the same pair, the larger hooks and the smaller
+    /// records the pair); `parent` is written for every neuron.
+    ForestHook => OcnnForestHook {
+        /// Neurons.
+        n: u32,
+        /// Components.
+        comp: DevPtr<u32>,
+        /// Best keys of step 1.
+        best: DevPtr<u64>,
+        /// Parent of every root after hooking (itself if it stays a root), written.
+        parent: DevMut<u32>,
+        /// Forest pairs (keys), at most `n − 1`, appended to.
+        edges: DevMut<u64>,
+        /// How many pairs `edges` holds, added to.
+        count: DevMut<u32>,
+    }
+}
+
+kernel_struct! {
+    /// Borůvka round, step 3: a thread per neuron follows `parent` from its component to the new
+    /// root.
+    ForestJump => OcnnForestJump {
+        /// Neurons.
+        n: u32,
+        /// The hooks of step 2.
+        parent: DevPtr<u32>,
+        /// Components, updated.
+        comp: DevMut<u32>,
+    }
+}

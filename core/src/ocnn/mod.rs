@@ -20,7 +20,9 @@ pub mod kernels;
 mod real;
 mod sync;
 
-pub use cluster::{labels_at, linked, linked_prefix, plateau, UnionFind};
+pub use cluster::{
+    forest_key, forest_pair, labels_at, linked, linked_prefix, plateau, UnionFind, FOREST_MAX_HITS, FOREST_MAX_N,
+};
 pub use dynamics::{
     butterfly, combine, initial_state, lane_sum, lane_sum_sparse, lanes32, lanes32_sparse, row_norm, transfer,
     update_neuron, update_neuron_sparse,

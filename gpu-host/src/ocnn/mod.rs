@@ -3,7 +3,7 @@
 
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 use neurobits_core::ocnn::kernels as k;
-use neurobits_core::ocnn::{initial_state, Real, SyncMode};
+use neurobits_core::ocnn::{forest_pair, initial_state, Real, SyncMode, FOREST_MAX_HITS, FOREST_MAX_N};
 use std::time::Instant;
 
 use crate::launch::{launch, rd, wr, KernelTimer};
@@ -282,9 +282,81 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
         mode: SyncMode<T>,
         d: Decomposition,
     ) -> Result<OcnnRun<T>, GpuError> {
+        let mut run = self.iterate(seed, transient, iters, mode, d)?.download(self.gpu)?;
+        if let SyncMode::Fragmentary(_) = mode {
+            // |x − x| < ε on every iteration: the diagonal counts them all, as in phase mode.
+            let n = self.n as usize;
+            (0..n).for_each(|i| run.hits[i * n + i] = iters);
+        }
+        Ok(run)
+    }
+
+    /// [`OcnnGpu::run`] that leaves the hit matrix on the device and brings back only its
+    /// maximum spanning forest over the pairs linked at `p` percent (the grid's lowest; see the
+    /// core's `forest_key`): Borůvka rounds on the GPU, at most `n − 1` pairs to download
+    /// instead of `n²` counts. The forest gives the same `k(p)` curve and labels as all pairs.
+    /// `None` when `n` or `iters` are past the key's range.
+    pub fn run_forest(
+        &self,
+        seed: u64,
+        transient: u32,
+        (iters, p): (u32, u32),
+        mode: SyncMode<T>,
+        d: Decomposition,
+    ) -> Result<Option<OcnnForest<T>>, GpuError> {
+        if self.n >= FOREST_MAX_N || iters >= FOREST_MAX_HITS {
+            return Ok(None);
+        }
+        let it = self.iterate(seed, transient, iters, mode, d)?;
+        let (g, n) = (self.gpu, self.n);
+        let st = &g.stream;
+        let mut comp = st.clone_htod(&(0..n).collect::<Vec<u32>>())?;
+        let mut parent = st.alloc_zeros::<u32>(n as usize)?;
+        let mut best = st.alloc_zeros::<u64>(n as usize)?;
+        let mut edges = st.alloc_zeros::<u64>(n as usize)?;
+        let mut count = st.alloc_zeros::<u32>(1)?;
+        let mut t = KernelTimer::default();
+        let mut found = 0;
+        loop {
+            st.memset_zeros(&mut best)?;
+            let a = k::ForestBest { n, t: iters, p, comp: rd(g, &comp), hits: rd(g, &it.hits), best: wr(g, &mut best) };
+            // SAFETY, here and below: comp, parent, best hold n entries, hits n², edges n − 1
+            // pairs at most (a forest), count one word.
+            unsafe { launch(g, &mut t, n as u64 * 32, a)? };
+            let a = k::ForestHook {
+                n,
+                comp: rd(g, &comp),
+                best: rd(g, &best),
+                parent: wr(g, &mut parent),
+                edges: wr(g, &mut edges),
+                count: wr(g, &mut count),
+            };
+            unsafe { launch(g, &mut t, n as u64, a)? };
+            let a = k::ForestJump { n, parent: rd(g, &parent), comp: wr(g, &mut comp) };
+            unsafe { launch(g, &mut t, n as u64, a)? };
+            let now = st.clone_dtoh(&count)?[0];
+            if now == found {
+                break;
+            }
+            found = now;
+        }
+        let keys = if found == 0 { Vec::new() } else { st.clone_dtoh(&edges.slice(0..found as usize))? };
+        let pairs = keys.iter().map(|&key| forest_pair(key)).collect();
+        Ok(Some(OcnnForest { state: it.state, pairs, kernel_ms: it.kernel_ms + t.total_ms()?, hits: it.hits }))
+    }
+
+    /// The dynamics and synchronization of a run (hits on the device).
+    fn iterate(
+        &self,
+        seed: u64,
+        transient: u32,
+        iters: u32,
+        mode: SyncMode<T>,
+        d: Decomposition,
+    ) -> Result<Iterated<T>, GpuError> {
         let (g, n) = (self.gpu, self.n);
         let mut partial = g.stream.alloc_zeros::<T>(if d == Decomposition::YThreads { 32 * n as usize } else { 1 })?;
-        let mut run = iterate(
+        iterate(
             g,
             n,
             n as usize * n as usize,
@@ -296,12 +368,25 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
                 unsafe { launch(g, t, n as u64 * n as u64, a) }
             },
             |t, eps, x, hits| unsafe { T::fragmentary(g, t, n, eps, x, hits) },
-        )?;
-        if let SyncMode::Fragmentary(_) = mode {
-            // |x − x| < ε on every iteration: the diagonal counts them all, as in phase mode.
-            (0..n as usize).for_each(|i| run.hits[i * n as usize + i] = iters);
-        }
-        Ok(run)
+        )
+    }
+}
+
+/// A dense run whose hit matrix stayed on the device, with its maximum spanning forest.
+pub struct OcnnForest<T> {
+    /// `x(T)`.
+    pub state: Vec<T>,
+    /// The forest's pairs `(hits, i, j)`, `i < j`, in the order the rounds found them.
+    pub pairs: Vec<(u32, u32, u32)>,
+    /// GPU time inside the kernels (dynamics, synchronization and the forest).
+    pub kernel_ms: f64,
+    hits: CudaSlice<u32>,
+}
+
+impl<T> OcnnForest<T> {
+    /// The full `n × n` hit matrix, downloaded (for the digest; the forest needs none of it).
+    pub fn hits(&self, g: &Gpu) -> Result<Vec<u32>, GpuError> {
+        Ok(g.stream.clone_dtoh(&self.hits)?)
     }
 }
 
@@ -402,7 +487,8 @@ impl<T: GpuReal> OcnnSparseGpu<'_, T> {
                 unsafe { launch(g, t, c.n as u64, a) }
             },
             |t, eps, x, hits| unsafe { T::fragmentary_sparse(g, t, c, eps, x, hits) },
-        )
+        )?
+        .download(g)
     }
 }
 
@@ -410,7 +496,7 @@ type Run<T> = (u64, u32, u32, SyncMode<T>);
 
 /// The iteration loop shared by the dense and sparse runs: transfer, `step`, then per observed
 /// iteration the phase bits (every 64 iterations `flush`) or `frag`; returns the final state and
-/// the `slots` hit counts.
+/// the `slots` hit counts (on the device).
 #[allow(clippy::type_complexity)]
 fn iterate<T: GpuReal>(
     g: &Gpu,
@@ -420,7 +506,7 @@ fn iterate<T: GpuReal>(
     mut step: impl FnMut(&mut KernelTimer, &CudaSlice<T>, &mut CudaSlice<T>) -> Result<(), GpuError>,
     mut flush: impl FnMut(&mut KernelTimer, u32, &CudaSlice<u64>, &mut CudaSlice<u32>) -> Result<(), GpuError>,
     mut frag: impl FnMut(&mut KernelTimer, T, &CudaSlice<T>, &mut CudaSlice<u32>) -> Result<(), GpuError>,
-) -> Result<OcnnRun<T>, GpuError> {
+) -> Result<Iterated<T>, GpuError> {
     let start = Instant::now();
     let st = &g.stream;
     let x0: Vec<T> = (0..n as u64).map(|i| initial_state(seed, i)).collect();
@@ -450,8 +536,25 @@ fn iterate<T: GpuReal>(
         std::mem::swap(&mut x, &mut next);
     }
     let state = st.clone_dtoh(&x)?;
-    let mut hits = st.clone_dtoh(&hits)?;
-    hits.truncate(slots);
     let kernel_ms = t.total_ms()?;
-    Ok(OcnnRun { state, hits, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
+    Ok(Iterated { state, hits, slots, kernel_ms, start })
+}
+
+/// What [`iterate`] leaves: the final state, the hit counts still on the device.
+struct Iterated<T> {
+    state: Vec<T>,
+    hits: CudaSlice<u32>,
+    slots: usize,
+    kernel_ms: f64,
+    start: Instant,
+}
+
+impl<T> Iterated<T> {
+    /// The hits downloaded: the run's outcome.
+    fn download(self, g: &Gpu) -> Result<OcnnRun<T>, GpuError> {
+        let mut hits = g.stream.clone_dtoh(&self.hits)?;
+        hits.truncate(self.slots);
+        let total_ms = self.start.elapsed().as_secs_f64() * 1e3;
+        Ok(OcnnRun { state: self.state, hits, kernel_ms: self.kernel_ms, total_ms })
+    }
 }
