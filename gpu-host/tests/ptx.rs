@@ -101,6 +101,9 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<ok::StepPerNeuronF64>(&mut seen);
     check::<ok::LanesYF64>(&mut seen);
     check::<ok::CombineYF64>(&mut seen);
+    check::<ok::ForestBest>(&mut seen);
+    check::<ok::ForestHook>(&mut seen);
+    check::<ok::ForestJump>(&mut seen);
     check::<neurobits_core::cortical::kernels::Columns>(&mut seen);
     check::<neurobits_core::cortical::kernels::Queue>(&mut seen);
     check::<neurobits_core::cortical::kernels::Init>(&mut seen);
