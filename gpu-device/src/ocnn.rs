@@ -388,7 +388,8 @@ kernel! {
 }
 
 kernel! {
-    /// Borůvka step 2, thread `c`.
+    /// Borůvka step 2, thread `c`: a root with a best pair hooks under the other component's
+    /// root unless the two chose the same pair and `c` is the smaller (that one records it).
     fn ocnn_forest_hook(a: ForestHook {
         n: u32,
         comp: DevPtr<u32>,
@@ -405,7 +406,9 @@ kernel! {
         let mut to = c as u32;
         if key != 0 && *a.comp.0.add(c) == c as u32 {
             let (_, lo, hi) = forest_pair(key);
-            let other = if *a.comp.0.add(lo as usize) == c as u32 { *a.comp.0.add(hi as usize) } else { *a.comp.0.add(lo as usize) };
+            // The pair was found from a row inside `c`: its other end is the other component.
+            let (clo, chi) = (*a.comp.0.add(lo as usize), *a.comp.0.add(hi as usize));
+            let other = if clo == c as u32 { chi } else { clo };
             let mutual = *a.best.0.add(other as usize) == key;
             if !mutual || (c as u32) < other {
                 let slot = AtomicU32::from_ptr(a.count.0).fetch_add(1, Relaxed);
