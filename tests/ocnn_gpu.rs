@@ -63,7 +63,9 @@ fn ocnn_gpu_equals_cpu_bit_for_bit() {
     for (name, p, sync, dtype) in &sets {
         let c = config(*sync, *dtype, 300);
         let cpu = ocnn::cluster(p, &c, None).unwrap();
-        for variant in [ocnn::Variant::XThreads, ocnn::Variant::ThreadPerNeuron, ocnn::Variant::YThreads] {
+        for variant in
+            [ocnn::Variant::XThreads, ocnn::Variant::ThreadPerNeuron, ocnn::Variant::YThreads, ocnn::Variant::LaneRows]
+        {
             let c = ClusterConfig { variant, ..c.clone() };
             let gpu_r = ocnn::cluster(p, &c, Some(&gpu)).unwrap();
             assert_eq!(cpu.state_sha256, gpu_r.state_sha256, "{name} {variant:?}: final state");
@@ -89,7 +91,8 @@ fn ocnn_gpu_equals_cpu_bit_for_bit() {
         assert_eq!((cpu.labels, cpu.k, cpu.curve), (gpu_r.labels, gpu_r.k, gpu_r.curve), "Lsun at {threshold} %");
     }
     println!(
-        "OCNN GPU = CPU bit for bit on {} point sets (2-D, 3-D, f32, f64, phase, fragmentary), all three decompositions; \
+        "OCNN GPU = CPU bit for bit on {} point sets (2-D, 3-D, f32, f64, phase, fragmentary), all three decompositions \
+         and lane rows; \
          clusters from the GPU's spanning forest = from all pairs (auto, 35 % and 80 %)",
         sets.len()
     );

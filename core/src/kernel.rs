@@ -181,6 +181,8 @@ kernels! {
     OcnnSparsePhaseHits = "ocnn_sparse_phase_hits",
     OcnnSparseFragmentaryHitsF32 = "ocnn_sparse_fragmentary_hits_f32",
     OcnnSparseFragmentaryHitsF64 = "ocnn_sparse_fragmentary_hits_f64",
+    OcnnStepLaneRowsF32 = "ocnn_step_lane_rows_f32",
+    OcnnStepLaneRowsF64 = "ocnn_step_lane_rows_f64",
     OcnnForestBest = "ocnn_forest_best",
     OcnnForestHook = "ocnn_forest_hook",
     OcnnForestJump = "ocnn_forest_jump",

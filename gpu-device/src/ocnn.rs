@@ -8,8 +8,8 @@ use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::ocnn::kernels::{
     CombineYF32, CombineYF64, ForestBest, ForestHook, ForestJump, FragmentaryHitsF32, FragmentaryHitsF64, LanesYF32,
     LanesYF64, PhaseBitsF32, PhaseBitsF64, PhaseHits, SparseFragmentaryHitsF32, SparseFragmentaryHitsF64,
-    SparsePhaseHits, StepF32, StepF64, StepPerNeuronF32, StepPerNeuronF64, StepSparseF32, StepSparseF64, TransferF32,
-    TransferF64,
+    SparsePhaseHits, StepF32, StepF64, StepLaneRowsF32, StepLaneRowsF64, StepPerNeuronF32, StepPerNeuronF64,
+    StepSparseF32, StepSparseF64, TransferF32, TransferF64,
 };
 use neurobits_core::ocnn::{
     butterfly, combine, forest_key, forest_pair, lane_sum, lane_sum_sparse, lanes32, linked, phase_bit, phase_hits,
@@ -325,6 +325,40 @@ macro_rules! sparse_kernels {
 
 sparse_kernels!(f32, ocnn_step_sparse_f32, StepSparseF32, ocnn_sparse_fragmentary_hits_f32, SparseFragmentaryHitsF32);
 sparse_kernels!(f64, ocnn_step_sparse_f64, StepSparseF64, ocnn_sparse_fragmentary_hits_f64, SparseFragmentaryHitsF64);
+
+macro_rules! lane_rows_kernel {
+    ($t:ty, $step:ident, $Step:ident) => {
+        kernel! {
+            /// The dense step over lane rows, one warp per neuron: lane `l` runs the core's
+            /// `lane_sum` over the row's entries `l, l + 32, …` (its nonzero weights, ascending
+            /// columns, then zero padding), then the butterfly, as in the dense step.
+            fn $step(a: $Step {
+                n: u32,
+                ptr: DevPtr<u64>,
+                cols: DevPtr<u32>,
+                vals: DevPtr<$t>,
+                norm: DevPtr<$t>,
+                f: DevPtr<$t>,
+                next: DevMut<$t>,
+            }) {
+                let (i, lane) = split(gid(), 32);
+                if i >= a.n as usize {
+                    return; // the whole warp: i is per warp
+                }
+                let (s, e) = (*a.ptr.0.add(i) as usize, *a.ptr.0.add(i + 1) as usize);
+                let (cols, vals) = (a.cols.0.add(s), a.vals.0.add(s));
+                let sum = lane_sum(e - s, lane, |k| *vals.add(k) * *a.f.0.add(*cols.add(k) as usize));
+                let acc = warp_butterfly(sum);
+                if lane == 0 {
+                    *a.next.0.add(i) = acc / *a.norm.0.add(i);
+                }
+            }
+        }
+    };
+}
+
+lane_rows_kernel!(f32, ocnn_step_lane_rows_f32, StepLaneRowsF32);
+lane_rows_kernel!(f64, ocnn_step_lane_rows_f64, StepLaneRowsF64);
 
 kernel! {
     /// Adds the agreements of `valid` phase bits (the core's `phase_hits`) to every coupled pair,

@@ -101,6 +101,8 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<ok::StepPerNeuronF64>(&mut seen);
     check::<ok::LanesYF64>(&mut seen);
     check::<ok::CombineYF64>(&mut seen);
+    check::<ok::StepLaneRowsF32>(&mut seen);
+    check::<ok::StepLaneRowsF64>(&mut seen);
     check::<ok::ForestBest>(&mut seen);
     check::<ok::ForestHook>(&mut seen);
     check::<ok::ForestJump>(&mut seen);
@@ -191,6 +193,8 @@ fn float_kernels_have_no_fma_and_round_to_nearest() {
         "ocnn_combine_y_f64",
         "ocnn_step_sparse_f32",
         "ocnn_step_sparse_f64",
+        "ocnn_step_lane_rows_f32",
+        "ocnn_step_lane_rows_f64",
     ] {
         let head = format!(".visible .entry {name}(");
         let at = PTX.find(&head).unwrap_or_else(|| panic!("{name} missing"));

@@ -38,6 +38,9 @@ pub enum Variant {
     ThreadPerNeuron,
     /// Eight threads per neuron with an ordered combine.
     YThreads,
+    /// A warp per neuron over each lane's nonzero weights only (the same bits; most weights of a
+    /// large set round to zero).
+    LaneRows,
 }
 
 impl From<Variant> for Decomposition {
@@ -46,6 +49,7 @@ impl From<Variant> for Decomposition {
             Variant::XThreads => Decomposition::XThreads,
             Variant::ThreadPerNeuron => Decomposition::ThreadPerNeuron,
             Variant::YThreads => Decomposition::YThreads,
+            Variant::LaneRows => Decomposition::LaneRows,
         }
     }
 }
@@ -229,7 +233,11 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         let (tr, forest) = match gpu {
             None => (cpu::run(&w, c.seed, c.transient, c.iters, mode), None),
             Some(g) => {
-                let dev = g.ocnn(p.n, &w.j, &w.norm)?;
+                let mut dev = g.ocnn(p.n, &w.j, &w.norm)?;
+                if c.variant == Variant::LaneRows {
+                    let (ptr, cols, vals) = w.lane_rows();
+                    dev = dev.with_lane_rows(&ptr, &cols, &vals)?;
+                }
                 let lowest = fixed.map_or(grid[0], |f| f.min(grid[0]));
                 match dev.run_forest(c.seed, c.transient, (c.iters, lowest), mode, c.variant.into())? {
                     Some(run) => {

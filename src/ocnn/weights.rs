@@ -47,6 +47,52 @@ pub fn weight(d2: f64, a: f64) -> f64 {
     (-(d2 / ((2.0 * a) * a))).exp()
 }
 
+impl<T: Real + Send + Sync> Dense<T> {
+    /// The lane rows of `J` (what the GPU's `LaneRows` update reads instead of the `n²`
+    /// weights): per row, lane `l`'s nonzero weights (columns `≡ l mod 32`, ascending) at
+    /// entries `k·32 + l`, zero weights at column 0 to the row's width (its fullest lane).
+    /// Returns `(ptr, cols, vals)`, `ptr` the `n + 1` row offsets.
+    ///
+    /// ```
+    /// use neurobits::ocnn::weights::Dense;
+    /// // Row 0 has weights at columns 1 and 33 (lane 1), row 1 at column 0.
+    /// let n = 34;
+    /// let mut j = vec![0.0f32; n * n];
+    /// (j[1], j[33], j[n]) = (0.5, 0.25, 0.5);
+    /// let (ptr, cols, vals) = Dense { n, j, norm: vec![1.0; n] }.lane_rows();
+    /// assert_eq!((ptr[1], ptr[2], ptr[n]), (64, 96, 96));
+    /// assert_eq!((cols[1], cols[33], vals[1], vals[33], vals[0]), (1, 33, 0.5, 0.25, 0.0));
+    /// assert_eq!((cols[64], vals[64]), (0, 0.5));
+    /// ```
+    pub fn lane_rows(&self) -> (Vec<u64>, Vec<u32>, Vec<T>) {
+        let rows: Vec<(Vec<u32>, Vec<T>)> = self
+            .j
+            .par_chunks(self.n)
+            .map(|row| {
+                let mut count = [0usize; 32];
+                row.iter().enumerate().filter(|&(_, &w)| w != T::ZERO).for_each(|(k, _)| count[k % 32] += 1);
+                let width = count.iter().copied().max().unwrap_or(0);
+                let (mut cols, mut vals) = (vec![0u32; 32 * width], vec![T::ZERO; 32 * width]);
+                let mut at = [0usize; 32];
+                for (k, &w) in row.iter().enumerate().filter(|&(_, &w)| w != T::ZERO) {
+                    let l = k % 32;
+                    (cols[at[l] * 32 + l], vals[at[l] * 32 + l]) = (k as u32, w);
+                    at[l] += 1;
+                }
+                (cols, vals)
+            })
+            .collect();
+        let mut ptr = Vec::with_capacity(self.n + 1);
+        ptr.push(0u64);
+        for (c, _) in &rows {
+            ptr.push(ptr[ptr.len() - 1] + c.len() as u64);
+        }
+        let cols = rows.iter().flat_map(|(c, _)| c.iter().copied()).collect();
+        let vals = rows.iter().flat_map(|(_, v)| v.iter().copied()).collect();
+        (ptr, cols, vals)
+    }
+}
+
 /// The dense coupling of `p` with scale `a`. Fails on a row whose weights all vanish in the
 /// working type (`C_i = 0`, spec OPEN-11): a point too far from every other for this `a`.
 pub fn dense<T: Real + Send + Sync>(p: &Points, a: f64) -> Result<Dense<T>> {

@@ -199,6 +199,38 @@ macro_rules! sparse {
 sparse!(f32, StepSparseF32 => OcnnStepSparseF32, SparseFragmentaryHitsF32 => OcnnSparseFragmentaryHitsF32);
 sparse!(f64, StepSparseF64 => OcnnStepSparseF64, SparseFragmentaryHitsF64 => OcnnSparseFragmentaryHitsF64);
 
+/// The dense update over each lane's nonzero weights ("lane rows"): row `i` holds `32 · w_i`
+/// entries from `ptr[i]`, entry `k·32 + l` being the `k`-th nonzero weight of lane `l` (columns
+/// `≡ l mod 32`, ascending), padded with zero weights; lane `l` of the row's warp adds them in
+/// order (the core's `lane_sum` over the row), which skips only zero terms of the dense row.
+macro_rules! lane_rows {
+    ($t:ty, $Step:ident => $KStep:ident) => {
+        kernel_struct! {
+            /// One warp per neuron over its lane rows, the butterfly, lane 0 writes `s_i / C_i`:
+            /// the dense step's bits.
+            $Step => $KStep {
+                /// Neurons.
+                n: u32,
+                /// Row offsets (multiples of 32).
+                ptr: DevPtr<u64>,
+                /// Columns (padding: 0).
+                cols: DevPtr<u32>,
+                /// Weights (padding: 0).
+                vals: DevPtr<$t>,
+                /// Row norms.
+                norm: DevPtr<$t>,
+                /// Transfer values.
+                f: DevPtr<$t>,
+                /// Next states, written.
+                next: DevMut<$t>,
+            }
+        }
+    };
+}
+
+lane_rows!(f32, StepLaneRowsF32 => OcnnStepLaneRowsF32);
+lane_rows!(f64, StepLaneRowsF64 => OcnnStepLaneRowsF64);
+
 kernel_struct! {
     /// `ocnn_sparse_phase_hits`: adds the agreements of the low `valid` bits (the core's
     /// `phase_hits`) to every coupled pair, one thread per row.

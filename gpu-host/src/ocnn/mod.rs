@@ -21,6 +21,11 @@ pub enum Decomposition {
     ThreadPerNeuron,
     /// Y-threads: 8 threads per neuron, 4 lanes each, combined in a second, ordered pass.
     YThreads,
+    /// X-threads over each lane's nonzero weights only ("lane rows", see
+    /// [`OcnnGpu::with_lane_rows`]): a zero term leaves a lane unchanged (a lane that starts at
+    /// `+0.0` never holds `−0.0`), so the same bits, reading only the weights that did not round
+    /// to zero — most of them on a large set. Synchronization still counts every pair.
+    LaneRows,
 }
 
 /// A working type the kernels exist for (`f32`, `f64`).
@@ -89,6 +94,17 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin {
         f: &CudaSlice<Self>,
         next: &mut CudaSlice<Self>,
     ) -> Result<(), GpuError>;
+    /// One dense update over lane rows.
+    ///
+    /// # Safety
+    /// `f` and `next` hold `c.n` values; `c` was checked by [`OcnnGpu::with_lane_rows`].
+    unsafe fn step_lane_rows(
+        gpu: &Gpu,
+        t: &mut KernelTimer,
+        c: &LaneRowsDev<Self>,
+        f: &CudaSlice<Self>,
+        next: &mut CudaSlice<Self>,
+    ) -> Result<(), GpuError>;
     /// One iteration of fragmentary synchronization on the coupled pairs.
     ///
     /// # Safety
@@ -105,8 +121,26 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin {
 
 macro_rules! gpu_real {
     ($t:ty, $Transfer:ident, $Step:ident, $Per:ident, $Lanes:ident, $Combine:ident, $Bits:ident, $Frag:ident,
-     $StepSparse:ident, $FragSparse:ident) => {
+     $StepSparse:ident, $FragSparse:ident, $StepLaneRows:ident) => {
         impl GpuReal for $t {
+            unsafe fn step_lane_rows(
+                gpu: &Gpu,
+                t: &mut KernelTimer,
+                c: &LaneRowsDev<Self>,
+                f: &CudaSlice<Self>,
+                next: &mut CudaSlice<Self>,
+            ) -> Result<(), GpuError> {
+                let a = k::$StepLaneRows {
+                    n: c.n,
+                    ptr: rd(gpu, &c.ptr),
+                    cols: rd(gpu, &c.cols),
+                    vals: rd(gpu, &c.vals),
+                    norm: rd(gpu, &c.norm),
+                    f: rd(gpu, f),
+                    next: wr(gpu, next),
+                };
+                unsafe { launch(gpu, t, c.n as u64 * 32, a) }
+            }
             unsafe fn step_sparse(
                 gpu: &Gpu,
                 t: &mut KernelTimer,
@@ -181,6 +215,7 @@ macro_rules! gpu_real {
                         let a = k::$Combine { n, partial: rd(gpu, partial), norm: normp, next: wr(gpu, next) };
                         unsafe { launch(gpu, t, n as u64, a) }
                     }
+                    Decomposition::LaneRows => Err(GpuError::Input("lane rows need with_lane_rows".into())),
                 }
             }
             unsafe fn phase_bits(
@@ -219,7 +254,8 @@ gpu_real!(
     PhaseBitsF32,
     FragmentaryHitsF32,
     StepSparseF32,
-    SparseFragmentaryHitsF32
+    SparseFragmentaryHitsF32,
+    StepLaneRowsF32
 );
 gpu_real!(
     f64,
@@ -231,14 +267,26 @@ gpu_real!(
     PhaseBitsF64,
     FragmentaryHitsF64,
     StepSparseF64,
-    SparseFragmentaryHitsF64
+    SparseFragmentaryHitsF64,
+    StepLaneRowsF64
 );
 
-/// Dense weights and row norms resident on a GPU.
+/// Dense weights and row norms resident on a GPU (and, for [`Decomposition::LaneRows`], the
+/// lane rows).
 pub struct OcnnGpu<'g, T> {
     gpu: &'g Gpu,
     n: u32,
     j: CudaSlice<T>,
+    norm: CudaSlice<T>,
+    lane_rows: Option<LaneRowsDev<T>>,
+}
+
+/// The lane rows of a dense coupling on the device (see [`OcnnGpu::with_lane_rows`]).
+pub struct LaneRowsDev<T> {
+    n: u32,
+    ptr: CudaSlice<u64>,
+    cols: CudaSlice<u32>,
+    vals: CudaSlice<T>,
     norm: CudaSlice<T>,
 }
 
@@ -267,11 +315,44 @@ impl Gpu {
         let size = core::mem::size_of::<T>() as u64;
         // Weights, norms, three state vectors, the words and the hit matrix.
         self.ensure_fits((n as u64 * n as u64) * (size + 4) + n as u64 * (4 * size + 8))?;
-        Ok(OcnnGpu { gpu: self, n: n as u32, j: self.stream.clone_htod(j)?, norm: self.stream.clone_htod(norm)? })
+        let (j, norm) = (self.stream.clone_htod(j)?, self.stream.clone_htod(norm)?);
+        Ok(OcnnGpu { gpu: self, n: n as u32, j, norm, lane_rows: None })
     }
 }
 
 impl<T: GpuReal> OcnnGpu<'_, T> {
+    /// Adds the lane rows of the dense `J` for [`Decomposition::LaneRows`]: row `i`'s entries are
+    /// `ptr[i]..ptr[i + 1]` (a multiple of 32), entry `k·32 + l` the `k`-th nonzero weight of
+    /// lane `l` — columns `≡ l (mod 32)`, ascending — then zero weights (column 0) to the row's
+    /// width. Checked here: the layout, and that every real entry lies in its lane.
+    pub fn with_lane_rows(mut self, ptr: &[u64], cols: &[u32], vals: &[T]) -> Result<Self, GpuError> {
+        let n = self.n as usize;
+        let ok = ptr.len() == n + 1
+            && ptr.first() == Some(&0)
+            && ptr.last().is_some_and(|&e| e as usize == cols.len())
+            && vals.len() == cols.len()
+            && ptr.windows(2).all(|w| w[0] <= w[1] && (w[1] - w[0]) % 32 == 0)
+            && cols.iter().all(|&c| (c as usize) < n)
+            && (0..n).all(|i| {
+                let (s, e) = (ptr[i] as usize, ptr[i + 1] as usize);
+                (s..e).all(|q| vals[q] == T::ZERO || cols[q] as usize % 32 == (q - s) % 32)
+            });
+        if !ok {
+            return Err(GpuError::Input("the lane rows are inconsistent".into()));
+        }
+        let g = self.gpu;
+        g.ensure_fits(cols.len() as u64 * (4 + core::mem::size_of::<T>() as u64) + ptr.len() as u64 * 8)?;
+        let st = &g.stream;
+        self.lane_rows = Some(LaneRowsDev {
+            n: self.n,
+            ptr: st.clone_htod(ptr)?,
+            cols: st.clone_htod(cols)?,
+            vals: st.clone_htod(vals)?,
+            norm: st.clone_dtod(&self.norm)?,
+        });
+        Ok(self)
+    }
+
     /// Iterates `transient + iters` times from the seed's initial state (the core's
     /// `initial_state`) and counts synchronization over the observed iterations.
     pub fn run(
@@ -361,8 +442,12 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
             n,
             n as usize * n as usize,
             (seed, transient, iters, mode),
-            // SAFETY (all three): every buffer is sized for n neurons (hits: n²).
-            |t, f, next| unsafe { T::step(g, t, d, n, &self.j, &self.norm, f, &mut partial, next) },
+            // SAFETY (all three): every buffer is sized for n neurons (hits: n²); the lane rows
+            // were checked for these n neurons by `with_lane_rows`.
+            |t, f, next| match (d, &self.lane_rows) {
+                (Decomposition::LaneRows, Some(c)) => unsafe { T::step_lane_rows(g, t, c, f, next) },
+                _ => unsafe { T::step(g, t, d, n, &self.j, &self.norm, f, &mut partial, next) },
+            },
             |t, valid, words, hits| {
                 let a = k::PhaseHits { n, valid, words: rd(g, words), hits: wr(g, hits) };
                 unsafe { launch(g, t, n as u64 * n as u64, a) }
