@@ -252,3 +252,27 @@ fn lsun_with_a_cutoff_finds_the_three_clusters() {
     assert_eq!(&r.state_sha256[..16], "1ef5fddbef11217c", "final state digest through the sparse path");
     assert_eq!((r.threshold_percent, r.k), (65, 3));
 }
+
+/// The lane rows (each lane's nonzero weights, ascending columns, zero padding) update like the
+/// dense rows they come from, bit for bit: state and every pair's hits, for f32 and f64, phase
+/// and fragmentary, 2-D and 3-D, with a cutoff (many zero weights) and without.
+#[test]
+fn lane_rows_equal_the_dense_rows() {
+    use neurobits::ocnn::{bench::random_points, cpu, weights};
+    use neurobits_core::ocnn::SyncMode;
+    fn check<T: neurobits_core::ocnn::Real + Send + Sync>(dim: usize, cut: Option<f64>, mode: SyncMode<T>) {
+        let p = random_points(333, dim, 6);
+        let a = ocnn::scale::scale(&p).unwrap();
+        let dense = weights::dense_cut::<T>(&p, a, cut).unwrap();
+        let rows = dense.lane_rows();
+        let nonzero = dense.j.iter().filter(|&&w| w != T::ZERO).count();
+        assert!(rows.cols.len() >= nonzero && rows.cols.len() % 32 == 0);
+        let (td, tl) = (cpu::run(&dense, 2, 5, 150, mode), cpu::run(&rows, 2, 5, 150, mode));
+        assert!(td.state.iter().zip(&tl.state).all(|(a, b)| a.to_f64().to_bits() == b.to_f64().to_bits()));
+        assert_eq!(td.hits, tl.hits);
+    }
+    check::<f32>(2, Some(2.0), SyncMode::Phase);
+    check::<f64>(2, None, SyncMode::Fragmentary(0.2));
+    check::<f32>(3, None, SyncMode::Phase);
+    check::<f64>(3, Some(3.0), SyncMode::Phase);
+}

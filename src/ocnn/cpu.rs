@@ -2,11 +2,14 @@
 //! per word, hit counts over all pairs every 64 iterations (the paper's 64-iteration buffer).
 
 use neurobits_core::ocnn::{
-    initial_state, phase_bit, phase_hits, transfer, update_neuron, update_neuron_sparse, Real, SyncMode,
+    initial_state, phase_bit, phase_hits, transfer, update_neuron, update_neuron_lanes, update_neuron_sparse, Real,
+    SyncMode,
 };
 use rayon::prelude::*;
 
-use super::weights::{Dense, Sparse};
+use crate::device::Simd;
+
+use super::weights::{Dense, LaneRows, Sparse};
 
 /// What a run leaves: the final state and the hit counts of the upper triangle.
 pub struct Trajectory<T> {
@@ -44,7 +47,7 @@ pub fn run<T: Real + Send + Sync>(
     let mut words = vec![0u64; n];
     let mut filled = 0u32;
     // Decided once per run, not per neuron update.
-    let simd = crate::device::simd();
+    let simd = crate::device::simd_level();
     let step = |x: &[T], f: &mut [T], next: &mut [T]| {
         f.par_iter_mut().zip(x).for_each(|(f, &x)| *f = transfer(x));
         next.par_iter_mut().enumerate().for_each(|(i, y)| *y = w.update(simd, i, f));
@@ -83,7 +86,7 @@ pub trait Coupling<T: Real>: Sync {
     /// Neurons.
     fn n(&self) -> usize;
     /// Neuron `i`'s next state from the transfer values `f` (the core's update of its row).
-    fn update(&self, simd: bool, i: usize, f: &[T]) -> T;
+    fn update(&self, simd: Simd, i: usize, f: &[T]) -> T;
     /// Hit slots: pairs counted for synchronization.
     fn hit_slots(&self) -> usize;
     /// Row `i`'s counted pairs: `(i, partner(i, k))` for its `k`-th slot.
@@ -96,11 +99,11 @@ impl<T: Real + Send + Sync> Coupling<T> for Dense<T> {
     fn n(&self) -> usize {
         self.n
     }
-    fn update(&self, simd: bool, i: usize, f: &[T]) -> T {
+    fn update(&self, simd: Simd, i: usize, f: &[T]) -> T {
         let row = &self.j[i * self.n..(i + 1) * self.n];
         #[cfg(target_arch = "x86_64")]
-        if simd {
-            // SAFETY: `simd` is true only where the CPU has AVX2 (crate::device::simd).
+        if simd >= Simd::Avx2 {
+            // SAFETY: the level is AVX2 or more only where the CPU has AVX2 (crate::device::simd_level).
             return unsafe { dense_avx2(row, self.norm[i], f) };
         }
         let _ = simd;
@@ -117,15 +120,45 @@ impl<T: Real + Send + Sync> Coupling<T> for Dense<T> {
     }
 }
 
+impl<T: Real + Send + Sync> Coupling<T> for LaneRows<T> {
+    fn n(&self) -> usize {
+        self.n
+    }
+    fn update(&self, simd: Simd, i: usize, f: &[T]) -> T {
+        let (s, e) = (self.ptr[i] as usize, self.ptr[i + 1] as usize);
+        let (cols, vals) = (&self.cols[s..e], &self.vals[s..e]);
+        #[cfg(target_arch = "x86_64")]
+        if simd >= Simd::Avx512 {
+            // SAFETY: the level is AVX-512 only where the CPU has it (crate::device::simd_level).
+            return unsafe { lanes_avx512(cols, vals, self.norm[i], f) };
+        } else if simd >= Simd::Avx2 {
+            // SAFETY: as above, for AVX2.
+            return unsafe { lanes_avx2(cols, vals, self.norm[i], f) };
+        }
+        let _ = simd;
+        update_neuron_lanes(cols, vals, self.norm[i], f)
+    }
+    // Every pair is counted, as for the dense coupling the rows come from.
+    fn hit_slots(&self) -> usize {
+        self.n * (self.n - 1) / 2
+    }
+    fn partner(&self, i: usize, k: usize) -> usize {
+        i + 1 + k
+    }
+    fn row_slots(&self, i: usize) -> usize {
+        self.n - 1 - i
+    }
+}
+
 impl<T: Real + Send + Sync> Coupling<T> for Sparse<T> {
     fn n(&self) -> usize {
         self.n
     }
-    fn update(&self, simd: bool, i: usize, f: &[T]) -> T {
+    fn update(&self, simd: Simd, i: usize, f: &[T]) -> T {
         let (cols, vals) = (&self.cols[self.ptr[i]..self.ptr[i + 1]], &self.vals[self.ptr[i]..self.ptr[i + 1]]);
         #[cfg(target_arch = "x86_64")]
-        if simd {
-            // SAFETY: `simd` is true only where the CPU has AVX2 (crate::device::simd).
+        if simd >= Simd::Avx2 {
+            // SAFETY: the level is AVX2 or more only where the CPU has AVX2 (crate::device::simd_level).
             return unsafe { sparse_avx2(cols, vals, self.norm[i], f) };
         }
         let _ = simd;
@@ -152,6 +185,26 @@ impl<T: Real + Send + Sync> Coupling<T> for Sparse<T> {
 #[target_feature(enable = "avx2")]
 unsafe fn dense_avx2<T: Real>(row: &[T], norm: T, f: &[T]) -> T {
     update_neuron(row, norm, f)
+}
+
+/// The core's lane-row update compiled for AVX2 (as [`dense_avx2`]).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn lanes_avx2<T: Real>(cols: &[u32], vals: &[T], norm: T, f: &[T]) -> T {
+    update_neuron_lanes(cols, vals, norm, f)
+}
+
+/// The core's lane-row update compiled for AVX-512 (gathers of sixteen transfer values).
+///
+/// # Safety
+/// The CPU must support AVX-512 F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2")]
+unsafe fn lanes_avx512<T: Real>(cols: &[u32], vals: &[T], norm: T, f: &[T]) -> T {
+    update_neuron_lanes(cols, vals, norm, f)
 }
 
 /// The core's sparse update compiled for AVX2 (as [`dense_avx2`]).

@@ -230,13 +230,14 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         let t0 = Instant::now();
         // On the GPU the clusters come from the hit graph's maximum spanning forest, built there
         // (the same k(p) curve and labels as all pairs); the hits still come back for the digest.
+        // The CPU updates from the lane rows: the dense rows' bits from their nonzero weights.
         let (tr, forest) = match gpu {
-            None => (cpu::run(&w, c.seed, c.transient, c.iters, mode), None),
+            None => (cpu::run(&w.lane_rows(), c.seed, c.transient, c.iters, mode), None),
             Some(g) => {
                 let mut dev = g.ocnn(p.n, &w.j, &w.norm)?;
                 if c.variant == Variant::LaneRows {
-                    let (ptr, cols, vals) = w.lane_rows();
-                    dev = dev.with_lane_rows(&ptr, &cols, &vals)?;
+                    let r = w.lane_rows();
+                    dev = dev.with_lane_rows(&r.ptr, &r.cols, &r.vals)?;
                 }
                 let lowest = fixed.map_or(grid[0], |f| f.min(grid[0]));
                 match dev.run_forest(c.seed, c.transient, (c.iters, lowest), mode, c.variant.into())? {

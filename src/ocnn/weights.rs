@@ -47,11 +47,26 @@ pub fn weight(d2: f64, a: f64) -> f64 {
     (-(d2 / ((2.0 * a) * a))).exp()
 }
 
+/// The dense coupling stored as lane rows ([`Dense::lane_rows`]): per row, lane `l`'s nonzero
+/// weights (columns `≡ l mod 32`, ascending) at entries `k·32 + l`, zero weights at column 0 to
+/// the row's width (its fullest lane). The core's `update_neuron_lanes` over a row is the dense
+/// row's update, bit for bit; only the nonzero weights are read.
+pub struct LaneRows<T> {
+    /// Points.
+    pub n: usize,
+    /// Row `i`'s entries are `ptr[i]..ptr[i + 1]` (a multiple of 32 apart).
+    pub ptr: Vec<u64>,
+    /// Column of each entry (padding: 0).
+    pub cols: Vec<u32>,
+    /// Weight of each entry (padding: 0).
+    pub vals: Vec<T>,
+    /// `C_i`, the dense rows' norms.
+    pub norm: Vec<T>,
+}
+
 impl<T: Real + Send + Sync> Dense<T> {
-    /// The lane rows of `J` (what the GPU's `LaneRows` update reads instead of the `n²`
-    /// weights): per row, lane `l`'s nonzero weights (columns `≡ l mod 32`, ascending) at
-    /// entries `k·32 + l`, zero weights at column 0 to the row's width (its fullest lane).
-    /// Returns `(ptr, cols, vals)`, `ptr` the `n + 1` row offsets.
+    /// The lane rows of `J`: what the CPU and the GPU's `LaneRows` update read instead of the
+    /// `n²` weights.
     ///
     /// ```
     /// use neurobits::ocnn::weights::Dense;
@@ -59,12 +74,12 @@ impl<T: Real + Send + Sync> Dense<T> {
     /// let n = 34;
     /// let mut j = vec![0.0f32; n * n];
     /// (j[1], j[33], j[n]) = (0.5, 0.25, 0.5);
-    /// let (ptr, cols, vals) = Dense { n, j, norm: vec![1.0; n] }.lane_rows();
-    /// assert_eq!((ptr[1], ptr[2], ptr[n]), (64, 96, 96));
-    /// assert_eq!((cols[1], cols[33], vals[1], vals[33], vals[0]), (1, 33, 0.5, 0.25, 0.0));
-    /// assert_eq!((cols[64], vals[64]), (0, 0.5));
+    /// let r = Dense { n, j, norm: vec![1.0; n] }.lane_rows();
+    /// assert_eq!((r.ptr[1], r.ptr[2], r.ptr[n]), (64, 96, 96));
+    /// assert_eq!((r.cols[1], r.cols[33], r.vals[1], r.vals[33], r.vals[0]), (1, 33, 0.5, 0.25, 0.0));
+    /// assert_eq!((r.cols[64], r.vals[64]), (0, 0.5));
     /// ```
-    pub fn lane_rows(&self) -> (Vec<u64>, Vec<u32>, Vec<T>) {
+    pub fn lane_rows(&self) -> LaneRows<T> {
         let rows: Vec<(Vec<u32>, Vec<T>)> = self
             .j
             .par_chunks(self.n)
@@ -89,7 +104,7 @@ impl<T: Real + Send + Sync> Dense<T> {
         }
         let cols = rows.iter().flat_map(|(c, _)| c.iter().copied()).collect();
         let vals = rows.iter().flat_map(|(_, v)| v.iter().copied()).collect();
-        (ptr, cols, vals)
+        LaneRows { n: self.n, ptr, cols, vals, norm: self.norm.clone() }
     }
 }
 

@@ -203,6 +203,29 @@ pub fn update_neuron_sparse<T: Real>(cols: &[u32], vals: &[T], norm: T, f: &[T])
     s / norm
 }
 
+/// [`update_neuron`] over a lane row: entry `k·32 + l` is lane `l`'s `k`-th nonzero weight
+/// (columns `≡ l mod 32`, ascending) with its column, zero weights pad every lane to the row's
+/// width. [`lanes32`] over the entries gives lane `l` exactly its nonzero terms in ascending
+/// column order — the dense row's sum, since a zero term changes no lane (a lane that starts at
+/// `+0.0` never holds `−0.0`).
+///
+/// ```
+/// use neurobits_core::ocnn::{row_norm, transfer, update_neuron, update_neuron_lanes};
+/// let mut row = [0.0f32; 40];
+/// (row[1], row[33], row[7]) = (0.75, 0.5, 0.25);
+/// let f: Vec<f32> = (0..40).map(|j| transfer(j as f32 / 40.0)).collect();
+/// let c = row_norm(&row);
+/// // Lane 1: columns 1, 33; lane 7: column 7 then padding; width 2.
+/// let (mut cols, mut vals) = ([0u32; 64], [0.0f32; 64]);
+/// (cols[1], vals[1], cols[33], vals[33], cols[7], vals[7]) = (1, 0.75, 33, 0.5, 7, 0.25);
+/// assert_eq!(update_neuron_lanes(&cols, &vals, c, &f), update_neuron(&row, c, &f));
+/// ```
+#[inline]
+pub fn update_neuron_lanes<T: Real>(cols: &[u32], vals: &[T], norm: T, f: &[T]) -> T {
+    let s = lanes32(cols.len(), |k| vals[k] * f[cols[k] as usize]);
+    s / norm
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,7 +25,7 @@ pub use cluster::{
 };
 pub use dynamics::{
     butterfly, combine, initial_state, lane_sum, lane_sum_sparse, lanes32, lanes32_sparse, row_norm, transfer,
-    update_neuron, update_neuron_sparse,
+    update_neuron, update_neuron_lanes, update_neuron_sparse,
 };
 pub use real::Real;
 pub use sync::{phase_bit, phase_hits, SyncMode};
