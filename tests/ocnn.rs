@@ -266,7 +266,7 @@ fn lane_rows_equal_the_dense_rows() {
         let dense = weights::dense_cut::<T>(&p, a, cut).unwrap();
         let rows = dense.lane_rows();
         let nonzero = dense.j.iter().filter(|&&w| w != T::ZERO).count();
-        assert!(rows.cols.len() >= nonzero && rows.cols.len() % 32 == 0);
+        assert!(rows.cols.len() >= nonzero && rows.cols.len().is_multiple_of(32));
         let (td, tl) = (cpu::run(&dense, 2, 5, 150, mode), cpu::run(&rows, 2, 5, 150, mode));
         assert!(td.state.iter().zip(&tl.state).all(|(a, b)| a.to_f64().to_bits() == b.to_f64().to_bits()));
         assert_eq!(td.hits, tl.hits);
