@@ -80,30 +80,42 @@ impl<T: Real + Send + Sync> Dense<T> {
     /// assert_eq!((r.cols[64], r.vals[64]), (0, 0.5));
     /// ```
     pub fn lane_rows(&self) -> LaneRows<T> {
-        let rows: Vec<(Vec<u32>, Vec<T>)> = self
+        // One pass over J keeps each row's nonzero weights (a few percent of a large set); the
+        // lane rows are then written in place, row by row, in parallel.
+        let nonzero: Vec<Vec<(u32, T)>> = self
             .j
             .par_chunks(self.n)
-            .map(|row| {
-                let mut count = [0usize; 32];
-                row.iter().enumerate().filter(|&(_, &w)| w != T::ZERO).for_each(|(k, _)| count[k % 32] += 1);
-                let width = count.iter().copied().max().unwrap_or(0);
-                let (mut cols, mut vals) = (vec![0u32; 32 * width], vec![T::ZERO; 32 * width]);
-                let mut at = [0usize; 32];
-                for (k, &w) in row.iter().enumerate().filter(|&(_, &w)| w != T::ZERO) {
-                    let l = k % 32;
-                    (cols[at[l] * 32 + l], vals[at[l] * 32 + l]) = (k as u32, w);
-                    at[l] += 1;
-                }
-                (cols, vals)
-            })
+            .map(|row| row.iter().enumerate().filter(|&(_, &w)| w != T::ZERO).map(|(k, &w)| (k as u32, w)).collect())
             .collect();
+        let width = |nz: &[(u32, T)]| {
+            let mut count = [0usize; 32];
+            nz.iter().for_each(|&(k, _)| count[k as usize % 32] += 1);
+            count.into_iter().max().unwrap_or(0)
+        };
         let mut ptr = Vec::with_capacity(self.n + 1);
         ptr.push(0u64);
-        for (c, _) in &rows {
-            ptr.push(ptr[ptr.len() - 1] + c.len() as u64);
+        for nz in &nonzero {
+            ptr.push(ptr[ptr.len() - 1] + 32 * width(nz) as u64);
         }
-        let cols = rows.iter().flat_map(|(c, _)| c.iter().copied()).collect();
-        let vals = rows.iter().flat_map(|(_, v)| v.iter().copied()).collect();
+        let total = ptr[self.n] as usize;
+        let (mut cols, mut vals) = (vec![0u32; total], vec![T::ZERO; total]);
+        let mut rows = Vec::with_capacity(self.n);
+        let (mut c, mut v) = (&mut cols[..], &mut vals[..]);
+        for i in 0..self.n {
+            let len = (ptr[i + 1] - ptr[i]) as usize;
+            let (rc, tc) = c.split_at_mut(len);
+            let (rv, tv) = v.split_at_mut(len);
+            rows.push((rc, rv));
+            (c, v) = (tc, tv);
+        }
+        rows.into_par_iter().zip(&nonzero).for_each(|((rc, rv), nz)| {
+            let mut at = [0usize; 32];
+            for &(k, w) in nz {
+                let l = k as usize % 32;
+                (rc[at[l] * 32 + l], rv[at[l] * 32 + l]) = (k, w);
+                at[l] += 1;
+            }
+        });
         LaneRows { n: self.n, ptr, cols, vals, norm: self.norm.clone() }
     }
 }
