@@ -169,7 +169,7 @@ pub fn run(e: &ExperimentConfig) -> Result<()> {
                 device: e.device,
                 json: None,
                 plots: None,
-                variant: super::Variant::XThreads,
+                variant: super::Variant::LaneRows,
             };
             let t = std::time::Instant::now();
             let r = device.run(

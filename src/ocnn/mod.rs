@@ -106,8 +106,9 @@ pub struct ClusterConfig {
     /// Also write a JSON report (sizes, a, θ*, k, the k(θ) curve, times, digests).
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// GPU decomposition of the update (all give the same bits; x-threads is the fastest).
-    #[arg(long, value_enum, default_value_t = Variant::XThreads)]
+    /// GPU decomposition of the update (all give the same bits; lane-rows is the fastest from
+    /// a few thousand points up, x-threads below).
+    #[arg(long, value_enum, default_value_t = Variant::LaneRows)]
     pub variant: Variant,
     /// Also write clusters.svg (the points coloured by cluster; the first two coordinates for
     /// more than 2-D) and k-theta.svg (clusters against the threshold) into this directory.
