@@ -269,11 +269,25 @@ decompositions!(
     CombineYF64
 );
 
-macro_rules! sparse_kernels {
-    ($t:ty, $step:ident, $Step:ident, $frag:ident, $Frag:ident) => {
+/// Lane `l`'s part of a row laid out as CSR: the columns `≡ l (mod 32)`, wherever they stand.
+#[inline(always)]
+fn by_column<T: neurobits_core::ocnn::Real>(cols: &[u32], lane: usize, term: impl Fn(usize) -> T) -> T {
+    lane_sum_sparse(cols, lane, term)
+}
+
+/// Lane `l`'s part of a lane row: entries `l, l + 32, …`.
+#[inline(always)]
+fn by_position<T: neurobits_core::ocnn::Real>(cols: &[u32], lane: usize, term: impl Fn(usize) -> T) -> T {
+    lane_sum(cols.len(), lane, term)
+}
+
+/// A step over rows of weights, one warp per neuron: lane `l` adds its terms (`$lane_part`:
+/// [`by_column`] for CSR rows, [`by_position`] for lane rows), then the butterfly, as in the dense
+/// step.
+macro_rules! rows_step_kernel {
+    ($t:ty, $step:ident, $Step:ident, $lane_part:ident, $doc:literal) => {
         kernel! {
-            /// The sparse step, one warp per neuron: lane `l` adds its columns' terms (the core's
-            /// `lane_sum_sparse`), then the butterfly, as in the dense step.
+            #[doc = $doc]
             fn $step(a: $Step {
                 n: u32,
                 ptr: DevPtr<u64>,
@@ -290,12 +304,24 @@ macro_rules! sparse_kernels {
                 let (s, e) = (*a.ptr.0.add(i) as usize, *a.ptr.0.add(i + 1) as usize);
                 let cols = from_raw_parts(a.cols.0.add(s), e - s);
                 let vals = from_raw_parts(a.vals.0.add(s), e - s);
-                let acc = warp_butterfly(lane_sum_sparse(cols, lane, |k| vals[k] * *a.f.0.add(cols[k] as usize)));
+                let acc = warp_butterfly($lane_part(cols, lane, |k| vals[k] * *a.f.0.add(cols[k] as usize)));
                 if lane == 0 {
                     *a.next.0.add(i) = acc / *a.norm.0.add(i);
                 }
             }
         }
+    };
+}
+
+macro_rules! sparse_kernels {
+    ($t:ty, $step:ident, $Step:ident, $frag:ident, $Frag:ident) => {
+        rows_step_kernel!(
+            $t,
+            $step,
+            $Step,
+            by_column,
+            "The sparse step: lane `l` adds its columns' terms (the core's `lane_sum_sparse`)."
+        );
 
         kernel! {
             /// One iteration of fragmentary synchronization on the coupled pairs, a thread per row.
@@ -326,34 +352,16 @@ macro_rules! sparse_kernels {
 sparse_kernels!(f32, ocnn_step_sparse_f32, StepSparseF32, ocnn_sparse_fragmentary_hits_f32, SparseFragmentaryHitsF32);
 sparse_kernels!(f64, ocnn_step_sparse_f64, StepSparseF64, ocnn_sparse_fragmentary_hits_f64, SparseFragmentaryHitsF64);
 
+/// The dense step over lane rows (see `neurobits_core::ocnn::kernels`).
 macro_rules! lane_rows_kernel {
     ($t:ty, $step:ident, $Step:ident) => {
-        kernel! {
-            /// The dense step over lane rows, one warp per neuron: lane `l` runs the core's
-            /// `lane_sum` over the row's entries `l, l + 32, …` (its nonzero weights, ascending
-            /// columns, then zero padding), then the butterfly, as in the dense step.
-            fn $step(a: $Step {
-                n: u32,
-                ptr: DevPtr<u64>,
-                cols: DevPtr<u32>,
-                vals: DevPtr<$t>,
-                norm: DevPtr<$t>,
-                f: DevPtr<$t>,
-                next: DevMut<$t>,
-            }) {
-                let (i, lane) = split(gid(), 32);
-                if i >= a.n as usize {
-                    return; // the whole warp: i is per warp
-                }
-                let (s, e) = (*a.ptr.0.add(i) as usize, *a.ptr.0.add(i + 1) as usize);
-                let (cols, vals) = (a.cols.0.add(s), a.vals.0.add(s));
-                let sum = lane_sum(e - s, lane, |k| *vals.add(k) * *a.f.0.add(*cols.add(k) as usize));
-                let acc = warp_butterfly(sum);
-                if lane == 0 {
-                    *a.next.0.add(i) = acc / *a.norm.0.add(i);
-                }
-            }
-        }
+        rows_step_kernel!(
+            $t,
+            $step,
+            $Step,
+            by_position,
+            "The dense step over lane rows: lane `l` runs the core's `lane_sum` over the row's entries `l, l + 32, …` (its nonzero weights, ascending columns, then zero padding)."
+        );
     };
 }
 

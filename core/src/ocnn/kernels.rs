@@ -145,15 +145,11 @@ kernel_struct! {
     }
 }
 
-/// The sparse coupling's kernels (`--cutoff`), once per working type. Buffers: CSR rows `ptr`
-/// (`n + 1` offsets), `cols` (ascending per row), `vals`; `upper[i]`: row `i`'s first entry
-/// with a column above `i`; `hit_ptr[i]`: the hit slot of that entry (slots row by row).
-macro_rules! sparse {
-    ($t:ty, $Step:ident => $KStep:ident, $Frag:ident => $KFrag:ident) => {
+/// The argument struct of a step over rows of weights (CSR rows or lane rows: the same fields).
+macro_rules! rows_step {
+    ($t:ty, $Step:ident => $KStep:ident, $doc:literal) => {
         kernel_struct! {
-            /// One warp per neuron over its CSR row: lane `l` adds the terms of the columns
-            /// `≡ l (mod 32)` (the core's `lane_sum_sparse`), the warp combines by the butterfly,
-            /// lane 0 writes `s_i / C_i` — the bits of the dense step with zeros elsewhere.
+            #[doc = $doc]
             $Step => $KStep {
                 /// Neurons.
                 n: u32,
@@ -171,6 +167,21 @@ macro_rules! sparse {
                 next: DevMut<$t>,
             }
         }
+    };
+}
+
+/// The sparse coupling's kernels (`--cutoff`), once per working type. Buffers: CSR rows `ptr`
+/// (`n + 1` offsets), `cols` (ascending per row), `vals`; `upper[i]`: row `i`'s first entry
+/// with a column above `i`; `hit_ptr[i]`: the hit slot of that entry (slots row by row).
+macro_rules! sparse {
+    ($t:ty, $Step:ident => $KStep:ident, $Frag:ident => $KFrag:ident) => {
+        rows_step!(
+            $t,
+            $Step => $KStep,
+            "One warp per neuron over its CSR row: lane `l` adds the terms of the columns `≡ l (mod 32)` \
+             (the core's `lane_sum_sparse`), the warp combines by the butterfly, lane 0 writes `s_i / C_i` — \
+             the bits of the dense step with zeros elsewhere."
+        );
 
         kernel_struct! {
             /// Adds one iteration of `|x_i − x_j| < ε` to every coupled pair, one thread per row.
@@ -205,26 +216,12 @@ sparse!(f64, StepSparseF64 => OcnnStepSparseF64, SparseFragmentaryHitsF64 => Ocn
 /// order (the core's `lane_sum` over the row), which skips only zero terms of the dense row.
 macro_rules! lane_rows {
     ($t:ty, $Step:ident => $KStep:ident) => {
-        kernel_struct! {
-            /// One warp per neuron over its lane rows, the butterfly, lane 0 writes `s_i / C_i`:
-            /// the dense step's bits.
-            $Step => $KStep {
-                /// Neurons.
-                n: u32,
-                /// Row offsets (multiples of 32).
-                ptr: DevPtr<u64>,
-                /// Columns (padding: 0).
-                cols: DevPtr<u32>,
-                /// Weights (padding: 0).
-                vals: DevPtr<$t>,
-                /// Row norms.
-                norm: DevPtr<$t>,
-                /// Transfer values.
-                f: DevPtr<$t>,
-                /// Next states, written.
-                next: DevMut<$t>,
-            }
-        }
+        rows_step!(
+            $t,
+            $Step => $KStep,
+            "One warp per neuron over its lane rows, the butterfly, lane 0 writes `s_i / C_i`: the dense \
+             step's bits."
+        );
     };
 }
 

@@ -83,25 +83,16 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin {
         x: &CudaSlice<Self>,
         hits: &mut CudaSlice<u32>,
     ) -> Result<(), GpuError>;
-    /// The sparse step (a warp per neuron over its CSR row).
+    /// One update over rows of weights (a warp per neuron), laid out as `layout` says.
     ///
     /// # Safety
-    /// `c` holds `n` rows; `f` and `next` hold `n` values.
-    unsafe fn step_sparse(
+    /// `c` holds `c.n` rows of that layout (checked where it was uploaded); `f` and `next` hold
+    /// `c.n` values.
+    unsafe fn step_rows(
         gpu: &Gpu,
         t: &mut KernelTimer,
-        c: &SparseDev<Self>,
-        f: &CudaSlice<Self>,
-        next: &mut CudaSlice<Self>,
-    ) -> Result<(), GpuError>;
-    /// One dense update over lane rows.
-    ///
-    /// # Safety
-    /// `f` and `next` hold `c.n` values; `c` was checked by [`OcnnGpu::with_lane_rows`].
-    unsafe fn step_lane_rows(
-        gpu: &Gpu,
-        t: &mut KernelTimer,
-        c: &LaneRowsDev<Self>,
+        layout: RowLayout,
+        c: &RowsDev<Self>,
         f: &CudaSlice<Self>,
         next: &mut CudaSlice<Self>,
     ) -> Result<(), GpuError>;
@@ -123,41 +114,33 @@ macro_rules! gpu_real {
     ($t:ty, $Transfer:ident, $Step:ident, $Per:ident, $Lanes:ident, $Combine:ident, $Bits:ident, $Frag:ident,
      $StepSparse:ident, $FragSparse:ident, $StepLaneRows:ident) => {
         impl GpuReal for $t {
-            unsafe fn step_lane_rows(
+            unsafe fn step_rows(
                 gpu: &Gpu,
                 t: &mut KernelTimer,
-                c: &LaneRowsDev<Self>,
+                layout: RowLayout,
+                c: &RowsDev<Self>,
                 f: &CudaSlice<Self>,
                 next: &mut CudaSlice<Self>,
             ) -> Result<(), GpuError> {
-                let a = k::$StepLaneRows {
-                    n: c.n,
-                    ptr: rd(gpu, &c.ptr),
-                    cols: rd(gpu, &c.cols),
-                    vals: rd(gpu, &c.vals),
-                    norm: rd(gpu, &c.norm),
-                    f: rd(gpu, f),
-                    next: wr(gpu, next),
-                };
-                unsafe { launch(gpu, t, c.n as u64 * 32, a) }
-            }
-            unsafe fn step_sparse(
-                gpu: &Gpu,
-                t: &mut KernelTimer,
-                c: &SparseDev<Self>,
-                f: &CudaSlice<Self>,
-                next: &mut CudaSlice<Self>,
-            ) -> Result<(), GpuError> {
-                let a = k::$StepSparse {
-                    n: c.n,
-                    ptr: rd(gpu, &c.ptr),
-                    cols: rd(gpu, &c.cols),
-                    vals: rd(gpu, &c.vals),
-                    norm: rd(gpu, &c.norm),
-                    f: rd(gpu, f),
-                    next: wr(gpu, next),
-                };
-                unsafe { launch(gpu, t, c.n as u64 * 32, a) }
+                // The two kernels take the same arguments.
+                macro_rules! args {
+                    ($S:ident) => {
+                        k::$S {
+                            n: c.n,
+                            ptr: rd(gpu, &c.ptr),
+                            cols: rd(gpu, &c.cols),
+                            vals: rd(gpu, &c.vals),
+                            norm: rd(gpu, &c.norm),
+                            f: rd(gpu, f),
+                            next: wr(gpu, next),
+                        }
+                    };
+                }
+                let threads = c.n as u64 * 32;
+                match layout {
+                    RowLayout::Columns => unsafe { launch(gpu, t, threads, args!($StepSparse)) },
+                    RowLayout::Lanes => unsafe { launch(gpu, t, threads, args!($StepLaneRows)) },
+                }
             }
             unsafe fn fragmentary_sparse(
                 gpu: &Gpu,
@@ -168,16 +151,16 @@ macro_rules! gpu_real {
                 hits: &mut CudaSlice<u32>,
             ) -> Result<(), GpuError> {
                 let a = k::$FragSparse {
-                    n: c.n,
+                    n: c.rows.n,
                     eps,
-                    ptr: rd(gpu, &c.ptr),
+                    ptr: rd(gpu, &c.rows.ptr),
                     upper: rd(gpu, &c.upper),
                     hit_ptr: rd(gpu, &c.hit_ptr),
-                    cols: rd(gpu, &c.cols),
+                    cols: rd(gpu, &c.rows.cols),
                     x: rd(gpu, x),
                     hits: wr(gpu, hits),
                 };
-                unsafe { launch(gpu, t, c.n as u64, a) }
+                unsafe { launch(gpu, t, c.rows.n as u64, a) }
             }
             unsafe fn transfer(
                 gpu: &Gpu,
@@ -278,11 +261,23 @@ pub struct OcnnGpu<'g, T> {
     n: u32,
     j: CudaSlice<T>,
     norm: CudaSlice<T>,
-    lane_rows: Option<LaneRowsDev<T>>,
+    lane_rows: Option<RowsDev<T>>,
 }
 
-/// The lane rows of a dense coupling on the device (see [`OcnnGpu::with_lane_rows`]).
-pub struct LaneRowsDev<T> {
+/// How the entries of a row of weights are laid out (see [`RowsDev`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowLayout {
+    /// CSR: the row's weights with their columns, ascending (the `--cutoff` coupling); lane `l`
+    /// takes the columns `≡ l (mod 32)` (the core's `lane_sum_sparse`).
+    Columns,
+    /// Lane rows: entry `k·32 + l` is lane `l`'s `k`-th nonzero weight (see
+    /// [`OcnnGpu::with_lane_rows`]); lane `l` takes entries `l, l + 32, …` (the core's
+    /// `lane_sum`).
+    Lanes,
+}
+
+/// Rows of weights on the device: `ptr` (`n + 1` offsets), columns, weights, and the row norms.
+pub struct RowsDev<T> {
     n: u32,
     ptr: CudaSlice<u64>,
     cols: CudaSlice<u32>,
@@ -343,7 +338,7 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
         let g = self.gpu;
         g.ensure_fits(cols.len() as u64 * (4 + core::mem::size_of::<T>() as u64) + ptr.len() as u64 * 8)?;
         let st = &g.stream;
-        self.lane_rows = Some(LaneRowsDev {
+        self.lane_rows = Some(RowsDev {
             n: self.n,
             ptr: st.clone_htod(ptr)?,
             cols: st.clone_htod(cols)?,
@@ -445,7 +440,7 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
             // SAFETY (all three): every buffer is sized for n neurons (hits: n²); the lane rows
             // were checked for these n neurons by `with_lane_rows`.
             |t, f, next| match (d, &self.lane_rows) {
-                (Decomposition::LaneRows, Some(c)) => unsafe { T::step_lane_rows(g, t, c, f, next) },
+                (Decomposition::LaneRows, Some(c)) => unsafe { T::step_rows(g, t, RowLayout::Lanes, c, f, next) },
                 _ => unsafe { T::step(g, t, d, n, &self.j, &self.norm, f, &mut partial, next) },
             },
             |t, valid, words, hits| {
@@ -478,11 +473,7 @@ impl<T> OcnnForest<T> {
 /// A sparse coupling resident on the GPU (`--cutoff`): CSR rows, norms, and the hit-slot layout
 /// of the coupled pairs (see `neurobits_core::ocnn::kernels`).
 pub struct SparseDev<T> {
-    n: u32,
-    ptr: CudaSlice<u64>,
-    cols: CudaSlice<u32>,
-    vals: CudaSlice<T>,
-    norm: CudaSlice<T>,
+    rows: RowsDev<T>,
     upper: CudaSlice<u64>,
     hit_ptr: CudaSlice<u64>,
     slots: usize,
@@ -533,11 +524,13 @@ impl Gpu {
         self.ensure_fits(nnz as u64 * (4 + size) + slots as u64 * 4 + n as u64 * (5 * size + 8 * 4))?;
         let st = &self.stream;
         let c = SparseDev {
-            n: n as u32,
-            ptr: st.clone_htod(r.ptr)?,
-            cols: st.clone_htod(r.cols)?,
-            vals: st.clone_htod(r.vals)?,
-            norm: st.clone_htod(r.norm)?,
+            rows: RowsDev {
+                n: n as u32,
+                ptr: st.clone_htod(r.ptr)?,
+                cols: st.clone_htod(r.cols)?,
+                vals: st.clone_htod(r.vals)?,
+                norm: st.clone_htod(r.norm)?,
+            },
             upper: st.clone_htod(r.upper)?,
             hit_ptr: st.clone_htod(r.hit_ptr)?,
             slots,
@@ -551,25 +544,26 @@ impl<T: GpuReal> OcnnSparseGpu<'_, T> {
     /// slot order.
     pub fn run(&self, seed: u64, transient: u32, iters: u32, mode: SyncMode<T>) -> Result<OcnnRun<T>, GpuError> {
         let (g, c) = (self.gpu, &self.c);
+        let n = c.rows.n;
         iterate(
             g,
-            c.n,
+            n,
             c.slots,
             (seed, transient, iters, mode),
-            // SAFETY (all three): buffers sized by `iterate` for c.n neurons and c.slots pairs.
-            |t, f, next| unsafe { T::step_sparse(g, t, c, f, next) },
+            // SAFETY (all three): buffers sized by `iterate` for n neurons and c.slots pairs.
+            |t, f, next| unsafe { T::step_rows(g, t, RowLayout::Columns, &c.rows, f, next) },
             |t, valid, words, hits| {
                 let a = k::SparsePhaseHits {
-                    n: c.n,
+                    n,
                     valid,
-                    ptr: rd(g, &c.ptr),
+                    ptr: rd(g, &c.rows.ptr),
                     upper: rd(g, &c.upper),
                     hit_ptr: rd(g, &c.hit_ptr),
-                    cols: rd(g, &c.cols),
+                    cols: rd(g, &c.rows.cols),
                     words: rd(g, words),
                     hits: wr(g, hits),
                 };
-                unsafe { launch(g, t, c.n as u64, a) }
+                unsafe { launch(g, t, n as u64, a) }
             },
             |t, eps, x, hits| unsafe { T::fragmentary_sparse(g, t, c, eps, x, hits) },
         )?
