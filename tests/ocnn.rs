@@ -259,7 +259,7 @@ fn lsun_with_a_cutoff_finds_the_three_clusters() {
 #[test]
 fn lane_rows_equal_the_dense_rows() {
     use neurobits::ocnn::{bench::random_points, cpu, weights};
-    use neurobits_core::ocnn::SyncMode;
+    use neurobits_core::ocnn::{Quot16, Quot8, SyncMode};
     fn check<T: neurobits_core::ocnn::Real + Send + Sync>(dim: usize, cut: Option<f64>, mode: SyncMode<T>) {
         let p = random_points(333, dim, 6);
         let a = ocnn::scale::scale(&p).unwrap();
@@ -267,9 +267,18 @@ fn lane_rows_equal_the_dense_rows() {
         let rows = dense.lane_rows();
         let nonzero = dense.j.iter().filter(|&&w| w != T::ZERO).count();
         assert!(rows.cols.len() >= nonzero && rows.cols.len().is_multiple_of(32));
-        let (td, tl) = (cpu::run(&dense, 2, 5, 150, mode), cpu::run(&rows, 2, 5, 150, mode));
-        assert!(td.state.iter().zip(&tl.state).all(|(a, b)| a.to_f64().to_bits() == b.to_f64().to_bits()));
-        assert_eq!(td.hits, tl.hits);
+        let td = cpu::run(&dense, 2, 5, 150, mode);
+        // Columns as u32 (the GPU's form), as quotients by 32 in one and two bytes (the CPU's).
+        let runs = [
+            cpu::run(&rows, 2, 5, 150, mode),
+            cpu::run(&dense.lane_rows_as::<Quot8>(), 2, 5, 150, mode),
+            cpu::run(&dense.lane_rows_as::<Quot16>(), 2, 5, 150, mode),
+            cpu::run_lane_rows(&dense, 2, 5, 150, mode),
+        ];
+        for tl in runs {
+            assert!(td.state.iter().zip(&tl.state).all(|(a, b)| a.to_f64().to_bits() == b.to_f64().to_bits()));
+            assert_eq!(td.hits, tl.hits);
+        }
     }
     check::<f32>(2, Some(2.0), SyncMode::Phase);
     check::<f64>(2, None, SyncMode::Fragmentary(0.2));

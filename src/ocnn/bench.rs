@@ -179,7 +179,7 @@ pub fn run(b: &BenchConfig) -> Result<()> {
             pb.set_message(format!("N = {n}: CPU"));
             let t = Instant::now();
             // Lane rows: the dense update's bits from the nonzero weights only (built in the timing).
-            let tr = cpu::run(&w.lane_rows(), b.seed, 0, b.iters, SyncMode::Phase);
+            let tr = cpu::run_lane_rows(&w, b.seed, 0, b.iters, SyncMode::Phase);
             let dynamics_s = t.elapsed().as_secs_f64();
             let t = Instant::now();
             let cl = clusters::cluster(n, &tr.hits, b.iters, &grid, None)?;

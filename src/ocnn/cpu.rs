@@ -2,8 +2,8 @@
 //! per word, hit counts over all pairs every 64 iterations (the paper's 64-iteration buffer).
 
 use neurobits_core::ocnn::{
-    initial_state, phase_bit, phase_hits, transfer, update_neuron, update_neuron_lanes, update_neuron_sparse, Real,
-    SyncMode,
+    initial_state, phase_bit, phase_hits, transfer, update_neuron, update_neuron_lanes, update_neuron_sparse,
+    LaneColumn, Quot16, Quot8, Real, SyncMode,
 };
 use rayon::prelude::*;
 
@@ -80,6 +80,24 @@ pub fn run<T: Real + Send + Sync>(
     Trajectory { state: x, hits }
 }
 
+/// [`run`] over the lane rows of a dense `J` with the narrowest columns that fit `n`
+/// ([`LaneColumn`]): the dense rows' bits from their nonzero weights, streaming the fewest bytes.
+pub fn run_lane_rows<T: Real + Send + Sync>(
+    w: &Dense<T>,
+    seed: u64,
+    transient: u32,
+    iters: u32,
+    mode: SyncMode<T>,
+) -> Trajectory<T> {
+    if Quot8::fits(w.n) {
+        run(&w.lane_rows_as::<Quot8>(), seed, transient, iters, mode)
+    } else if Quot16::fits(w.n) {
+        run(&w.lane_rows_as::<Quot16>(), seed, transient, iters, mode)
+    } else {
+        run(&w.lane_rows(), seed, transient, iters, mode)
+    }
+}
+
 /// The coupling a run iterates over: dense (every pair) or sparse (`--cutoff`, the coupled pairs
 /// only). It says how neuron `i` updates and which pairs have hit slots.
 pub trait Coupling<T: Real>: Sync {
@@ -120,7 +138,7 @@ impl<T: Real + Send + Sync> Coupling<T> for Dense<T> {
     }
 }
 
-impl<T: Real + Send + Sync> Coupling<T> for LaneRows<T> {
+impl<T: Real + Send + Sync, C: LaneColumn> Coupling<T> for LaneRows<T, C> {
     fn n(&self) -> usize {
         self.n
     }
@@ -193,7 +211,7 @@ unsafe fn dense_avx2<T: Real>(row: &[T], norm: T, f: &[T]) -> T {
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn lanes_avx2<T: Real>(cols: &[u32], vals: &[T], norm: T, f: &[T]) -> T {
+unsafe fn lanes_avx2<T: Real, C: LaneColumn>(cols: &[C], vals: &[T], norm: T, f: &[T]) -> T {
     update_neuron_lanes(cols, vals, norm, f)
 }
 
@@ -203,7 +221,7 @@ unsafe fn lanes_avx2<T: Real>(cols: &[u32], vals: &[T], norm: T, f: &[T]) -> T {
 /// The CPU must support AVX-512 F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx2")]
-unsafe fn lanes_avx512<T: Real>(cols: &[u32], vals: &[T], norm: T, f: &[T]) -> T {
+unsafe fn lanes_avx512<T: Real, C: LaneColumn>(cols: &[C], vals: &[T], norm: T, f: &[T]) -> T {
     update_neuron_lanes(cols, vals, norm, f)
 }
 

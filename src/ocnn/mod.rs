@@ -233,7 +233,7 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         // (the same k(p) curve and labels as all pairs); the hits still come back for the digest.
         // The CPU updates from the lane rows: the dense rows' bits from their nonzero weights.
         let (tr, forest) = match gpu {
-            None => (cpu::run(&w.lane_rows(), c.seed, c.transient, c.iters, mode), None),
+            None => (cpu::run_lane_rows(&w, c.seed, c.transient, c.iters, mode), None),
             Some(g) => {
                 let mut dev = g.ocnn(p.n, &w.j, &w.norm)?;
                 if c.variant == Variant::LaneRows {

@@ -3,7 +3,7 @@
 //! Every target receives these same bits.
 
 use anyhow::{bail, Result};
-use neurobits_core::ocnn::{lanes32_sparse, row_norm, Real};
+use neurobits_core::ocnn::{lanes32_sparse, row_norm, LaneColumn, Real};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -51,13 +51,16 @@ pub fn weight(d2: f64, a: f64) -> f64 {
 /// weights (columns `≡ l mod 32`, ascending) at entries `k·32 + l`, zero weights at column 0 to
 /// the row's width (its fullest lane). The core's `update_neuron_lanes` over a row is the dense
 /// row's update, bit for bit; only the nonzero weights are read.
-pub struct LaneRows<T> {
+///
+/// `C` is how an entry's column is stored ([`LaneColumn`]): the column itself (`u32`, the GPU's
+/// form) or, on the CPU, its quotient by 32 in one or two bytes ([`Dense::lane_rows_as`]).
+pub struct LaneRows<T, C = u32> {
     /// Points.
     pub n: usize,
     /// Row `i`'s entries are `ptr[i]..ptr[i + 1]` (a multiple of 32 apart).
     pub ptr: Vec<u64>,
-    /// Column of each entry (padding: 0).
-    pub cols: Vec<u32>,
+    /// Column of each entry (padding: column 0's form).
+    pub cols: Vec<C>,
     /// Weight of each entry (padding: 0).
     pub vals: Vec<T>,
     /// `C_i`, the dense rows' norms.
@@ -80,6 +83,22 @@ impl<T: Real + Send + Sync> Dense<T> {
     /// assert_eq!((r.cols[64], r.vals[64]), (0, 0.5));
     /// ```
     pub fn lane_rows(&self) -> LaneRows<T> {
+        self.lane_rows_as()
+    }
+
+    /// [`Dense::lane_rows`] with columns stored as `C`, which must fit `n` ([`LaneColumn::fits`]).
+    ///
+    /// ```
+    /// use neurobits::ocnn::weights::Dense;
+    /// use neurobits_core::ocnn::Quot8;
+    /// let n = 34;
+    /// let mut j = vec![0.0f32; n * n];
+    /// (j[1], j[33]) = (0.5, 0.25);
+    /// let r = Dense { n, j, norm: vec![1.0; n] }.lane_rows_as::<Quot8>();
+    /// assert_eq!((r.cols[1], r.cols[33]), (Quot8(0), Quot8(1)));
+    /// ```
+    pub fn lane_rows_as<C: LaneColumn>(&self) -> LaneRows<T, C> {
+        assert!(C::fits(self.n), "lane-row columns too narrow for {} neurons", self.n);
         // One pass over J keeps each row's nonzero weights (a few percent of a large set); the
         // lane rows are then written in place, row by row, in parallel.
         let nonzero: Vec<Vec<(u32, T)>> = self
@@ -98,7 +117,7 @@ impl<T: Real + Send + Sync> Dense<T> {
             ptr.push(ptr[ptr.len() - 1] + 32 * width(nz) as u64);
         }
         let total = ptr[self.n] as usize;
-        let (mut cols, mut vals) = (vec![0u32; total], vec![T::ZERO; total]);
+        let (mut cols, mut vals) = (vec![C::encode(0); total], vec![T::ZERO; total]);
         let mut rows = Vec::with_capacity(self.n);
         let (mut c, mut v) = (&mut cols[..], &mut vals[..]);
         for i in 0..self.n {
@@ -112,7 +131,7 @@ impl<T: Real + Send + Sync> Dense<T> {
             let mut at = [0usize; 32];
             for &(k, w) in nz {
                 let l = k as usize % 32;
-                (rc[at[l] * 32 + l], rv[at[l] * 32 + l]) = (k, w);
+                (rc[at[l] * 32 + l], rv[at[l] * 32 + l]) = (C::encode(k as usize), w);
                 at[l] += 1;
             }
         });

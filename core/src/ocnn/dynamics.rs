@@ -1,6 +1,6 @@
 //! One iteration of the map: `x_i(t+1) = (1/C_i)·Σ_j J_ij·f(x_j(t))`, in the canonical order.
 
-use super::Real;
+use super::{LaneColumn, Real};
 use crate::prng::draw;
 
 /// The transfer function `f(x) = 1 − (2·x)·x` (two roundings, no FMA).
@@ -204,13 +204,13 @@ pub fn update_neuron_sparse<T: Real>(cols: &[u32], vals: &[T], norm: T, f: &[T])
 }
 
 /// [`update_neuron`] over a lane row: entry `k·32 + l` is lane `l`'s `k`-th nonzero weight
-/// (columns `≡ l mod 32`, ascending) with its column, zero weights pad every lane to the row's
-/// width. [`lanes32`] over the entries gives lane `l` exactly its nonzero terms in ascending
-/// column order — the dense row's sum, since a zero term changes no lane (a lane that starts at
-/// `+0.0` never holds `−0.0`).
+/// (columns `≡ l mod 32`, ascending) with its column ([`LaneColumn`]: the column or its quotient by
+/// 32), zero weights pad every lane to the row's width. [`lanes32`] over the entries gives lane `l`
+/// exactly its nonzero terms in ascending column order — the dense row's sum, since a zero term
+/// changes no lane (a lane that starts at `+0.0` never holds `−0.0`).
 ///
 /// ```
-/// use neurobits_core::ocnn::{row_norm, transfer, update_neuron, update_neuron_lanes};
+/// use neurobits_core::ocnn::{row_norm, transfer, update_neuron, update_neuron_lanes, Quot8};
 /// let mut row = [0.0f32; 40];
 /// (row[1], row[33], row[7]) = (0.75, 0.5, 0.25);
 /// let f: Vec<f32> = (0..40).map(|j| transfer(j as f32 / 40.0)).collect();
@@ -219,11 +219,32 @@ pub fn update_neuron_sparse<T: Real>(cols: &[u32], vals: &[T], norm: T, f: &[T])
 /// let (mut cols, mut vals) = ([0u32; 64], [0.0f32; 64]);
 /// (cols[1], vals[1], cols[33], vals[33], cols[7], vals[7]) = (1, 0.75, 33, 0.5, 7, 0.25);
 /// assert_eq!(update_neuron_lanes(&cols, &vals, c, &f), update_neuron(&row, c, &f));
+/// // The same row with its columns stored as quotients by 32.
+/// let q = cols.map(|c| Quot8((c / 32) as u8));
+/// assert_eq!(update_neuron_lanes(&q, &vals, c, &f), update_neuron(&row, c, &f));
 /// ```
-#[inline]
-pub fn update_neuron_lanes<T: Real>(cols: &[u32], vals: &[T], norm: T, f: &[T]) -> T {
-    let s = lanes32(cols.len(), |k| vals[k] * f[cols[k] as usize]);
-    s / norm
+///
+/// Written as whole blocks of 32 entries with each column clamped to `f`'s last index: the clamp
+/// proves every read in bounds, so the loop has no branch and a CPU compiler turns it into vector
+/// gathers of 16 (a row's columns are all `< n`, so it moves none; padding has zero weight
+/// wherever it reads); the adds are [`lanes32`]'s, a partial last block added as its tail.
+#[inline(always)]
+pub fn update_neuron_lanes<T: Real, C: LaneColumn>(cols: &[C], vals: &[T], norm: T, f: &[T]) -> T {
+    // In u32, so that a gather takes 16 indices at a time.
+    let last = f.len().checked_sub(1).expect("a transfer value per neuron").min(u32::MAX as usize) as u32;
+    let term = |c: C, l: usize, v: T| v * f[c.column(l as u32).min(last) as usize];
+    let mut acc = [T::ZERO; 32];
+    let (cb, vb) = (cols.chunks_exact(32), vals.chunks_exact(32));
+    let (ct, vt) = (cb.remainder(), vb.remainder());
+    for (c, v) in cb.zip(vb) {
+        for l in 0..32 {
+            acc[l] = acc[l] + term(c[l], l, v[l]);
+        }
+    }
+    for (l, (a, (&c, &v))) in acc.iter_mut().zip(ct.iter().zip(vt)).enumerate() {
+        *a = *a + term(c, l, v);
+    }
+    butterfly(acc) / norm
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@
 mod cluster;
 mod dynamics;
 pub mod kernels;
+mod lane_column;
 mod real;
 mod sync;
 
@@ -27,5 +28,6 @@ pub use dynamics::{
     butterfly, combine, initial_state, lane_sum, lane_sum_sparse, lanes32, lanes32_sparse, row_norm, transfer,
     update_neuron, update_neuron_lanes, update_neuron_sparse,
 };
+pub use lane_column::{LaneColumn, Quot16, Quot8};
 pub use real::Real;
 pub use sync::{phase_bit, phase_hits, SyncMode};
