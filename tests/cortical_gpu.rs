@@ -1,6 +1,6 @@
 //! The cortical network's GPU variants against the CPU, bit for bit (spec §11.5 item 1): the
-//! configuration A digests of the spec from the per-level and work-queue kernels, the pipelined
-//! kernel against the CPU's pipelined schedule, the evaluation winners, the device-side initial
+//! configuration A digests of the spec from the per-level, work-queue and graph variants, the
+//! pipelined kernel against the CPU's pipelined schedule, the evaluation winners, the device-side initial
 //! weights, and random networks of 16 … 128 minicolumns. Needs a CUDA GPU (`make gpu-test`).
 
 use neurobits::cortical::{self, bench::random_inputs, cpu, gpu, Network, ScheduleArg, TrainConfig, VariantArg};
@@ -23,7 +23,7 @@ fn config_a(schedule: ScheduleArg, variant: VariantArg) -> TrainConfig {
 #[ignore = "needs a CUDA GPU"]
 fn configuration_a_on_the_gpu_gives_the_spec_digests_and_the_cpu_winners() {
     let g = Gpu::open(0).unwrap();
-    for variant in [VariantArg::PerLevel, VariantArg::Queue] {
+    for variant in [VariantArg::PerLevel, VariantArg::Queue, VariantArg::Graph] {
         let c = config_a(ScheduleArg::Synchronous, variant);
         let p = cortical::prepare(&c).unwrap();
         let (mut net, s) = gpu::train_gpu(&g, &p, &c, variant.for_schedule(c.schedule)).unwrap();
@@ -60,6 +60,7 @@ fn every_variant_equals_the_cpu_on_random_networks() {
         for (schedule, variant) in [
             (Schedule::Synchronous, Variant::PerLevel),
             (Schedule::Synchronous, Variant::Queue),
+            (Schedule::Synchronous, Variant::Graph),
             (Schedule::Pipelined, Variant::Pipelined),
         ] {
             let protocol = Protocol { epochs: 25, exposure: 2, seed: 7 };

@@ -63,6 +63,14 @@ fn ocnn_gpu_equals_cpu_bit_for_bit() {
     for (name, p, sync, dtype) in &sets {
         let c = config(*sync, *dtype, 300);
         let cpu = ocnn::cluster(p, &c, None).unwrap();
+        if *dtype == Dtype::F32 {
+            // The lane rows built on the device are the host's, entry for entry.
+            let w = ocnn::weights::dense::<f32>(p, ocnn::scale::scale(p).unwrap()).unwrap();
+            let host = w.lane_rows();
+            let dev = gpu.ocnn(p.n, &w.j, &w.norm).unwrap().with_lane_rows_built().unwrap();
+            let (ptr, cols, vals) = dev.lane_rows().unwrap().unwrap();
+            assert!(ptr == host.ptr && cols == host.cols && vals == host.vals, "{name}: lane rows built on the GPU");
+        }
         for variant in
             [ocnn::Variant::XThreads, ocnn::Variant::ThreadPerNeuron, ocnn::Variant::YThreads, ocnn::Variant::LaneRows]
         {

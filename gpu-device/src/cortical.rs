@@ -205,12 +205,19 @@ kernel! {
         cnt: DevMut<u32>,
         rf: DevMut<u8>,
         dst: DevMut<i32>,
+        clock: DevPtr<u64>,
     }) {
         let m = a.m as usize;
+        // SAFETY: a clock, when given, holds [t, offset] and `x + offset` the step's inputs.
+        let (t, x) = if a.clock.0.is_null() {
+            (a.t, a.x)
+        } else {
+            unsafe { (*a.clock.0, DevPtr(a.x.0.add(*a.clock.0.add(1) as usize))) }
+        };
         let ctx = StepCtx {
             m,
             n_hc: (1u64 << a.levels) - 1,
-            t: a.t,
+            t,
             fire_key: a.fire_key,
             learn: a.learn != 0,
             ltd: a.ltd as u16,
@@ -230,7 +237,7 @@ kernel! {
                 (l, input, a.slot as usize + k, a.out as usize + k)
             };
             let xin = if l == 0 {
-                unsafe { bottom(a.x, m, input) }
+                unsafe { bottom(x, m, input) }
             } else {
                 unsafe { parent_input(m, *a.src.0.add(input), *a.src.0.add(input + 1)) }
             };

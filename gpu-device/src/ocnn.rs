@@ -6,14 +6,15 @@ use core::slice::from_raw_parts;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::ocnn::kernels::{
-    CombineYF32, CombineYF64, ForestBest, ForestHook, ForestJump, FragmentaryHitsF32, FragmentaryHitsF64, LanesYF32,
+    lane_entry, CombineYF32, CombineYF64, ForestBest, ForestHook, ForestJump, FragmentaryHitsF32, FragmentaryHitsF64,
+    LaneFillF32, LaneFillF64, LaneWidthF32, LaneWidthF64, LanesYF32,
     LanesYF64, PhaseBitsF32, PhaseBitsF64, PhaseHits, SparseFragmentaryHitsF32, SparseFragmentaryHitsF64,
     SparsePhaseHits, StepF32, StepF64, StepLaneRowsF32, StepLaneRowsF64, StepPerNeuronF32, StepPerNeuronF64,
     StepSparseF32, StepSparseF64, TransferF32, TransferF64,
 };
 use neurobits_core::ocnn::{
     butterfly, combine, forest_key, forest_pair, lane_sum, lane_sum_sparse, lanes32, linked, phase_bit, phase_hits,
-    transfer, SyncMode,
+    transfer, Real, SyncMode,
 };
 
 use crate::{gid, kernel, split, xor_lane};
@@ -367,6 +368,72 @@ macro_rules! lane_rows_kernel {
 
 lane_rows_kernel!(f32, ocnn_step_lane_rows_f32, StepLaneRowsF32);
 lane_rows_kernel!(f64, ocnn_step_lane_rows_f64, StepLaneRowsF64);
+
+/// Building lane rows from the dense `J` (see `neurobits_core::ocnn::kernels`): a warp per row.
+macro_rules! lane_rows_build_kernels {
+    ($t:ty, $width:ident, $Width:ident, $fill:ident, $Fill:ident) => {
+        kernel! {
+            /// Row `i`'s width: the most nonzero weights in one lane.
+            fn $width(a: $Width {
+                n: u32,
+                j: DevPtr<$t>,
+                width: DevMut<u32>,
+            }) {
+                let (i, lane) = split(gid(), 32);
+                let n = a.n as usize;
+                if i >= n {
+                    return; // the whole warp
+                }
+                let row = a.j.0.add(i * n);
+                let (mut count, mut col) = (0u32, lane);
+                while col < n {
+                    count += (*row.add(col) != <$t as Real>::ZERO) as u32;
+                    col += 32;
+                }
+                let mut d = 16;
+                while d > 0 {
+                    count = count.max(xor_lane(count, d));
+                    d /= 2;
+                }
+                if lane == 0 {
+                    *a.width.0.add(i) = count;
+                }
+            }
+        }
+
+        kernel! {
+            /// Lane `l` of row `i`'s warp writes its `k`-th nonzero weight at `lane_entry(k, l)`.
+            fn $fill(a: $Fill {
+                n: u32,
+                j: DevPtr<$t>,
+                ptr: DevPtr<u64>,
+                cols: DevMut<u32>,
+                vals: DevMut<$t>,
+            }) {
+                let (i, lane) = split(gid(), 32);
+                let n = a.n as usize;
+                if i >= n {
+                    return;
+                }
+                let (row, start) = (a.j.0.add(i * n), *a.ptr.0.add(i) as usize);
+                let (mut k, mut col) = (0, lane);
+                while col < n {
+                    let w = *row.add(col);
+                    if w != <$t as Real>::ZERO {
+                        let e = start + lane_entry(k, lane);
+                        *a.cols.0.add(e) = col as u32;
+                        *a.vals.0.add(e) = w;
+                        k += 1;
+                    }
+                    col += 32;
+                }
+            }
+        }
+    };
+}
+
+lane_rows_build_kernels!(f32, ocnn_lane_width_f32, LaneWidthF32, ocnn_lane_fill_f32, LaneFillF32);
+lane_rows_build_kernels!(f64, ocnn_lane_width_f64, LaneWidthF64, ocnn_lane_fill_f64, LaneFillF64);
 
 kernel! {
     /// Adds the agreements of `valid` phase bits (the core's `phase_hits`) to every coupled pair,

@@ -69,6 +69,11 @@ impl Gpu {
         Ok(Gpu { ctx, stream, _module: module, functions, staging: Mutex::new(None), copy: Default::default() })
     }
 
+    /// Waits for everything queued on this GPU's stream.
+    pub fn synchronize(&self) -> Result<(), GpuError> {
+        Ok(self.stream.synchronize()?)
+    }
+
     /// CUDA devices here (0 without a driver).
     pub fn count() -> usize {
         if !std::panic::catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() }).unwrap_or(false) {

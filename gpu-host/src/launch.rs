@@ -129,6 +129,37 @@ pub(crate) unsafe fn launch_blocks<A: KernelArgs>(
 pub(crate) unsafe fn launch_shaped<A: KernelArgs>(
     gpu: &Gpu,
     timer: Option<&mut KernelTimer>,
+    shape: (u32, u32, u32),
+    args: A,
+) -> Result<(), GpuError> {
+    // SAFETY: as the caller promises.
+    unsafe { launch_shaped_on(gpu, gpu.stream.cu_stream(), timer, shape, args) }
+}
+
+/// [`launch_blocks`] onto `stream` (a stream of `gpu`'s context: one being captured into a
+/// CUDA graph).
+///
+/// # Safety
+/// As for [`launch_blocks`]; `stream` belongs to `gpu`'s context.
+pub(crate) unsafe fn launch_blocks_on<A: KernelArgs>(
+    gpu: &Gpu,
+    stream: cudarc::driver::sys::CUstream,
+    blocks: u32,
+    args: A,
+) -> Result<(), GpuError> {
+    // SAFETY: as the caller promises.
+    unsafe { launch_shaped_on(gpu, stream, None, (blocks, BLOCK, 0), args) }
+}
+
+/// [`launch_shaped`] onto `stream`; events (when timed) go to `gpu`'s stream, so only launches
+/// there may be timed.
+///
+/// # Safety
+/// As for [`launch_shaped`]; `stream` belongs to `gpu`'s context.
+unsafe fn launch_shaped_on<A: KernelArgs>(
+    gpu: &Gpu,
+    stream: cudarc::driver::sys::CUstream,
+    timer: Option<&mut KernelTimer>,
     (blocks, threads, shared): (u32, u32, u32),
     args: A,
 ) -> Result<(), GpuError> {
@@ -156,7 +187,7 @@ pub(crate) unsafe fn launch_shaped<A: KernelArgs>(
             (blocks, 1, 1),
             (threads, 1, 1),
             shared,
-            gpu.stream.cu_stream(),
+            stream,
             params.ptrs(),
         )
     }?;

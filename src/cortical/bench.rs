@@ -53,7 +53,7 @@ pub struct Row {
     pub cpu1: Option<f64>,
     /// Seconds per step: rayon on every core.
     pub cpu_all: Option<f64>,
-    /// Seconds per step per GPU variant (per-level, pipelined, queue).
+    /// Seconds per step per GPU variant (per-level, pipelined, queue, graph).
     pub gpu: Vec<(String, f64)>,
     /// The GPU's variants gave the CPU's weights after the timed steps (synchronous ones).
     pub gpu_equals_cpu: Option<bool>,
@@ -103,7 +103,7 @@ pub fn run(c: &BenchConfig) -> Result<()> {
         gpu.as_ref().map(|g| format!(", GPU {}", g.name())).unwrap_or_default()
     )?;
     outln!(
-        "{:>4} {:>3} {:>8} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9}",
+        "{:>4} {:>3} {:>8} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9}",
         "M",
         "L",
         "HCs",
@@ -112,6 +112,7 @@ pub fn run(c: &BenchConfig) -> Result<()> {
         "gpu level",
         "gpu pipe",
         "gpu queue",
+        "gpu graph",
         "x 1 thr",
         "x all"
     )?;
@@ -156,7 +157,7 @@ pub fn run(c: &BenchConfig) -> Result<()> {
             }
             if let Some(g) = &gpu {
                 let mut equal = true;
-                for variant in [Variant::PerLevel, Variant::Pipelined, Variant::Queue] {
+                for variant in [Variant::PerLevel, Variant::Pipelined, Variant::Queue, Variant::Graph] {
                     let mut dev =
                         g.cortical_untrained(geo, neurobits_core::cortical::Part::whole(&geo), key(SEED, INIT), &x)?;
                     let (fire_key, mut t) = (key(SEED, FIRE), 0u64);
@@ -205,7 +206,7 @@ pub fn run(c: &BenchConfig) -> Result<()> {
                 _ => "-".into(),
             };
             outln!(
-                "{:>4} {:>3} {:>8} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9}{}",
+                "{:>4} {:>3} {:>8} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9}{}",
                 m,
                 l,
                 geo.hypercolumns(),
@@ -214,6 +215,7 @@ pub fn run(c: &BenchConfig) -> Result<()> {
                 g("PerLevel"),
                 g("Pipelined"),
                 g("Queue"),
+                g("Graph"),
                 ratio(row.cpu1),
                 ratio(row.cpu_all),
                 match row.gpu_equals_cpu {

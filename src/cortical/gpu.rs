@@ -57,7 +57,7 @@ pub fn train_gpu(gpu: &Gpu, p: &Prepared, c: &TrainConfig, variant: Variant) -> 
     Ok((net, s))
 }
 
-/// The evaluation pass on the GPU (learning off, synchronous, `variant` PerLevel or Queue) over
+/// The evaluation pass on the GPU (learning off, synchronous, `variant` PerLevel, Queue or Graph) over
 /// the uploaded images: winners `[image][hc]`.
 pub fn evaluate(tr: &mut GpuTrainer<'_>, images: usize) -> Result<Vec<i32>> {
     let mut out = Vec::new();

@@ -48,6 +48,8 @@ pub enum VariantArg {
     PerLevel,
     /// A persistent grid popping a work queue, with ready flags.
     Queue,
+    /// The per-level launches captured once as a CUDA graph, replayed each step.
+    Graph,
 }
 
 impl VariantArg {
@@ -58,6 +60,7 @@ impl VariantArg {
             (ScheduleArg::Pipelined, _) => Variant::Pipelined,
             (_, VariantArg::PerLevel) => Variant::PerLevel,
             (_, VariantArg::Queue) => Variant::Queue,
+            (_, VariantArg::Graph) => Variant::Graph,
         }
     }
 }

@@ -237,8 +237,8 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
             Some(g) => {
                 let mut dev = g.ocnn(p.n, &w.j, &w.norm)?;
                 if c.variant == Variant::LaneRows {
-                    let r = w.lane_rows();
-                    dev = dev.with_lane_rows(&r.ptr, &r.cols, &r.vals)?;
+                    // Built from the resident J on the device: no host pass over n² weights.
+                    dev = dev.with_lane_rows_built()?;
                 }
                 let lowest = fixed.map_or(grid[0], |f| f.min(grid[0]));
                 match dev.run_forest(c.seed, c.transient, (c.iters, lowest), mode, c.variant.into())? {

@@ -3,6 +3,7 @@
 //! Every target receives these same bits.
 
 use anyhow::{bail, Result};
+use neurobits_core::ocnn::kernels::lane_entry;
 use neurobits_core::ocnn::{lanes32_sparse, row_norm, LaneColumn, Real};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -131,7 +132,8 @@ impl<T: Real + Send + Sync> Dense<T> {
             let mut at = [0usize; 32];
             for &(k, w) in nz {
                 let l = k as usize % 32;
-                (rc[at[l] * 32 + l], rv[at[l] * 32 + l]) = (C::encode(k as usize), w);
+                let e = lane_entry(at[l], l);
+                (rc[e], rv[e]) = (C::encode(k as usize), w);
                 at[l] += 1;
             }
         });

@@ -53,6 +53,10 @@ kernel_struct! {
         rf: DevMut<u8>,
         /// Winners, written.
         dst: DevMut<i32>,
+        /// Null, or `[t, offset]`: the step's `t` and its bottom inputs at `x + offset` words,
+        /// read on the device instead of `t` and `x` (a CUDA graph replays fixed arguments; the
+        /// host writes the clock before each replay).
+        clock: DevPtr<u64>,
     }
 }
 

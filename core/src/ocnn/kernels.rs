@@ -228,6 +228,55 @@ macro_rules! lane_rows {
 lane_rows!(f32, StepLaneRowsF32 => OcnnStepLaneRowsF32);
 lane_rows!(f64, StepLaneRowsF64 => OcnnStepLaneRowsF64);
 
+/// Building the lane rows on the device from the resident dense `J`, a warp per row, lane `l`
+/// walking columns `l, l + 32, …`: first each row's width (its fullest lane), then, into rows
+/// the host laid out from the widths and zeroed, each lane's `k`-th nonzero weight and column at
+/// entry `ptr[i] + k·32 + l` — the host's [`lane_entry`] layout, so the same rows.
+macro_rules! lane_rows_build {
+    ($t:ty, $Width:ident => $KWidth:ident, $Fill:ident => $KFill:ident) => {
+        kernel_struct! {
+            /// Each row's width: the most nonzero weights of one lane.
+            $Width => $KWidth {
+                /// Neurons.
+                n: u32,
+                /// Dense weights.
+                j: DevPtr<$t>,
+                /// Widths, written.
+                width: DevMut<u32>,
+            }
+        }
+
+        kernel_struct! {
+            /// Each lane's nonzero weights and columns, in order, into its row.
+            $Fill => $KFill {
+                /// Neurons.
+                n: u32,
+                /// Dense weights.
+                j: DevPtr<$t>,
+                /// Row offsets (`n + 1`, from the widths).
+                ptr: DevPtr<u64>,
+                /// Columns, written (zero where padding).
+                cols: DevMut<u32>,
+                /// Weights, written (zero where padding).
+                vals: DevMut<$t>,
+            }
+        }
+    };
+}
+
+lane_rows_build!(f32, LaneWidthF32 => OcnnLaneWidthF32, LaneFillF32 => OcnnLaneFillF32);
+lane_rows_build!(f64, LaneWidthF64 => OcnnLaneWidthF64, LaneFillF64 => OcnnLaneFillF64);
+
+/// Entry of lane `l`'s `k`-th nonzero weight in its lane row (from the row's first entry).
+///
+/// ```
+/// assert_eq!(neurobits_core::ocnn::kernels::lane_entry(2, 5), 69);
+/// ```
+#[inline(always)]
+pub const fn lane_entry(k: usize, l: usize) -> usize {
+    k * 32 + l
+}
+
 kernel_struct! {
     /// `ocnn_sparse_phase_hits`: adds the agreements of the low `valid` bits (the core's
     /// `phase_hits`) to every coupled pair, one thread per row.

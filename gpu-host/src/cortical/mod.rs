@@ -5,13 +5,14 @@
 //! is filled from the level below ([`CorticalGpu::set_inbox`]) and its top span's winners are
 //! what it hands on ([`CorticalGpu::outbox`]).
 
-use cudarc::driver::CudaSlice;
+use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstream, CUstreamCaptureMode};
+use cudarc::driver::{CudaGraph, CudaSlice};
 use neurobits_core::cortical::kernels::{Columns, Init, Queue, ALL_LEVELS};
 use neurobits_core::cortical::{Geometry, Part};
 
-use crate::launch::{block, launch_blocks, rd, resident_blocks, wr, KernelTimer};
+use crate::launch::{block, launch_blocks, launch_blocks_on, rd, resident_blocks, wr, KernelTimer};
 use crate::{Gpu, GpuError};
-use neurobits_core::kernel::DevMut;
+use neurobits_core::kernel::{DevMut, DevPtr, Kernel};
 
 /// How a step is mapped onto the GPU. All give the CPU's bits for the same schedule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,6 +25,10 @@ pub enum Variant {
     /// (c) One launch of a persistent grid popping a work queue, ready flags between levels
     /// (synchronous schedule; the paper's Algorithm 1).
     Queue,
+    /// (d) The per-level launches captured once into a CUDA graph and replayed: one launch per
+    /// step, the step's `t` and image read on the device from a two-word clock the host writes
+    /// first (synchronous schedule; whole networks and parts).
+    Graph,
 }
 
 /// A downloaded state: weights `[hc][i][m]`, own-win counters, random-firing flags.
@@ -46,6 +51,10 @@ pub struct CorticalGpu<'g> {
     head: CudaSlice<u32>,
     epoch: u32,
     queue_blocks: u32,
+    /// `[t, offset]` of the step a graph replay runs.
+    clock: CudaSlice<u64>,
+    /// The captured per-level step and the arguments it was captured with (learn, β, key).
+    graph: Option<(CudaGraph, (bool, u16, u64))>,
 }
 
 /// What a step does: learning on or off, at learning step `t`, with the seed's firing key and β.
@@ -160,6 +169,8 @@ impl Gpu {
             head: st.alloc_zeros(1)?,
             epoch: 0,
             queue_blocks: resident_blocks::<Queue>(self)?,
+            clock: st.alloc_zeros(2)?,
+            graph: None,
         })
     }
 }
@@ -172,7 +183,7 @@ impl CorticalGpu<'_> {
     }
 
     /// [`CorticalGpu::step`] with CUDA events around every launch (per level: the profiler's
-    /// per-level costs).
+    /// per-level costs; a graph's step is timed as one).
     pub fn step_timed(
         &mut self,
         image: usize,
@@ -187,58 +198,44 @@ impl CorticalGpu<'_> {
         }
         let gpu = self.gpu;
         // Every launch goes to the one stream, after the upload: the event guard can end here.
-        let x = rd(gpu, &self.images);
-        let x = neurobits_core::kernel::DevPtr::from_addr(x.0 as u64 + (image * nw * 8) as u64);
-        let warps_per_block = block() as usize / 32;
-        let max_blocks = self.max_blocks.unwrap_or(u32::MAX);
-        let levels = geo.levels() as u32;
-        let mut columns =
-            |level: u32, first: usize, count: usize, (slot, out, child): (u32, u32, u32), src, g: &mut Self| {
-                let dst = wr(gpu, &mut g.cur);
-                let args = Columns {
-                    levels,
-                    m: geo.minicolumns() as u32,
-                    level,
-                    first: first as u32,
-                    count: count as u32,
-                    slot,
-                    out,
-                    child,
-                    learn: a.learn as u32,
-                    ltd: a.ltd as u32,
-                    t: a.t,
-                    fire_key: a.fire_key,
-                    x,
-                    src,
-                    w: wr(gpu, &mut g.w),
-                    omega: wr(gpu, &mut g.omega),
-                    cnt: wr(gpu, &mut g.cnt),
-                    rf: wr(gpu, &mut g.rf),
-                    dst,
-                };
-                let blocks = (count.div_ceil(warps_per_block) as u32).min(max_blocks);
-                // SAFETY: the buffers hold the part of `geo` the span (or every level) addresses;
-                // the warps stride over the span's hypercolumns.
-                unsafe { launch_blocks(gpu, timer.as_deref_mut(), blocks, args) }
-            };
+        let base = rd(gpu, &self.images);
+        let x = DevPtr::from_addr(base.0 as u64 + (image * nw * 8) as u64);
         let whole = self.part == Part::whole(&geo);
-        if variant != Variant::PerLevel && !whole {
+        if !matches!(variant, Variant::PerLevel | Variant::Graph) && !whole {
             return Err(GpuError::Input(format!("{variant:?} runs whole networks only; parts run per level")));
         }
+        let warps_per_block = block() as usize / 32;
         match variant {
-            Variant::PerLevel => {
-                let part = self.part;
-                for sp in part.spans() {
-                    let src = rd(gpu, &self.cur);
-                    let first = sp.id(&geo, 0);
-                    columns(sp.level, first, sp.count as usize, (sp.slot, sp.out, sp.child), src, self)?;
+            Variant::PerLevel => self.spans(gpu.stream.cu_stream(), (x, DevPtr::from_addr(0)), a, timer)?,
+            Variant::Graph => {
+                let key = (a.learn, a.ltd, a.fire_key);
+                if self.graph.as_ref().is_none_or(|g| g.1 != key) {
+                    self.graph = None;
+                    self.graph = Some((self.capture(base, a)?, key));
+                }
+                self.set_clock([a.t, (image * nw) as u64])?;
+                let exec = self.graph.as_ref().map(|g| g.0.cu_graph_exec()).expect("captured above");
+                // SAFETY: the graph's kernels address this handle's buffers, which live as long as
+                // the graph (a field of the handle); it runs on the stream after the clock's copy.
+                let launch = || Ok(unsafe { cudarc::driver::result::graph::launch(exec, gpu.stream.cu_stream()) }?);
+                match timer.as_deref_mut() {
+                    Some(t) => t.time(gpu, Kernel::CorticalColumns, launch)?,
+                    None => launch()?,
                 }
             }
             Variant::Pipelined => {
                 // Reads `prev` (step t − 1), writes `cur`, then the two swap: `prev` is the latest.
-                let src = rd(gpu, &self.prev);
-                columns(ALL_LEVELS, 0, geo.hypercolumns(), (0, 0, 0), src, self)?;
+                let args = Columns {
+                    level: ALL_LEVELS,
+                    count: geo.hypercolumns() as u32,
+                    ..self.columns_args(a, x, rd(gpu, &self.prev), DevPtr::from_addr(0))
+                };
+                let blocks = (geo.hypercolumns().div_ceil(warps_per_block) as u32).min(self.block_cap());
+                // SAFETY: the buffers hold the whole network; the warps stride over it.
+                unsafe { launch_blocks(gpu, timer, blocks, args) }?;
                 std::mem::swap(&mut self.cur, &mut self.prev);
+                // A captured graph addresses `cur`, which has just moved.
+                self.graph = None;
             }
             Variant::Queue => {
                 self.epoch += 1;
@@ -269,6 +266,107 @@ impl CorticalGpu<'_> {
         Ok(())
     }
 
+    /// The kernel arguments of a step over every level from `0` (`level` and `count` to set),
+    /// reading winners from `src`.
+    fn columns_args(&mut self, a: &StepArgs, x: DevPtr<u64>, src: DevPtr<i32>, clock: DevPtr<u64>) -> Columns {
+        let (gpu, geo) = (self.gpu, self.geo);
+        Columns {
+            levels: geo.levels() as u32,
+            m: geo.minicolumns() as u32,
+            level: 0,
+            first: 0,
+            count: 0,
+            slot: 0,
+            out: 0,
+            child: 0,
+            learn: a.learn as u32,
+            ltd: a.ltd as u32,
+            t: a.t,
+            fire_key: a.fire_key,
+            x,
+            src,
+            w: wr(gpu, &mut self.w),
+            omega: wr(gpu, &mut self.omega),
+            cnt: wr(gpu, &mut self.cnt),
+            rf: wr(gpu, &mut self.rf),
+            dst: wr(gpu, &mut self.cur),
+            clock,
+        }
+    }
+
+    /// Writes the clock a graph replay reads, in stream order. Two stream memory operations
+    /// (`cuStreamWriteValue64_v2`): a copy from pageable host memory would first wait for the
+    /// stream, so the host could not queue the next step while one runs; a device without
+    /// stream memory operations gets that copy.
+    fn set_clock(&mut self, clock: [u64; 2]) -> Result<(), GpuError> {
+        let gpu = self.gpu;
+        gpu.ctx.bind_to_thread()?;
+        let at = wr(gpu, &mut self.clock).0 as u64;
+        let written = clock.iter().enumerate().try_for_each(|(k, &v)| {
+            // SAFETY: `at` is the clock's two u64 on this context; the write is queued on the
+            // stream before the graph that reads it.
+            unsafe { cudarc::driver::sys::cuStreamWriteValue64_v2(gpu.stream.cu_stream(), at + 8 * k as u64, v, 0) }
+                .result()
+        });
+        if written.is_err() {
+            gpu.stream.memcpy_htod(&clock, &mut self.clock)?;
+        }
+        Ok(())
+    }
+
+    /// Blocks a launch may use ([`CorticalGpu::set_max_blocks`]).
+    fn block_cap(&self) -> u32 {
+        self.max_blocks.unwrap_or(u32::MAX)
+    }
+
+    /// One launch per span of the part onto `stream`, bottom first (the synchronous schedule:
+    /// each level reads the winners the one below wrote into `cur`); `x` or, with a clock, the
+    /// images' base and the clock (see [`Columns::clock`]).
+    fn spans(
+        &mut self,
+        stream: CUstream,
+        (x, clock): (DevPtr<u64>, DevPtr<u64>),
+        a: &StepArgs,
+        mut timer: Option<&mut KernelTimer>,
+    ) -> Result<(), GpuError> {
+        let (gpu, geo, part) = (self.gpu, self.geo, self.part);
+        let warps_per_block = block() as usize / 32;
+        for sp in part.spans() {
+            let args = Columns {
+                level: sp.level,
+                first: sp.id(&geo, 0) as u32,
+                count: sp.count,
+                slot: sp.slot,
+                out: sp.out,
+                child: sp.child,
+                ..self.columns_args(a, x, rd(gpu, &self.cur), clock)
+            };
+            let blocks = ((sp.count as usize).div_ceil(warps_per_block) as u32).min(self.block_cap());
+            // SAFETY: the buffers hold the part of `geo` the span addresses; the warps stride
+            // over the span's hypercolumns; `stream` is the GPU's or one capturing for it.
+            unsafe {
+                match timer.as_deref_mut() {
+                    Some(t) => launch_blocks(gpu, Some(t), blocks, args),
+                    None => launch_blocks_on(gpu, stream, blocks, args),
+                }
+            }?;
+        }
+        Ok(())
+    }
+
+    /// The part's per-level step captured into a CUDA graph on a stream of its own (the GPU's
+    /// default stream cannot be captured), reading `t` and the image from the clock.
+    fn capture(&mut self, images: DevPtr<u64>, a: &StepArgs) -> Result<CudaGraph, GpuError> {
+        let side = self.gpu.ctx.new_stream()?;
+        side.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)?;
+        let clock = rd(self.gpu, &self.clock);
+        let launched = self.spans(side.cu_stream(), (images, clock), a, None);
+        // The capture ends whatever happened, so the stream is usable again.
+        let graph = side.end_capture(CUgraphInstantiate_flags(0));
+        launched?;
+        graph?.ok_or_else(|| GpuError::Input("an empty cortical step graph".into()))
+    }
+
     /// The winners of the last step (`-1` silent), per hypercolumn.
     pub fn winners(&self, variant: Variant) -> Result<Vec<i32>, GpuError> {
         let src = if variant == Variant::Pipelined { &self.prev } else { &self.cur };
@@ -295,6 +393,8 @@ impl CorticalGpu<'_> {
     /// on purpose, without touching its settings, to test the profiler's proportional split.
     pub fn set_max_blocks(&mut self, blocks: Option<u32>) {
         self.max_blocks = blocks.map(|b| b.max(1));
+        // A captured graph holds the old launch sizes.
+        self.graph = None;
     }
 
     /// Copies the winners of the level below the part's first into its inbox (queued on the

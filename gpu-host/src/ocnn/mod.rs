@@ -96,6 +96,11 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin {
         f: &CudaSlice<Self>,
         next: &mut CudaSlice<Self>,
     ) -> Result<(), GpuError>;
+    /// Builds the lane rows of the dense `j` on the device (see [`OcnnGpu::with_lane_rows_built`]).
+    ///
+    /// # Safety
+    /// `j` holds `n²` weights on `gpu`'s stream.
+    unsafe fn build_lane_rows(gpu: &Gpu, n: u32, j: &CudaSlice<Self>) -> Result<RowsParts<Self>, GpuError>;
     /// One iteration of fragmentary synchronization on the coupled pairs.
     ///
     /// # Safety
@@ -112,8 +117,31 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin {
 
 macro_rules! gpu_real {
     ($t:ty, $Transfer:ident, $Step:ident, $Per:ident, $Lanes:ident, $Combine:ident, $Bits:ident, $Frag:ident,
-     $StepSparse:ident, $FragSparse:ident, $StepLaneRows:ident) => {
+     $StepSparse:ident, $FragSparse:ident, $StepLaneRows:ident, $Width:ident, $Fill:ident) => {
         impl GpuReal for $t {
+            unsafe fn build_lane_rows(gpu: &Gpu, n: u32, j: &CudaSlice<Self>) -> Result<RowsParts<Self>, GpuError> {
+                let mut t = KernelTimer::default();
+                let threads = n as u64 * 32;
+                let mut width = gpu.stream.alloc_zeros::<u32>(n as usize)?;
+                let args = k::$Width { n, j: rd(gpu, j), width: wr(gpu, &mut width) };
+                // SAFETY: `j` holds n² weights, `width` n; a warp per row.
+                unsafe { launch(gpu, &mut t, threads, args) }?;
+                let mut ptr = Vec::with_capacity(n as usize + 1);
+                ptr.push(0u64);
+                for w in gpu.stream.clone_dtoh(&width)? {
+                    ptr.push(ptr[ptr.len() - 1] + 32 * w as u64);
+                }
+                let total = ptr[n as usize];
+                gpu.ensure_fits(total * (4 + core::mem::size_of::<Self>() as u64) + ptr.len() as u64 * 8)?;
+                let ptr = gpu.stream.clone_htod(&ptr)?;
+                let (mut cols, mut vals) =
+                    (gpu.stream.alloc_zeros::<u32>(total as usize)?, gpu.stream.alloc_zeros::<Self>(total as usize)?);
+                let args =
+                    k::$Fill { n, j: rd(gpu, j), ptr: rd(gpu, &ptr), cols: wr(gpu, &mut cols), vals: wr(gpu, &mut vals) };
+                // SAFETY: the rows from the widths hold every lane's nonzero weights; a warp per row.
+                unsafe { launch(gpu, &mut t, threads, args) }?;
+                Ok((ptr, cols, vals))
+            }
             unsafe fn step_rows(
                 gpu: &Gpu,
                 t: &mut KernelTimer,
@@ -238,7 +266,9 @@ gpu_real!(
     FragmentaryHitsF32,
     StepSparseF32,
     SparseFragmentaryHitsF32,
-    StepLaneRowsF32
+    StepLaneRowsF32,
+    LaneWidthF32,
+    LaneFillF32
 );
 gpu_real!(
     f64,
@@ -251,7 +281,9 @@ gpu_real!(
     FragmentaryHitsF64,
     StepSparseF64,
     SparseFragmentaryHitsF64,
-    StepLaneRowsF64
+    StepLaneRowsF64,
+    LaneWidthF64,
+    LaneFillF64
 );
 
 /// Dense weights and row norms resident on a GPU (and, for [`Decomposition::LaneRows`], the
@@ -275,6 +307,12 @@ pub enum RowLayout {
     /// `lane_sum`).
     Lanes,
 }
+
+/// Rows of weights downloaded: `ptr`, columns, weights.
+pub type HostRows<T> = (Vec<u64>, Vec<u32>, Vec<T>);
+
+/// Rows of weights on the device without their norms: `ptr`, columns, weights.
+pub type RowsParts<T> = (CudaSlice<u64>, CudaSlice<u32>, CudaSlice<T>);
 
 /// Rows of weights on the device: `ptr` (`n + 1` offsets), columns, weights, and the row norms.
 pub struct RowsDev<T> {
@@ -346,6 +384,24 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
             norm: st.clone_dtod(&self.norm)?,
         });
         Ok(self)
+    }
+
+    /// [`OcnnGpu::with_lane_rows`] built on the device from the resident dense `J` (two passes
+    /// over it, a warp per row): the host's `Dense::lane_rows`, entry for entry, without a pass
+    /// over `n²` weights on the host.
+    pub fn with_lane_rows_built(mut self) -> Result<Self, GpuError> {
+        // SAFETY: `j` holds n² weights (checked at upload).
+        let (ptr, cols, vals) = unsafe { T::build_lane_rows(self.gpu, self.n, &self.j) }?;
+        let norm = self.gpu.stream.clone_dtod(&self.norm)?;
+        self.lane_rows = Some(RowsDev { n: self.n, ptr, cols, vals, norm });
+        Ok(self)
+    }
+
+    /// The lane rows on the device (`ptr`, columns, weights), if any: what a test compares.
+    pub fn lane_rows(&self) -> Result<Option<HostRows<T>>, GpuError> {
+        let Some(r) = &self.lane_rows else { return Ok(None) };
+        let st = &self.gpu.stream;
+        Ok(Some((st.clone_dtoh(&r.ptr)?, st.clone_dtoh(&r.cols)?, st.clone_dtoh(&r.vals)?)))
     }
 
     /// Iterates `transient + iters` times from the seed's initial state (the core's
