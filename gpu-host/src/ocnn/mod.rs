@@ -136,8 +136,13 @@ macro_rules! gpu_real {
                 let ptr = gpu.stream.clone_htod(&ptr)?;
                 let (mut cols, mut vals) =
                     (gpu.stream.alloc_zeros::<u32>(total as usize)?, gpu.stream.alloc_zeros::<Self>(total as usize)?);
-                let args =
-                    k::$Fill { n, j: rd(gpu, j), ptr: rd(gpu, &ptr), cols: wr(gpu, &mut cols), vals: wr(gpu, &mut vals) };
+                let args = k::$Fill {
+                    n,
+                    j: rd(gpu, j),
+                    ptr: rd(gpu, &ptr),
+                    cols: wr(gpu, &mut cols),
+                    vals: wr(gpu, &mut vals),
+                };
                 // SAFETY: the rows from the widths hold every lane's nonzero weights; a warp per row.
                 unsafe { launch(gpu, &mut t, threads, args) }?;
                 Ok((ptr, cols, vals))
