@@ -7,10 +7,9 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::ocnn::kernels::{
     lane_entry, CombineYF32, CombineYF64, ForestBest, ForestHook, ForestJump, FragmentaryHitsF32, FragmentaryHitsF64,
-    LaneFillF32, LaneFillF64, LaneWidthF32, LaneWidthF64, LanesYF32,
-    LanesYF64, PhaseBitsF32, PhaseBitsF64, PhaseHits, SparseFragmentaryHitsF32, SparseFragmentaryHitsF64,
-    SparsePhaseHits, StepF32, StepF64, StepLaneRowsF32, StepLaneRowsF64, StepPerNeuronF32, StepPerNeuronF64,
-    StepSparseF32, StepSparseF64, TransferF32, TransferF64,
+    LaneFillF32, LaneFillF64, LaneWidthF32, LaneWidthF64, LanesYF32, LanesYF64, PhaseBitsF32, PhaseBitsF64, PhaseHits,
+    SparseFragmentaryHitsF32, SparseFragmentaryHitsF64, SparsePhaseHits, StepF32, StepF64, StepLaneRowsF32,
+    StepLaneRowsF64, StepPerNeuronF32, StepPerNeuronF64, StepSparseF32, StepSparseF64, TransferF32, TransferF64,
 };
 use neurobits_core::ocnn::{
     butterfly, combine, forest_key, forest_pair, lane_sum, lane_sum_sparse, lanes32, linked, phase_bit, phase_hits,
