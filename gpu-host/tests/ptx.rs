@@ -103,6 +103,10 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<ok::CombineYF64>(&mut seen);
     check::<ok::StepLaneRowsF32>(&mut seen);
     check::<ok::StepLaneRowsF64>(&mut seen);
+    check::<ok::LaneWidthF32>(&mut seen);
+    check::<ok::LaneFillF32>(&mut seen);
+    check::<ok::LaneWidthF64>(&mut seen);
+    check::<ok::LaneFillF64>(&mut seen);
     check::<ok::ForestBest>(&mut seen);
     check::<ok::ForestHook>(&mut seen);
     check::<ok::ForestJump>(&mut seen);
