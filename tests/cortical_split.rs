@@ -144,6 +144,65 @@ fn tiny_top_levels_go_to_the_cpu() {
     assert_eq!(partition(&geo, &slots, &slow).unwrap().plan.cpu_levels(), 1);
 }
 
+/// [`Mock`] with a host cost per GPU launch and a CPU wake-up cost.
+struct Host<'a> {
+    base: &'a Mock,
+    issue: f64,
+    wake: f64,
+}
+
+impl Costs for Host<'_> {
+    fn level(&self, d: Dev, l: usize, n: usize) -> f64 {
+        self.base.level(d, l, n)
+    }
+    fn transfer(&self, from: Dev, to: Dev, n: usize) -> f64 {
+        self.base.transfer(from, to, n)
+    }
+    fn issue(&self, d: Dev) -> f64 {
+        if d == Dev::Cpu {
+            0.0
+        } else {
+            self.issue
+        }
+    }
+    fn wake(&self) -> f64 {
+        self.wake
+    }
+}
+
+#[test]
+fn launches_issued_by_one_host_thread_and_a_waking_cpu_are_costed() {
+    use neurobits::cortical::split::plan::predict;
+    // Every level 1 us on either GPU, 0.1 us per hypercolumn on the CPU, free transfers;
+    // issuing a launch takes the host 3 us, waking the CPU 20 us.
+    let geo = Geometry::new(6, 32).unwrap();
+    let mock =
+        Mock { per_hc: vec![(Dev::Gpu(0), 0.0, 1e-6), (Dev::Gpu(1), 0.0, 1e-6), (Dev::Cpu, 1e-7, 0.0)], transfer: 0.0 };
+    let host = Host { base: &mock, issue: 3e-6, wake: 20e-6 };
+    let (g, counts) = ([Dev::Gpu(0), Dev::Gpu(1)], [4, 4]);
+    // Without host costs: 3 lower levels then 3 upper ones, 6 us.
+    let plain = predict(&geo, &mock, 3, &g, &counts, Dev::Gpu(1), 0);
+    assert!((plain - 6e-6).abs() < 1e-12, "{plain}");
+    // GPU 1 starts after GPU 0's 3 launches were issued (9 us) and its own take 9 us; each
+    // upper level takes its 3 us of issue: 18 + 9 us.
+    let costed = |h| predict(&geo, &host, 3, &g, &counts, Dev::Gpu(1), h);
+    assert!((costed(0) - 27e-6).abs() < 1e-12, "{}", costed(0));
+    // The top level (1 hypercolumn) on the CPU: 0.1 us, plus the CPU's wake-up, once however
+    // many levels it runs.
+    assert!((costed(1) - (18e-6 + 6e-6 + 0.1e-6 + 20e-6)).abs() < 1e-12, "{}", costed(1));
+    assert!((costed(2) - (18e-6 + 3e-6 + 0.3e-6 + 20e-6)).abs() < 1e-12, "{}", costed(2));
+    // So the partitioner keeps the top levels on the GPU once waking the CPU costs more than
+    // the CPU saves.
+    let slots = [
+        Slot { dev: Dev::Gpu(0), capacity: BIG },
+        Slot { dev: Dev::Gpu(1), capacity: BIG },
+        Slot { dev: Dev::Cpu, capacity: BIG },
+    ];
+    let free = Host { base: &mock, issue: 0.0, wake: 0.0 };
+    assert!(partition(&geo, &slots, &free).unwrap().plan.cpu_levels() > 0);
+    assert_eq!(partition(&geo, &slots, &host).unwrap().plan.cpu_levels(), 0);
+}
+
 #[test]
 fn without_a_gpu_the_cpu_runs_everything() {
     let geo = Geometry::new(6, 16).unwrap();
@@ -173,6 +232,8 @@ fn level_costs_are_read_off_the_sample() {
         levels: vec![lc(0, 8, 8e-6), lc(1, 4, 5e-6), lc(2, 2, 4e-6), lc(3, 1, 4e-6)],
         event_gap: 0.0,
         transfer: 1e-6,
+        issue: 2e-6,
+        wake: 0.0,
     };
     let p = neurobits::cortical::split::profile::Profile { devices: vec![d] };
     let g = Dev::Gpu(0);
@@ -182,6 +243,7 @@ fn level_costs_are_read_off_the_sample() {
     assert!((p.level(g, 9, 1) - 4e-6).abs() < 1e-12);
     assert_eq!(p.transfer(g, g, 10), 0.0);
     assert!(p.level(Dev::Gpu(1), 0, 1).is_infinite());
+    assert_eq!((p.issue(g), p.issue(Dev::Cpu), p.wake()), (2e-6, 0.0, 0.0));
 }
 
 #[test]

@@ -93,6 +93,17 @@ pub trait Costs {
     fn level(&self, d: Dev, l: usize, n: usize) -> f64;
     /// Moving `n` winners from `from` to `to` (0 on one device).
     fn transfer(&self, from: Dev, to: Dev, n: usize) -> f64;
+    /// Host seconds to issue one launch on GPU `d`: one host thread issues every launch of a
+    /// step, so a GPU starts after the launches issued before its own, and a level takes at
+    /// least this long (0 unless measured).
+    fn issue(&self, _d: Dev) -> f64 {
+        0.0
+    }
+    /// Extra seconds of the first CPU level of a step, the CPU having idled while the GPUs ran
+    /// (its threads wake up; 0 unless measured).
+    fn wake(&self) -> f64 {
+        0.0
+    }
 }
 
 /// A device the partitioner may use and the bytes of network state it can hold.
@@ -177,7 +188,16 @@ pub fn predict(
     h: usize,
 ) -> f64 {
     let l_max = geo.levels();
-    let lower = gpus.iter().zip(counts).map(|(&d, &n)| lower_time(c, d, cut, n)).fold(0.0, f64::max);
+    // The host issues each GPU's lower launches in turn: GPU k starts after those before it.
+    let mut issued = 0.0;
+    let mut lower = 0.0f64;
+    for (&d, &n) in gpus.iter().zip(counts) {
+        if n > 0 {
+            let own = cut as f64 * c.issue(d);
+            lower = lower.max(issued + lower_time(c, d, cut, n).max(own));
+            issued += own;
+        }
+    }
     let mut t = lower;
     let mut at: Option<Dev> = None;
     let upper_dev = |l: usize| if l >= l_max - h { Dev::Cpu } else { middle };
@@ -192,8 +212,11 @@ pub fn predict(
         if let Some(a) = at.filter(|&a| a != d) {
             t += c.transfer(a, d, geo.level_len(l - 1));
         }
+        if d == Dev::Cpu && (l == cut || upper_dev(l - 1) != Dev::Cpu) {
+            t += c.wake();
+        }
         at = Some(d);
-        t += c.level(d, l, geo.level_len(l));
+        t += c.level(d, l, geo.level_len(l)).max(c.issue(d));
     }
     t
 }

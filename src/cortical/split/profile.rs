@@ -54,6 +54,11 @@ pub struct DeviceCosts {
     pub event_gap: f64,
     /// Seconds to move a few winners to or from it (one copy, waited for).
     pub transfer: f64,
+    /// Host seconds to issue one launch (GPUs; 0 on the CPU).
+    pub issue: f64,
+    /// Extra seconds of a level run after idling, over the same level run hot (the CPU; 0 on
+    /// GPUs): its threads wake up.
+    pub wake: f64,
 }
 
 /// Every device's measured costs: the partitioner's [`Costs`].
@@ -93,6 +98,14 @@ impl DeviceCosts {
 impl Costs for Profile {
     fn level(&self, d: Dev, l: usize, n: usize) -> f64 {
         self.devices.iter().find(|c| c.dev == d).map_or(f64::INFINITY, |c| c.cost(l, n))
+    }
+
+    fn issue(&self, d: Dev) -> f64 {
+        self.devices.iter().find(|c| c.dev == d).map_or(0.0, |c| c.issue)
+    }
+
+    fn wake(&self) -> f64 {
+        self.devices.iter().find(|c| c.dev == Dev::Cpu).map_or(0.0, |c| c.wake)
     }
 
     fn transfer(&self, from: Dev, to: Dev, n: usize) -> f64 {
@@ -154,6 +167,14 @@ pub fn profile_gpu(
     }
     dev.synchronize()?;
     let untimed = start.elapsed().as_secs_f64() / steps as f64;
+    // The host's share of a launch: issuing steps without waiting (the queue holds them).
+    let start = Instant::now();
+    for t in WARM + 2 * steps..WARM + 3 * steps {
+        let a = StepArgs { learn: true, t: t as u64, fire_key, ltd: neurobits_core::cortical::rules::LTD };
+        dev.step(t % IMAGES, &a, Variant::PerLevel)?;
+    }
+    let issue = start.elapsed().as_secs_f64() / (steps * sg.levels()) as f64;
+    dev.synchronize()?;
     let mut levels = level_costs(&sg, per_level);
     let timed: f64 = levels.iter().map(|l| l.seconds).sum();
     let gap = ((timed - untimed) / levels.len() as f64).max(0.0);
@@ -174,6 +195,8 @@ pub fn profile_gpu(
         levels,
         event_gap: gap,
         transfer: median(copies),
+        issue,
+        wake: 0.0,
     })
 }
 
@@ -209,12 +232,38 @@ pub fn profile_cpu(geo: &Geometry, density: f64, steps: usize) -> Result<DeviceC
             }
         }
     }
+    // In a split step the CPU's top levels start after the CPU idled while the GPUs ran (about
+    // a GPU step): the top level again, each time after such a pause.
+    let top = sg.levels() - 1;
+    let (a, b) = (sg.offset(top), sg.offset(top) + sg.level_len(top));
+    let mut cold = vec![];
+    for t in WARM + steps..WARM + 2 * steps {
+        let ctx = StepCtx::new(&sg, t as u64, SEED, true);
+        let img = &x[(t % IMAGES) * nw..(t % IMAGES + 1) * nw];
+        let mut view = Net::part(
+            sg,
+            Part::levels(&sg, top, top + 1)?,
+            &mut net.w[a * wp..b * wp],
+            &mut net.omega[a * m..b * m],
+            &mut net.cnt[a * m..b * m],
+            &mut net.rf[a * m..b * m],
+        )?;
+        std::thread::sleep(std::time::Duration::from_micros(300));
+        let s = Instant::now();
+        let from = if top == 0 { 0 } else { sg.offset(top - 1) };
+        step_rayon(&mut view, img, &mut winners[from..b], None, &ctx);
+        cold.push(s.elapsed().as_secs_f64());
+    }
+    let levels = level_costs(&sg, per_level);
+    let wake = (median(cold) - levels[top].seconds).max(0.0);
     Ok(DeviceCosts {
         dev: Dev::Cpu,
         name: crate::device::Cpu::new(None)?.name(),
         sample_levels: sg.levels() as u32,
-        levels: level_costs(&sg, per_level),
+        levels,
         event_gap: 0.0,
         transfer: 0.0,
+        issue: 0.0,
+        wake,
     })
 }
