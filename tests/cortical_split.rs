@@ -183,10 +183,15 @@ fn launches_issued_by_one_host_thread_and_a_waking_cpu_are_costed() {
     // Without host costs: 3 lower levels then 3 upper ones, 6 us.
     let plain = predict(&geo, &mock, 3, &g, &counts, Dev::Gpu(1), 0);
     assert!((plain - 6e-6).abs() < 1e-12, "{plain}");
-    // GPU 1 starts after GPU 0's 3 launches were issued (9 us) and its own take 9 us; each
-    // upper level takes its 3 us of issue: 18 + 9 us.
+    // Each upper level takes its 3 us of issue (9 us); GPU 1 would start after GPU 0's 3 launches
+    // were issued (9 us), but it is still running the step before's upper levels then: 9 + 9 us.
     let costed = |h| predict(&geo, &host, 3, &g, &counts, Dev::Gpu(1), h);
-    assert!((costed(0) - 27e-6).abs() < 1e-12, "{}", costed(0));
+    assert!((costed(0) - 18e-6).abs() < 1e-12, "{}", costed(0));
+    // With the upper levels on GPU 0, GPU 1 waits for the issue: 9 + 9 + 9 us.
+    let on_0 = predict(&geo, &host, 3, &g, &counts, Dev::Gpu(0), 0);
+    assert!((on_0 - 27e-6).abs() < 1e-12, "{on_0}");
+    // With a CPU level the host waits at the end of each step, so nothing hides the issue: GPU 1
+    // starts at 9 us and runs 9 us (its own issue).
     // The top level (1 hypercolumn) on the CPU: 0.1 us, plus the CPU's wake-up, once however
     // many levels it runs.
     assert!((costed(1) - (18e-6 + 6e-6 + 0.1e-6 + 20e-6)).abs() < 1e-12, "{}", costed(1));

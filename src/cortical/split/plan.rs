@@ -188,19 +188,27 @@ pub fn predict(
     h: usize,
 ) -> f64 {
     let l_max = geo.levels();
-    // The host issues each GPU's lower launches in turn: GPU k starts after those before it.
+    let upper_dev = |l: usize| if l >= l_max - h { Dev::Cpu } else { middle };
+    // The host issues each GPU's lower launches in turn: GPU k starts after those before it —
+    // unless it is still busy anyway: with no CPU levels the host does not wait at the end of a
+    // step, and issues the next one while the middle GPU runs the upper levels.
+    let upper_on_middle: f64 = if h == 0 {
+        (cut..l_max).map(|l| c.level(middle, l, geo.level_len(l)).max(c.issue(middle))).sum()
+    } else {
+        0.0
+    };
     let mut issued = 0.0;
     let mut lower = 0.0f64;
     for (&d, &n) in gpus.iter().zip(counts) {
         if n > 0 {
             let own = cut as f64 * c.issue(d);
-            lower = lower.max(issued + lower_time(c, d, cut, n).max(own));
+            let hidden = if d == middle { upper_on_middle } else { 0.0 };
+            lower = lower.max((issued - hidden).max(0.0) + lower_time(c, d, cut, n).max(own));
             issued += own;
         }
     }
     let mut t = lower;
     let mut at: Option<Dev> = None;
-    let upper_dev = |l: usize| if l >= l_max - h { Dev::Cpu } else { middle };
     if cut < l_max {
         let first = upper_dev(cut);
         // The subtrees' roots go to the first upper device, one copy per device that holds some.
