@@ -37,52 +37,50 @@ impl LaneColumn for u32 {
     }
 }
 
-/// A lane-row column stored as its quotient by 32 in one byte (up to 8 192 neurons).
-///
-/// ```
-/// use neurobits_core::ocnn::{LaneColumn, Quot8};
-/// assert_eq!(Quot8::encode(8191), Quot8(255));
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(transparent)]
-pub struct Quot8(pub u8);
+/// A lane-row column type storing the column's quotient by 32 in `$int` (lane-row columns
+/// of up to `$max` neurons).
+macro_rules! quotient {
+    ($(#[$doc:meta])* $name:ident($int:ty), $max:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        #[repr(transparent)]
+        pub struct $name(pub $int);
 
-impl LaneColumn for Quot8 {
-    #[inline(always)]
-    fn fits(n: usize) -> bool {
-        n <= 256 * 32
-    }
-    #[inline(always)]
-    fn encode(col: usize) -> Self {
-        Quot8((col >> 5) as u8)
-    }
-    #[inline(always)]
-    fn column(self, lane: u32) -> u32 {
-        (self.0 as u32) << 5 | lane
-    }
+        impl LaneColumn for $name {
+            #[inline(always)]
+            fn fits(n: usize) -> bool {
+                n <= $max
+            }
+            #[inline(always)]
+            fn encode(col: usize) -> Self {
+                $name((col >> 5) as $int)
+            }
+            #[inline(always)]
+            fn column(self, lane: u32) -> u32 {
+                (self.0 as u32) << 5 | lane
+            }
+        }
+    };
 }
 
-/// A lane-row column stored as its quotient by 32 in two bytes (up to 2 097 152 neurons).
-///
-/// ```
-/// use neurobits_core::ocnn::{LaneColumn, Quot16};
-/// assert_eq!(Quot16::encode(100_000).column(100_000 % 32), 100_000);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(transparent)]
-pub struct Quot16(pub u16);
+quotient!(
+    /// A lane-row column stored as its quotient by 32 in one byte (up to 8 192 neurons).
+    ///
+    /// ```
+    /// use neurobits_core::ocnn::{LaneColumn, Quot8};
+    /// assert_eq!(Quot8::encode(8191), Quot8(255));
+    /// ```
+    Quot8(u8),
+    256 * 32
+);
 
-impl LaneColumn for Quot16 {
-    #[inline(always)]
-    fn fits(n: usize) -> bool {
-        n <= 65_536 * 32
-    }
-    #[inline(always)]
-    fn encode(col: usize) -> Self {
-        Quot16((col >> 5) as u16)
-    }
-    #[inline(always)]
-    fn column(self, lane: u32) -> u32 {
-        (self.0 as u32) << 5 | lane
-    }
-}
+quotient!(
+    /// A lane-row column stored as its quotient by 32 in two bytes (up to 2 097 152 neurons).
+    ///
+    /// ```
+    /// use neurobits_core::ocnn::{LaneColumn, Quot16};
+    /// assert_eq!(Quot16::encode(100_000).column(100_000 % 32), 100_000);
+    /// ```
+    Quot16(u16),
+    65_536 * 32
+);
