@@ -53,10 +53,13 @@ impl Pixels4 {
 
 impl core::ops::Add for Pixels4 {
     type Output = Self;
-    /// Lane-wise; a lane never carries into the next while [`pixel_sums_exact`] holds.
+    /// Lane-wise; a lane never carries into the next while [`pixel_sums_exact`] holds, so the
+    /// two 32-bit halves add apart (a GPU adds them independently instead of through a carry).
     #[inline(always)]
     fn add(self, o: Self) -> Self {
-        Pixels4(self.0.wrapping_add(o.0))
+        let lo = (self.0 as u32).wrapping_add(o.0 as u32);
+        let hi = ((self.0 >> 32) as u32).wrapping_add((o.0 >> 32) as u32);
+        Pixels4(lo as u64 | (hi as u64) << 32)
     }
 }
 
