@@ -151,7 +151,6 @@ kernels! {
     FlyHamming = "fly_hamming",
     FlyTopR = "fly_top_r",
     FlyPixelAct = "fly_pixel_act",
-    FlyPixelActWide = "fly_pixel_act_wide",
     FlyPixelWta = "fly_pixel_wta",
     FlyHammingKeys = "fly_hamming_keys",
     FlyFloatSample = "fly_float_sample",

@@ -71,16 +71,6 @@ fn flyhash_codes_equal_cpu_bit_for_bit() {
             (true, FlyWta::Bisect64 { eps: 1e-3 }, &inputs),
         ] {
             let got = f.hash(inputs, wta).unwrap();
-            if inputs.pixels() && wta == FlyWta::Exact {
-                // The packed tile (fly_pixel_act) and the wide one (fly_pixel_act_wide, the
-                // default where it fits) give the same codes.
-                for wide in [false, true] {
-                    f.set_wide_pixel_tile(Some(wide));
-                    assert!(f.hash(inputs, wta).unwrap().codes == got.codes, "d={d} m={m}: wide tile {wide}");
-                }
-                f.set_wide_pixel_tile(None);
-                println!("d={d} m={m}: pixel path, packed and wide tiles: same codes");
-            }
             if inputs.pixels() && m == 2048 && wta == FlyWta::Exact {
                 // The same batch in parts of 7 tiles (5 parts, the last one partial).
                 f.set_max_part_tiles(7);

@@ -71,7 +71,6 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<fk::Hamming>(&mut seen);
     check::<fk::TopR>(&mut seen);
     check::<fk::PixelAct>(&mut seen);
-    check::<fk::PixelActWide>(&mut seen);
     check::<fk::PixelWta>(&mut seen);
     check::<fk::HammingKeys>(&mut seen);
     check::<fk::FloatSample>(&mut seen);

@@ -201,16 +201,6 @@ pub const fn pixel_act_shared(d: u32, s: u32) -> u32 {
     (d + 1) * PIXEL_TILE_GROUPS * 4 + (PIXEL_TILE_INPUTS * pixel_bins(s)).div_ceil(2) * 4
 }
 
-/// [`pixel_act_shared`] for `fly_pixel_act_wide`: the tile's words are 8 bytes.
-///
-/// ```
-/// use neurobits_core::flyhash::kernels::{pixel_act_shared, pixel_act_shared_wide};
-/// assert_eq!(pixel_act_shared_wide(784, 39) - pixel_act_shared(784, 39), 785 * 32 * 4);
-/// ```
-pub const fn pixel_act_shared_wide(d: u32, s: u32) -> u32 {
-    pixel_act_shared(d, s) + (d + 1) * PIXEL_TILE_GROUPS * 4
-}
-
 /// Rows of keys equal to the threshold a `fly_pixel_wta` part keeps for each input while it
 /// writes its words (more send that part through a second scan).
 pub const PIXEL_WTA_TIE_SLOTS: u32 = 8;
@@ -220,64 +210,43 @@ pub const PIXEL_WTA_TIE_SLOTS: u32 = 8;
 /// [`PIXEL_WTA_TIE_SLOTS`] ties.
 pub const PIXEL_WTA_SHARED: u32 = (256 * 32 + PIXEL_WTA_THREADS + PIXEL_WTA_THREADS * PIXEL_WTA_TIE_SLOTS) * 4;
 
-/// The argument struct of `fly_pixel_act` and of `fly_pixel_act_wide` (the same fields).
-macro_rules! pixel_act {
-    ($(#[$extra:meta])* $name:ident => $kernel:ident) => {
-        kernel_struct! {
-            /// `fly_pixel_act`: blocks of [`PIXEL_ACT_THREADS`], one per (tile of
-            /// [`PIXEL_TILE_GROUPS`] input groups, chunk of `rows` outputs), tile-major; a warp sums an
-            /// octet of outputs for the 128 inputs of its tile through the core's `activation_chunks` over
-            /// `Pixels4`, reading the tile from shared memory, writes them (2 KiB) and counts
-            /// them into its inputs' first-pass histograms (`RadixSelect::new16`'s bins), added to `hist`
-            /// at the end.
-            $(#[$extra])*
-            $name => $kernel {
-                /// Code length (a multiple of [`PIXEL_ROWS_PER_PASS`]).
-                m: u32,
-                /// Winners.
-                k: u32,
-                /// Input dimension.
-                d: u32,
-                /// Input groups, `⌈b/4⌉`.
-                groups: u32,
-                /// The launch's first tile: block tiles are counted from it in `pix`, from 0 in `keys`
-                /// and `hist` (which hold this launch's tiles only).
-                tile0: u32,
-                /// Offsets per row (`s` rounded up to a multiple of 8).
-                sp: u32,
-                /// Outputs per block (a multiple of [`PIXEL_ROWS_PER_PASS`]).
-                rows: u32,
-                /// `m · sp` byte offsets into the tile, `j · 128` for the row's indices `j` in order, then
-                /// `d · 128` (the zero row) as padding; 32-byte aligned.
-                offs: DevPtr<u32>,
-                /// `d · groups` words of four pixels.
-                pix: DevPtr<u32>,
-                /// First-pass bins counted per input ([`pixel_bins`] of `s`).
-                bins: u32,
-                /// Inputs of the launch's tiles ([`PIXEL_TILE_INPUTS`] per tile): the stride of an
-                /// octet in `keys`.
-                bp: u32,
-                /// `m · bp` sums in octets, written.
-                keys: DevMut<u16>,
-                /// `bp · 256` first-pass counts, zeroed before the launch, added to.
-                hist: DevMut<u32>,
-            }
-        }
-    };
-}
-
-pixel_act!(PixelAct => FlyPixelAct);
-pixel_act!(
-    /// The wide tile: each (dimension, group) of the tile is kept as a `Pixels4` (8 bytes, the
-    /// four pixels already in their 16-bit lanes) instead of four bytes, so the sum loop loads
-    /// and adds without permuting bytes; twice the shared memory ([`pixel_act_shared_wide`]).
-    PixelActWide => FlyPixelActWide
-);
-
-impl From<PixelAct> for PixelActWide {
-    fn from(a: PixelAct) -> Self {
-        let PixelAct { m, k, d, groups, tile0, sp, rows, offs, pix, bins, bp, keys, hist } = a;
-        PixelActWide { m, k, d, groups, tile0, sp, rows, offs, pix, bins, bp, keys, hist }
+kernel_struct! {
+    /// `fly_pixel_act`: blocks of [`PIXEL_ACT_THREADS`], one per (tile of
+    /// [`PIXEL_TILE_GROUPS`] input groups, chunk of `rows` outputs), tile-major; a warp sums an
+    /// octet of outputs for the 128 inputs of its tile through the core's `activation_chunks` over
+    /// `Pixels4`, reading the tile from shared memory, writes them (2 KiB) and counts
+    /// them into its inputs' first-pass histograms (`RadixSelect::new16`'s bins), added to `hist`
+    /// at the end.
+    PixelAct => FlyPixelAct {
+        /// Code length (a multiple of [`PIXEL_ROWS_PER_PASS`]).
+        m: u32,
+        /// Winners.
+        k: u32,
+        /// Input dimension.
+        d: u32,
+        /// Input groups, `⌈b/4⌉`.
+        groups: u32,
+        /// The launch's first tile: block tiles are counted from it in `pix`, from 0 in `keys`
+        /// and `hist` (which hold this launch's tiles only).
+        tile0: u32,
+        /// Offsets per row (`s` rounded up to a multiple of 8).
+        sp: u32,
+        /// Outputs per block (a multiple of [`PIXEL_ROWS_PER_PASS`]).
+        rows: u32,
+        /// `m · sp` byte offsets into the tile, `j · 128` for the row's indices `j` in order, then
+        /// `d · 128` (the zero row) as padding; 32-byte aligned.
+        offs: DevPtr<u32>,
+        /// `d · groups` words of four pixels.
+        pix: DevPtr<u32>,
+        /// First-pass bins counted per input ([`pixel_bins`] of `s`).
+        bins: u32,
+        /// Inputs of the launch's tiles ([`PIXEL_TILE_INPUTS`] per tile): the stride of an
+        /// octet in `keys`.
+        bp: u32,
+        /// `m · bp` sums in octets, written.
+        keys: DevMut<u16>,
+        /// `bp · 256` first-pass counts, zeroed before the launch, added to.
+        hist: DevMut<u32>,
     }
 }
 

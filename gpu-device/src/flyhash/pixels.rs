@@ -5,8 +5,8 @@
 use core::slice::from_raw_parts;
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use neurobits_core::flyhash::kernels::{
-    PixelAct, PixelActWide, PixelWta, UnpackPixels, PIXEL_ACT_THREADS, PIXEL_ROWS_PER_PASS, PIXEL_TILE_GROUPS,
-    PIXEL_WTA_THREADS, PIXEL_WTA_TIE_SLOTS,
+    PixelAct, PixelWta, UnpackPixels, PIXEL_ACT_THREADS, PIXEL_ROWS_PER_PASS, PIXEL_TILE_GROUPS, PIXEL_WTA_THREADS,
+    PIXEL_WTA_TIE_SLOTS,
 };
 use neurobits_core::flyhash::{activation_chunks, select_range, ties_left, Pixels4, RadixSelect};
 use neurobits_core::kernel::{DevMut, DevPtr};
@@ -49,94 +49,6 @@ impl AsRef<[u32]> for Oct {
     }
 }
 
-/// The body of `fly_pixel_act` and `fly_pixel_act_wide` (see their docs): `WIDE` keeps the
-/// tile's pixels spread into 16-bit lanes (8 bytes an entry), so the sum loop loads and adds.
-///
-/// # Safety
-/// As for the kernels.
-#[inline(always)]
-unsafe fn pixel_act<const WIDE: bool>(a: PixelAct) {
-    const NT: usize = PIXEL_ACT_THREADS as usize;
-    const TG: usize = PIXEL_TILE_GROUPS as usize;
-    const RP: usize = PIXEL_ROWS_PER_PASS as usize;
-    let (m, d, groups, sp) = (a.m as usize, a.d as usize, a.groups as usize, a.sp as usize);
-    if m % RP != 0 || a.rows as usize % RP != 0 || a.rows >= 1 << 16 || sp % 8 != 0 {
-        abort();
-    }
-    let bp = a.bp as usize;
-    let (tid, blk) = thread_block();
-    let (tile, chunk) = split(blk, m.div_ceil(a.rows as usize));
-    // Groups counted in this launch's tiles (g0) and in the whole batch (gg0).
-    let (g0, gg0) = (tile * TG, (a.tile0 as usize + tile) * TG);
-    if (g0 + TG) * 4 > bp {
-        abort();
-    }
-    let base = smem::base();
-    // Bytes per tile entry: four packed pixels, or (wide) the same spread into 16-bit lanes.
-    let width = if WIDE { 8 } else { 4 };
-    for e in (tid..(d + 1) * TG).step_by(NT) {
-        let (j, g) = (e / TG, e % TG);
-        let v = if j < d && gg0 + g < groups { *a.pix.0.add(j * groups + gg0 + g) } else { 0 };
-        if WIDE {
-            smem::st_u64(base + 8 * e as u32, spread(v).0);
-        } else {
-            smem::st_u32(base + 4 * e as u32, v);
-        }
-    }
-    let bins = a.bins as usize;
-    // First-pass counts of (input, bin) `e`: the 16-bit half `e % 2` of word `e / 2`.
-    let counts = base + ((d + 1) * TG * width) as u32;
-    let count_words = (TG * 4 * bins).div_ceil(2);
-    for e in (tid..count_words).step_by(NT) {
-        smem::st_u32(counts + 4 * e as u32, 0);
-    }
-    smem::sync();
-    let first = RadixSelect::new16(a.k);
-    let (warp, g) = (tid / 32, tid % 32);
-    let mine = base + (width * g) as u32;
-    let out = a.keys.0 as *mut Quad;
-    let r0 = chunk * a.rows as usize;
-    let (o0, o1) = (r0 / 8, m.min(r0 + a.rows as usize) / 8);
-    for o in (o0 + warp..o1).step_by(NT / 32) {
-        // Input q's eight sums shift into `oct[q]`, oldest (lowest output) in the low lane.
-        let mut oct = [0u128; 4];
-        for r in 8 * o..8 * o + 8 {
-            let idx = from_raw_parts(a.offs.0.add(r * sp) as *const Oct, sp / 8);
-            // The offsets address 4-byte entries; a wide entry is at twice the offset.
-            let sums = activation_chunks(idx, |x| {
-                if WIDE {
-                    Pixels4(smem::ld_u64(mine + 2 * x as u32))
-                } else {
-                    spread(smem::ld_u32(mine + x as u32))
-                }
-            });
-            for (q, o) in oct.iter_mut().enumerate() {
-                let v = sums.lane(q);
-                *o = *o >> 16 | (v as u128) << 112;
-                match first.bin(v) {
-                    Some(bin) if bin < bins => {
-                        let e = (g * 4 + q) * bins + bin;
-                        smem::red_add_u32(counts + (e / 2 * 4) as u32, 1 << (16 * (e % 2)))
-                    }
-                    _ => abort(), // a sum past s · 255: not pixels
-                }
-            }
-        }
-        for (q, v) in oct.into_iter().enumerate() {
-            let w = |h: u32| (v >> (32 * h)) as u32;
-            *out.add(o * bp + (g0 + g) * 4 + q) = Quad([w(0), w(1), w(2), w(3)]);
-        }
-    }
-    smem::sync();
-    for e in (tid..TG * 4 * bins).step_by(NT) {
-        let n = smem::ld_u32(counts + (e / 2 * 4) as u32) >> (16 * (e % 2)) & 0xFFFF;
-        if n != 0 {
-            let (li, bin) = (e / bins, e % bins);
-            AtomicU32::from_ptr(a.hist.0.add((g0 * 4 + li) * 256 + bin)).fetch_add(n, Relaxed);
-        }
-    }
-}
-
 kernel! {
     /// Pixel sums: a block loads the pixels of its 128 inputs (dimension-major, a byte per input,
     /// 128 bytes per dimension, a zero row last) into shared memory, then each warp sums an octet
@@ -160,29 +72,72 @@ kernel! {
         keys: DevMut<u16>,
         hist: DevMut<u32>,
     }) {
-        unsafe { pixel_act::<false>(a) }
-    }
-}
-
-kernel! {
-    /// `fly_pixel_act` over the wide tile (see `PixelActWide`).
-    fn fly_pixel_act_wide(a: PixelActWide {
-        m: u32,
-        k: u32,
-        d: u32,
-        groups: u32,
-        tile0: u32,
-        sp: u32,
-        rows: u32,
-        offs: DevPtr<u32>,
-        pix: DevPtr<u32>,
-        bins: u32,
-        bp: u32,
-        keys: DevMut<u16>,
-        hist: DevMut<u32>,
-    }) {
-        let PixelActWide { m, k, d, groups, tile0, sp, rows, offs, pix, bins, bp, keys, hist } = a;
-        unsafe { pixel_act::<true>(PixelAct { m, k, d, groups, tile0, sp, rows, offs, pix, bins, bp, keys, hist }) }
+        const NT: usize = PIXEL_ACT_THREADS as usize;
+        const TG: usize = PIXEL_TILE_GROUPS as usize;
+        const RP: usize = PIXEL_ROWS_PER_PASS as usize;
+        let (m, d, groups, sp) = (a.m as usize, a.d as usize, a.groups as usize, a.sp as usize);
+        if m % RP != 0 || a.rows as usize % RP != 0 || a.rows >= 1 << 16 || sp % 8 != 0 {
+            abort();
+        }
+        let bp = a.bp as usize;
+        let (tid, blk) = thread_block();
+        let (tile, chunk) = split(blk, m.div_ceil(a.rows as usize));
+        // Groups counted in this launch's tiles (g0) and in the whole batch (gg0).
+        let (g0, gg0) = (tile * TG, (a.tile0 as usize + tile) * TG);
+        if (g0 + TG) * 4 > bp {
+            abort();
+        }
+        let base = smem::base();
+        for e in (tid..(d + 1) * TG).step_by(NT) {
+            let (j, g) = (e / TG, e % TG);
+            let v = if j < d && gg0 + g < groups { *a.pix.0.add(j * groups + gg0 + g) } else { 0 };
+            smem::st_u32(base + 4 * e as u32, v);
+        }
+        let bins = a.bins as usize;
+        // First-pass counts of (input, bin) `e`: the 16-bit half `e % 2` of word `e / 2`.
+        let counts = base + ((d + 1) * TG * 4) as u32;
+        let count_words = (TG * 4 * bins).div_ceil(2);
+        for e in (tid..count_words).step_by(NT) {
+            smem::st_u32(counts + 4 * e as u32, 0);
+        }
+        smem::sync();
+        let first = RadixSelect::new16(a.k);
+        let (warp, g) = (tid / 32, tid % 32);
+        let mine = base + 4 * g as u32;
+        let out = a.keys.0 as *mut Quad;
+        let r0 = chunk * a.rows as usize;
+        let (o0, o1) = (r0 / 8, m.min(r0 + a.rows as usize) / 8);
+        for o in (o0 + warp..o1).step_by(NT / 32) {
+            // Input q's eight sums shift into `oct[q]`, oldest (lowest output) in the low lane.
+            let mut oct = [0u128; 4];
+            for r in 8 * o..8 * o + 8 {
+                let idx = from_raw_parts(a.offs.0.add(r * sp) as *const Oct, sp / 8);
+                let sums = activation_chunks(idx, |x| spread(smem::ld_u32(mine + x as u32)));
+                for (q, o) in oct.iter_mut().enumerate() {
+                    let v = sums.lane(q);
+                    *o = *o >> 16 | (v as u128) << 112;
+                    match first.bin(v) {
+                        Some(bin) if bin < bins => {
+                            let e = (g * 4 + q) * bins + bin;
+                            smem::red_add_u32(counts + (e / 2 * 4) as u32, 1 << (16 * (e % 2)))
+                        }
+                        _ => abort(), // a sum past s · 255: not pixels
+                    }
+                }
+            }
+            for (q, v) in oct.into_iter().enumerate() {
+                let w = |h: u32| (v >> (32 * h)) as u32;
+                *out.add(o * bp + (g0 + g) * 4 + q) = Quad([w(0), w(1), w(2), w(3)]);
+            }
+        }
+        smem::sync();
+        for e in (tid..TG * 4 * bins).step_by(NT) {
+            let n = smem::ld_u32(counts + (e / 2 * 4) as u32) >> (16 * (e % 2)) & 0xFFFF;
+            if n != 0 {
+                let (li, bin) = (e / bins, e % bins);
+                AtomicU32::from_ptr(a.hist.0.add((g0 * 4 + li) * 256 + bin)).fetch_add(n, Relaxed);
+            }
+        }
     }
 }
 

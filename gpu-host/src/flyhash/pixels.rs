@@ -23,8 +23,6 @@ pub(super) struct PixelBuffers {
     batch: Option<PartBuffers>,
     /// A cap on the tiles of one part (tests: several parts on a small batch).
     max_part_tiles: Option<u32>,
-    /// Forces the wide tile on or off (tests, benches); by default it is used where it fits.
-    wide: Option<bool>,
 }
 
 /// How many row ranges to split each of `tiles` tiles into (each a block of `fly_pixel_act`): the
@@ -85,28 +83,6 @@ impl FlyGpu<'_> {
         Ok(())
     }
 
-    /// Forces `fly_pixel_act_wide` (`Some(true)`, where it fits in shared memory) or
-    /// `fly_pixel_act` (`Some(false)`); `None`: the wide tile wherever it fits (for tests and
-    /// benches: both give the same codes).
-    #[doc(hidden)]
-    pub fn set_wide_pixel_tile(&self, wide: Option<bool>) {
-        self.pixel.borrow_mut().wide = wide;
-    }
-
-    /// Whether the pixel sums use the wide tile: it fits the device's shared memory per block.
-    fn wide_pixel_tile(&self, wanted: Option<bool>) -> Result<bool, GpuError> {
-        use cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN as OPTIN;
-        let p = &self.params;
-        let fits = k::pixel_act_shared_wide(p.d, p.s) as i64 <= self.gpu.ctx.attribute(OPTIN)? as i64;
-        // `NEUROBITS_PIXEL_TILE=packed|wide` chooses for a whole process (benches side by side).
-        let env = std::env::var("NEUROBITS_PIXEL_TILE").ok().and_then(|v| match v.as_str() {
-            "packed" => Some(false),
-            "wide" => Some(true),
-            _ => None,
-        });
-        Ok(fits && wanted.or(env).unwrap_or(true))
-    }
-
     /// Caps the tiles (of 128 inputs) of one part of a pixel-path batch, so that a small batch runs
     /// in several parts (for tests; the default is one wave of the select's blocks, at most one staging half).
     #[doc(hidden)]
@@ -155,17 +131,8 @@ impl FlyGpu<'_> {
         }
         let (sp, offs) = px.offs.as_ref().expect("built above");
         let (_, keys, hist, codes) = px.batch.as_mut().expect("just set");
-        let wide = self.wide_pixel_tile(px.wide)?;
-        let act_shape = if wide {
-            (k::PIXEL_ACT_THREADS, k::pixel_act_shared_wide(p.d, p.s))
-        } else {
-            (k::PIXEL_ACT_THREADS, k::pixel_act_shared(p.d, p.s))
-        };
-        let slots = if wide {
-            resident_blocks_shaped::<k::PixelActWide>(g, act_shape.0, act_shape.1)?
-        } else {
-            resident_blocks_shaped::<k::PixelAct>(g, act_shape.0, act_shape.1)?
-        };
+        let act_shape = (k::PIXEL_ACT_THREADS, k::pixel_act_shared(p.d, p.s));
+        let slots = resident_blocks_shaped::<k::PixelAct>(g, act_shape.0, act_shape.1)?;
         let passes = p.m / PIXEL_ROWS_PER_PASS;
         let mut t = KernelTimer::default();
         let mut parts = Vec::new();
@@ -197,13 +164,7 @@ impl FlyGpu<'_> {
             // the tile), `keys` m·bp sums and `hist` bp·256 counts for the nt ≤ bp/64 tiles of
             // the part; m and rows are multiples of the pass (checked by `pixel_params_ok` and
             // built so here), as the kernel requires.
-            unsafe {
-                if wide {
-                    launch_shaped(g, Some(&mut t), shape, k::PixelActWide::from(a))?
-                } else {
-                    launch_shaped(g, Some(&mut t), shape, a)?
-                }
-            };
+            unsafe { launch_shaped(g, Some(&mut t), shape, a)? };
             let (keys, hist) = (rd(g, keys), rd(g, hist));
             let a = k::PixelWta { m: p.m, k: p.k, b, i0, bp, keys, hist, codes: wr(g, codes) };
             let shape = ((i1 - i0).div_ceil(32), k::PIXEL_WTA_THREADS, k::PIXEL_WTA_SHARED);
