@@ -12,31 +12,7 @@ use neurobits_core::cortical::rules::{connected, initial_weight, learn, winner, 
 use neurobits_core::cortical::{bit, minicolumn_key, parent_input, settle, Input, StepCtx};
 use neurobits_core::kernel::{DevMut, DevPtr};
 
-use crate::{from_lane0, gid, grid_threads, kernel, lane, split, xor_lane};
-
-/// The largest key of the warp (all lanes end with it).
-#[inline(always)]
-fn warp_max(mut k: i64) -> i64 {
-    let mut d = 16;
-    while d > 0 {
-        let hi = xor_lane((k as u64 >> 32) as u32, d);
-        let lo = xor_lane(k as u32, d);
-        k = k.max(((hi as u64) << 32 | lo as u64) as i64);
-        d /= 2;
-    }
-    k
-}
-
-/// The sum over the warp (all lanes end with it).
-#[inline(always)]
-fn warp_sum(mut v: u32) -> u32 {
-    let mut d = 16;
-    while d > 0 {
-        v += xor_lane(v, d);
-        d /= 2;
-    }
-    v
-}
+use crate::{from_lane0, gid, grid_threads, kernel, lane, split, warp_reduce, xor_lane, xor_lane64};
 
 /// Level and index in the level of hypercolumn `hc`.
 #[inline(always)]
@@ -144,7 +120,7 @@ unsafe fn column(hc: usize, slot: usize, xin: &Input, ctx: &StepCtx, s: State, p
             best = best.max(minicolumn_key(*t, om, rf, ctx, hc as u64, mm));
         }
     }
-    let best = warp_max(best);
+    let best = warp_reduce(best, |k, d| xor_lane64(k as u64, d) as i64, i64::max);
     let win = winner(best);
     if ln == 0 {
         publish(win.map_or(-1, |w| w as i32));
@@ -170,7 +146,7 @@ unsafe fn column(hc: usize, slot: usize, xin: &Input, ctx: &StepCtx, s: State, p
             i += 32;
             c += 1;
         }
-        let om = warp_sum(om);
+        let om = warp_reduce(om, xor_lane, |a, b| a + b);
         if ln == 0 {
             unsafe {
                 let k = slot * m + wn;

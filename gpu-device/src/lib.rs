@@ -110,6 +110,25 @@ pub(crate) fn xor_lane(v: u32, d: u32) -> u32 {
     unsafe { shfl_bfly(u32::MAX, v, d, 0x1f) }
 }
 
+/// Lane `l ^ d`'s value of a warp-wide 64-bit word: two 32-bit shuffles (all 32 lanes take part).
+#[inline(always)]
+pub(crate) fn xor_lane64(v: u64, d: u32) -> u64 {
+    (xor_lane((v >> 32) as u32, d) as u64) << 32 | xor_lane(v as u32, d) as u64
+}
+
+/// `v` combined over the warp by the xor-butterfly `d = 16, 8, 4, 2, 1`: each step a lane takes
+/// `op(its value, lane l ^ d's)` through `exchange`; every lane ends with the same value (all
+/// 32 lanes take part).
+#[inline(always)]
+pub(crate) fn warp_reduce<T: Copy>(mut v: T, exchange: impl Fn(T, u32) -> T, op: impl Fn(T, T) -> T) -> T {
+    let mut d = 16;
+    while d > 0 {
+        v = op(v, exchange(v, d));
+        d /= 2;
+    }
+    v
+}
+
 /// Lane 0's value of a warp-wide 32-bit word (all 32 lanes take part).
 #[inline(always)]
 pub(crate) fn from_lane0(v: u32) -> u32 {

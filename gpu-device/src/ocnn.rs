@@ -16,7 +16,7 @@ use neurobits_core::ocnn::{
     transfer, Real, SyncMode,
 };
 
-use crate::{gid, kernel, split, xor_lane};
+use crate::{gid, kernel, split, warp_reduce, xor_lane, xor_lane64};
 
 /// The working types' warp exchange.
 trait Exchange: Copy {
@@ -26,13 +26,8 @@ trait Exchange: Copy {
 /// The warp's lane sums combined by the xor-butterfly `d = 16, 8, 4, 2, 1` (the core's
 /// `combine`, in the order of the core's `butterfly`): every lane ends with the same sum.
 #[inline(always)]
-fn warp_butterfly<T: Exchange + neurobits_core::ocnn::Real>(mut acc: T) -> T {
-    let mut d = 16;
-    while d > 0 {
-        acc = combine(acc, acc.xor_lane(d));
-        d /= 2;
-    }
-    acc
+fn warp_butterfly<T: Exchange + neurobits_core::ocnn::Real>(acc: T) -> T {
+    warp_reduce(acc, T::xor_lane, combine)
 }
 
 /// Calls `f(slot, j)` for each coupled pair `(i, j)`, `j > i`, of CSR row `i`: `slot` is its
@@ -68,9 +63,7 @@ impl Exchange for f32 {
 impl Exchange for f64 {
     #[inline(always)]
     fn xor_lane(self, d: u32) -> Self {
-        let b = self.to_bits();
-        let (lo, hi) = (xor_lane(b as u32, d), xor_lane((b >> 32) as u32, d));
-        f64::from_bits((hi as u64) << 32 | lo as u64)
+        f64::from_bits(xor_lane64(self.to_bits(), d))
     }
 }
 
@@ -389,11 +382,7 @@ macro_rules! lane_rows_build_kernels {
                     count += (*row.add(col) != <$t as Real>::ZERO) as u32;
                     col += 32;
                 }
-                let mut d = 16;
-                while d > 0 {
-                    count = count.max(xor_lane(count, d));
-                    d /= 2;
-                }
+                let count = warp_reduce(count, xor_lane, u32::max);
                 if lane == 0 {
                     *a.width.0.add(i) = count;
                 }
@@ -483,12 +472,7 @@ kernel! {
                 key = key.max(forest_key(h, i as u32, j as u32));
             }
         }
-        let mut d = 16;
-        while d > 0 {
-            let other = (xor_lane((key >> 32) as u32, d) as u64) << 32 | xor_lane(key as u32, d) as u64;
-            key = key.max(other);
-            d /= 2;
-        }
+        let key = warp_reduce(key, xor_lane64, u64::max);
         if lane == 0 && key != 0 {
             AtomicU64::from_ptr(a.best.0.add(c as usize)).fetch_max(key, Relaxed);
         }

@@ -105,12 +105,19 @@ pub trait Coupling<T: Real>: Sync {
     fn n(&self) -> usize;
     /// Neuron `i`'s next state from the transfer values `f` (the core's update of its row).
     fn update(&self, simd: Simd, i: usize, f: &[T]) -> T;
-    /// Hit slots: pairs counted for synchronization.
-    fn hit_slots(&self) -> usize;
+    /// Hit slots: pairs counted for synchronization (by default every pair, `i < j`, in
+    /// [`tri`] order).
+    fn hit_slots(&self) -> usize {
+        self.n() * (self.n() - 1) / 2
+    }
     /// Row `i`'s counted pairs: `(i, partner(i, k))` for its `k`-th slot.
-    fn partner(&self, i: usize, k: usize) -> usize;
+    fn partner(&self, i: usize, k: usize) -> usize {
+        i + 1 + k
+    }
     /// Slots of row `i`, in order (the hit vector is these rows one after the other).
-    fn row_slots(&self, i: usize) -> usize;
+    fn row_slots(&self, i: usize) -> usize {
+        self.n() - 1 - i
+    }
 }
 
 impl<T: Real + Send + Sync> Coupling<T> for Dense<T> {
@@ -126,15 +133,6 @@ impl<T: Real + Send + Sync> Coupling<T> for Dense<T> {
         }
         let _ = simd;
         update_neuron(row, self.norm[i], f)
-    }
-    fn hit_slots(&self) -> usize {
-        self.n * (self.n - 1) / 2
-    }
-    fn partner(&self, i: usize, k: usize) -> usize {
-        i + 1 + k
-    }
-    fn row_slots(&self, i: usize) -> usize {
-        self.n - 1 - i
     }
 }
 
@@ -156,16 +154,7 @@ impl<T: Real + Send + Sync, C: LaneColumn> Coupling<T> for LaneRows<T, C> {
         let _ = simd;
         update_neuron_lanes(cols, vals, self.norm[i], f)
     }
-    // Every pair is counted, as for the dense coupling the rows come from.
-    fn hit_slots(&self) -> usize {
-        self.n * (self.n - 1) / 2
-    }
-    fn partner(&self, i: usize, k: usize) -> usize {
-        i + 1 + k
-    }
-    fn row_slots(&self, i: usize) -> usize {
-        self.n - 1 - i
-    }
+    // Every pair is counted (the default), as for the dense coupling the rows come from.
 }
 
 impl<T: Real + Send + Sync> Coupling<T> for Sparse<T> {

@@ -375,7 +375,7 @@ impl CorticalGpu<'_> {
 
     /// Waits for every launched step.
     pub fn synchronize(&self) -> Result<(), GpuError> {
-        Ok(self.gpu.stream.synchronize()?)
+        self.gpu.synchronize()
     }
 
     /// Weights `[hc][i][m]`, own-win counters and random-firing flags.

@@ -22,7 +22,7 @@ pub enum Decomposition {
     /// Y-threads: 8 threads per neuron, 4 lanes each, combined in a second, ordered pass.
     YThreads,
     /// X-threads over each lane's nonzero weights only ("lane rows", see
-    /// [`OcnnGpu::with_lane_rows`]): a zero term leaves a lane unchanged (a lane that starts at
+    /// [`OcnnGpu::with_lane_rows_built`]): a zero term leaves a lane unchanged (a lane that starts at
     /// `+0.0` never holds `−0.0`), so the same bits, reading only the weights that did not round
     /// to zero — most of them on a large set. Synchronization still counts every pair.
     LaneRows,
@@ -231,7 +231,7 @@ macro_rules! gpu_real {
                         let a = k::$Combine { n, partial: rd(gpu, partial), norm: normp, next: wr(gpu, next) };
                         unsafe { launch(gpu, t, n as u64, a) }
                     }
-                    Decomposition::LaneRows => Err(GpuError::Input("lane rows need with_lane_rows".into())),
+                    Decomposition::LaneRows => Err(GpuError::Input("lane rows need with_lane_rows_built".into())),
                 }
             }
             unsafe fn phase_bits(
@@ -308,7 +308,7 @@ pub enum RowLayout {
     /// takes the columns `≡ l (mod 32)` (the core's `lane_sum_sparse`).
     Columns,
     /// Lane rows: entry `k·32 + l` is lane `l`'s `k`-th nonzero weight (see
-    /// [`OcnnGpu::with_lane_rows`]); lane `l` takes entries `l, l + 32, …` (the core's
+    /// [`OcnnGpu::with_lane_rows_built`]); lane `l` takes entries `l, l + 32, …` (the core's
     /// `lane_sum`).
     Lanes,
 }
@@ -359,41 +359,12 @@ impl Gpu {
 }
 
 impl<T: GpuReal> OcnnGpu<'_, T> {
-    /// Adds the lane rows of the dense `J` for [`Decomposition::LaneRows`]: row `i`'s entries are
+    /// Adds the lane rows of the dense `J` for [`Decomposition::LaneRows`], built on the device
+    /// from the resident `J` (two passes over it, a warp per row): row `i`'s entries are
     /// `ptr[i]..ptr[i + 1]` (a multiple of 32), entry `k·32 + l` the `k`-th nonzero weight of
     /// lane `l` — columns `≡ l (mod 32)`, ascending — then zero weights (column 0) to the row's
-    /// width. Checked here: the layout, and that every real entry lies in its lane.
-    pub fn with_lane_rows(mut self, ptr: &[u64], cols: &[u32], vals: &[T]) -> Result<Self, GpuError> {
-        let n = self.n as usize;
-        let ok = ptr.len() == n + 1
-            && ptr.first() == Some(&0)
-            && ptr.last().is_some_and(|&e| e as usize == cols.len())
-            && vals.len() == cols.len()
-            && ptr.windows(2).all(|w| w[0] <= w[1] && (w[1] - w[0]) % 32 == 0)
-            && cols.iter().all(|&c| (c as usize) < n)
-            && (0..n).all(|i| {
-                let (s, e) = (ptr[i] as usize, ptr[i + 1] as usize);
-                (s..e).all(|q| vals[q] == T::ZERO || cols[q] as usize % 32 == (q - s) % 32)
-            });
-        if !ok {
-            return Err(GpuError::Input("the lane rows are inconsistent".into()));
-        }
-        let g = self.gpu;
-        g.ensure_fits(cols.len() as u64 * (4 + core::mem::size_of::<T>() as u64) + ptr.len() as u64 * 8)?;
-        let st = &g.stream;
-        self.lane_rows = Some(RowsDev {
-            n: self.n,
-            ptr: st.clone_htod(ptr)?,
-            cols: st.clone_htod(cols)?,
-            vals: st.clone_htod(vals)?,
-            norm: st.clone_dtod(&self.norm)?,
-        });
-        Ok(self)
-    }
-
-    /// [`OcnnGpu::with_lane_rows`] built on the device from the resident dense `J` (two passes
-    /// over it, a warp per row): the host's `Dense::lane_rows`, entry for entry, without a pass
-    /// over `n²` weights on the host.
+    /// width: the host's `Dense::lane_rows`, entry for entry, without a pass over `n²` weights on
+    /// the host.
     pub fn with_lane_rows_built(mut self) -> Result<Self, GpuError> {
         // SAFETY: `j` holds n² weights (checked at upload).
         let (ptr, cols, vals) = unsafe { T::build_lane_rows(self.gpu, self.n, &self.j) }?;
@@ -499,7 +470,7 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
             n as usize * n as usize,
             (seed, transient, iters, mode),
             // SAFETY (all three): every buffer is sized for n neurons (hits: n²); the lane rows
-            // were checked for these n neurons by `with_lane_rows`.
+            // were built on the device from this n × n J (columns below n, rows from the widths).
             |t, f, next| match (d, &self.lane_rows) {
                 (Decomposition::LaneRows, Some(c)) => unsafe { T::step_rows(g, t, RowLayout::Lanes, c, f, next) },
                 _ => unsafe { T::step(g, t, d, n, &self.j, &self.norm, f, &mut partial, next) },
