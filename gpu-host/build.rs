@@ -65,5 +65,28 @@ fn main() {
     let status = cmd.status().expect("cannot run cargo for the PTX build");
     assert!(status.success(), "building gpu-device for nvptx64-nvidia-cuda failed (see above)");
     let ptx = target_dir.join("nvptx64-nvidia-cuda/release/neurobits_gpu_device.ptx");
-    std::fs::copy(&ptx, out.join("neurobits_gpu_device.ptx")).expect("PTX output missing");
+    let ptx = std::fs::read_to_string(&ptx).expect("PTX output missing");
+    std::fs::write(out.join("neurobits_gpu_device.ptx"), with_launch_bounds(ptx)).expect("cannot write the PTX");
+}
+
+/// Launch bounds that rustc's nvptx backend cannot express (CUDA C's `__launch_bounds__`):
+/// `(kernel, threads per block, blocks per SM)`. ptxas then keeps the registers low enough for
+/// that many blocks of that size on one SM; a launch with more threads fails instead of running.
+/// Measured on an H100 (docs/flyhash/fly-fmnist-h100-bounds.log, `ptxas -v` for the registers):
+/// - `fly_pixel_act`: 512 threads (PIXEL_ACT_THREADS) and two of its 110 KiB tiles per SM;
+///   unbounded, ptxas took 68 registers, room for one block only.
+/// - `fly_pixel_wta`: 48 registers allowed two blocks per SM; bounded to three (40 registers,
+///   4 bytes spilled outside the loops), the host's parts grow from 8 to 6 per 60 000 images
+///   and the pixel path takes 9.80 instead of 9.91 ms. Four blocks (32 registers) spilled
+///   52 bytes and the select took 4.31 instead of 4.09 ms.
+const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[("fly_pixel_act", 512, 2), ("fly_pixel_wta", 512, 3)];
+
+/// `ptx` with the [`LAUNCH_BOUNDS`] directives between each entry's parameters and its body.
+fn with_launch_bounds(mut ptx: String) -> String {
+    for &(name, threads, blocks) in LAUNCH_BOUNDS {
+        let entry = ptx.find(&format!(".entry {name}(")).unwrap_or_else(|| panic!("no kernel {name} in the PTX"));
+        let body = entry + ptx[entry..].find("\n{").expect("an entry has a body");
+        ptx.insert_str(body, &format!("\n.maxntid {threads}, 1, 1\n.minnctapersm {blocks}"));
+    }
+    ptx
 }

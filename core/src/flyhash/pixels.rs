@@ -5,9 +5,11 @@
 //! additions are exact and their result is the integer sum, whatever the order. The integer sums
 //! therefore *are* the activations, and since [`sort_key`](super::sort_key) is increasing in the
 //! value, the lane sums (as keys) select the same winners with the same ties as the `f32` path.
-//! Four inputs share one 64-bit addition per projection index, with no carry between lanes.
+//! Four inputs share two 32-bit additions per projection index, with no carry between lanes.
 
-/// Four inputs' pixel sums, one per 16-bit lane (input `q` in bits `16q..16q + 16`).
+/// Four inputs' pixel sums, one per 16-bit lane: inputs 0 and 1 in the low and high half of the
+/// first word, inputs 2 and 3 in the second. Two words rather than one `u64`, so that a GPU keeps
+/// two 32-bit accumulators instead of re-forming a 64-bit value after every addition.
 ///
 /// ```
 /// use neurobits_core::flyhash::{activation, activation_with, Pixels4};
@@ -19,8 +21,7 @@
 /// }
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(transparent)]
-pub struct Pixels4(pub u64);
+pub struct Pixels4(pub u32, pub u32);
 
 impl Pixels4 {
     /// One dimension of four inputs.
@@ -41,25 +42,23 @@ impl Pixels4 {
     pub const fn from_bytes(w: u32) -> Self {
         let lo = (w & 0xFF) | (w & 0xFF00) << 8;
         let hi = (w >> 16 & 0xFF) | (w >> 16 & 0xFF00) << 8;
-        Pixels4(lo as u64 | (hi as u64) << 32)
+        Pixels4(lo, hi)
     }
 
     /// Input `q`'s sum.
     #[inline(always)]
     pub const fn lane(self, q: usize) -> u32 {
-        ((self.0 >> (16 * q)) & 0xFFFF) as u32
+        (if q < 2 { self.0 } else { self.1 } >> (16 * (q % 2))) & 0xFFFF
     }
 }
 
 impl core::ops::Add for Pixels4 {
     type Output = Self;
     /// Lane-wise; a lane never carries into the next while [`pixel_sums_exact`] holds, so the
-    /// two 32-bit halves add apart (a GPU adds them independently instead of through a carry).
+    /// two words add apart (a GPU adds them independently instead of through a carry).
     #[inline(always)]
     fn add(self, o: Self) -> Self {
-        let lo = (self.0 as u32).wrapping_add(o.0 as u32);
-        let hi = ((self.0 >> 32) as u32).wrapping_add((o.0 >> 32) as u32);
-        Pixels4(lo as u64 | (hi as u64) << 32)
+        Pixels4(self.0.wrapping_add(o.0), self.1.wrapping_add(o.1))
     }
 }
 

@@ -29,7 +29,7 @@ fn spread(w: u32) -> Pixels4 {
             options(pure, nomem, nostack),
         )
     };
-    Pixels4(lo as u64 | (hi as u64) << 32)
+    Pixels4(lo, hi)
 }
 
 /// Sixteen bytes, so that a slice of them is read with 128-bit loads.
@@ -54,7 +54,7 @@ kernel! {
     /// 128 bytes per dimension, a zero row last) into shared memory, then each warp sums an octet
     /// of output rows, one row at a time, for its 32 groups of four inputs through the core's
     /// `activation_chunks` over `Pixels4` (per index and four inputs: one 32-bit shared load, its
-    /// bytes spread into 16-bit lanes, one 64-bit add), counts them into the first-pass
+    /// bytes spread into 16-bit lanes, two 32-bit adds), counts them into the first-pass
     /// histograms (16-bit counts: a block's rows are fewer than 2¹⁶), and writes the octet's sums
     /// of its 128 inputs, 2 KiB contiguous.
     fn fly_pixel_act(a: PixelAct {
@@ -107,27 +107,35 @@ kernel! {
         let out = a.keys.0 as *mut Quad;
         let r0 = chunk * a.rows as usize;
         let (o0, o1) = (r0 / 8, m.min(r0 + a.rows as usize) / 8);
-        for o in (o0 + warp..o1).step_by(NT / 32) {
-            // Input q's eight sums shift into `oct[q]`, oldest (lowest output) in the low lane.
-            let mut oct = [0u128; 4];
-            for r in 8 * o..8 * o + 8 {
-                let idx = from_raw_parts(a.offs.0.add(r * sp) as *const Oct, sp / 8);
-                let sums = activation_chunks(idx, |x| spread(smem::ld_u32(mine + x as u32)));
-                for (q, o) in oct.iter_mut().enumerate() {
-                    let v = sums.lane(q);
-                    *o = *o >> 16 | (v as u128) << 112;
-                    match first.bin(v) {
-                        Some(bin) if bin < bins => {
-                            let e = (g * 4 + q) * bins + bin;
-                            smem::red_add_u32(counts + (e / 2 * 4) as u32, 1 << (16 * (e % 2)))
-                        }
-                        _ => abort(), // a sum past s · 255: not pixels
+        // Row `r`'s sums of the lane's four inputs, counted into their first-pass histograms.
+        let row = |r: usize| {
+            let idx = from_raw_parts(a.offs.0.add(r * sp) as *const Oct, sp / 8);
+            let sums = activation_chunks(idx, |x| spread(smem::ld_u32(mine + x as u32)));
+            for q in 0..4 {
+                match first.bin(sums.lane(q)) {
+                    Some(bin) if bin < bins => {
+                        let e = (g * 4 + q) * bins + bin;
+                        smem::red_add_u32(counts + (e / 2 * 4) as u32, 1 << (16 * (e % 2)))
                     }
+                    _ => abort(), // a sum past s · 255: not pixels
                 }
             }
-            for (q, v) in oct.into_iter().enumerate() {
-                let w = |h: u32| (v >> (32 * h)) as u32;
-                *out.add(o * bp + (g0 + g) * 4 + q) = Quad([w(0), w(1), w(2), w(3)]);
+            sums
+        };
+        for o in (o0 + warp..o1).step_by(NT / 32) {
+            // Input q's word `t` holds rows 8o + 2t (low half) and 8o + 2t + 1: each pair of rows
+            // gives the four inputs' next words by masks and shifts, shifted into `words` from
+            // the top (constant positions: the words stay in registers, the pair's code once).
+            let mut words = [[0u32; 4]; 4];
+            for t in 0..4 {
+                let (Pixels4(xl, xh), Pixels4(yl, yh)) = (row(8 * o + 2 * t), row(8 * o + 2 * t + 1));
+                let next = [(xl & 0xFFFF) | yl << 16, xl >> 16 | (yl & 0xFFFF_0000), (xh & 0xFFFF) | yh << 16, xh >> 16 | (yh & 0xFFFF_0000)];
+                for q in 0..4 {
+                    words[q] = [words[q][1], words[q][2], words[q][3], next[q]];
+                }
+            }
+            for (q, w) in words.into_iter().enumerate() {
+                *out.add(o * bp + (g0 + g) * 4 + q) = Quad(w);
             }
         }
         smem::sync();
