@@ -79,7 +79,8 @@ fn main() {
 ///   4 bytes spilled outside the loops), the host's parts grow from 8 to 6 per 60 000 images
 ///   and the pixel path takes 9.80 instead of 9.91 ms. Four blocks (32 registers) spilled
 ///   52 bytes and the select took 4.31 instead of 4.09 ms.
-const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[("fly_pixel_act", 512, 2), ("fly_pixel_wta", 512, 3)];
+const LAUNCH_BOUNDS: &[(&str, u32, u32)] =
+    &[("fly_pixel_act", 512, 2), ("fly_pixel_wta", 512, 3), ("gbnn_step_joint", 256, 2), ("gbnn_joint_first", 256, 6)];
 
 /// `ptx` with the [`LAUNCH_BOUNDS`] directives between each entry's parameters and its body.
 fn with_launch_bounds(mut ptx: String) -> String {

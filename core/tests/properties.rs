@@ -260,19 +260,57 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
     #[test]
-    fn occupancy_variants_equal_the_plain_ones((net, seed) in instance()) {
-        use neurobits_core::gbnn::rules::{bail_out_early_word_occ, joint_iter_word, joint_iter_word_occ, occupancy};
+    fn nth_set_bit_is_the_walk(x in any::<u64>(), sparse in any::<u64>(), n in 0u32..66) {
+        use neurobits_core::bits::{nth_set_bit, set_bits};
+        for x in [x, x & sparse, x & sparse & sparse.rotate_left(17)] {
+            prop_assert_eq!(nth_set_bit(x, n), set_bits(x).nth(n as usize));
+        }
+    }
+
+    #[test]
+    fn occupancy_variants_equal_the_plain_ones((net, seed) in instance_wide(), sparse in any::<bool>()) {
+        use neurobits_core::gbnn::rules::{
+            bail_out_early_word_occ, joint_iter_word, joint_iter_word_cols, joint_iter_word_occ, joint_support_cols,
+            occupancy_part, occupancy_words,
+        };
+        use neurobits_core::gbnn::shard::Shard;
         let (g, w) = (net.geometry(), net.weights());
-        let v = random_state(g, seed);
-        let occ: Vec<u64> = (0..g.clusters()).map(|c| occupancy(g, &v, c)).collect();
+        let mut v = random_state(g, seed);
+        if sparse {
+            // At most one neuron per cluster (a retrieval after its first pass): the batched
+            // path of `joint_support_cols`; a cluster left empty sends no support.
+            for c in 0..g.clusters() {
+                let wpc = g.words_per_cluster();
+                let first = (0..wpc).map(|wi| v[c * wpc + wi]).position(|x| x != 0);
+                for wi in 0..wpc {
+                    let x = v[c * wpc + wi];
+                    v[c * wpc + wi] = if Some(wi) == first && (seed >> c) & 7 != 0 { x & x.wrapping_neg() } else { 0 };
+                }
+            }
+        }
+        let ow = occupancy_words(g);
+        let occ: Vec<u64> = (0..g.clusters() * ow).map(|i| occupancy_part(g, &v, i / ow, i % ow)).collect();
         let erased = g.all_clusters() & !1;
         for c in 0..g.clusters() {
             for wi in 0..g.words_per_cluster() {
-                prop_assert_eq!(
-                    bail_out_early_word_occ(g, w, &v, c, wi, g.all_clusters(), &occ),
-                    bail_out_early_word(g, w, &v, c, wi, g.all_clusters())
-                );
-                prop_assert_eq!(joint_iter_word_occ(g, w, &v, erased, c, wi, &occ), joint_iter_word(g, w, &v, erased, c, wi));
+                let plain = joint_iter_word(g, w, &v, erased, c, wi);
+                if ow == 1 {
+                    prop_assert_eq!(
+                        bail_out_early_word_occ(g, w, &v, c, wi, g.all_clusters(), &occ),
+                        bail_out_early_word(g, w, &v, c, wi, g.all_clusters())
+                    );
+                    prop_assert_eq!(joint_iter_word_occ(g, w, &v, erased, c, wi, &occ), plain);
+                }
+                prop_assert_eq!(joint_iter_word_cols(g, w, &Shard::all(g), &v, erased, c, wi, &occ), plain);
+                // The support alone, against its definition: the AND over the other erased
+                // clusters of the OR of their active neurons' rows at this word.
+                let from = erased & !(1u64 << c);
+                let mut want = u64::MAX;
+                for c2 in (0..g.clusters()).filter(|c2| from & (1 << c2) != 0) {
+                    let rows = (0..g.neurons_per_cluster()).map(|l| g.neuron(c2, l)).filter(|&i| on(g, &v, i));
+                    want &= rows.fold(0, |s, i| s | w[i * g.row_words() + c * g.words_per_cluster() + wi]);
+                }
+                prop_assert_eq!(joint_support_cols(g, w, &Shard::all(g), &v, from, c, wi, &occ), want);
             }
         }
     }

@@ -3,8 +3,8 @@
 
 use core::slice::{from_raw_parts, from_raw_parts_mut};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
-use neurobits_core::bits::set_bits;
-use neurobits_core::gbnn::decode::{decode_cluster, decode_known};
+use neurobits_core::bits::{nth_set_bit, set_bits};
+use neurobits_core::gbnn::decode::{decode_cluster, decode_cluster_occ, decode_known};
 use neurobits_core::gbnn::kernels::{
     Compact, Decode, DenseSelect, Init, JointFirst, JointIndex, Pack, ProbeIndex, Shape, StepJoint, StepSos, StepWord,
     Store, Unpack,
@@ -181,7 +181,7 @@ kernel! {
 /// owned erased clusters in increasing order (the same order on every device).
 #[inline(always)]
 fn owned_slot(erased: u64, shard: &Shard, jo: usize) -> Option<usize> {
-    set_bits(erased & shard.mask()).nth(jo)
+    nth_set_bit(erased & shard.mask(), jo as u32)
 }
 
 kernel! {
@@ -199,7 +199,7 @@ kernel! {
         known: DevPtr<u32>,
         erased_list: DevPtr<u8>,
         erased_mask: DevPtr<u64>,
-        cur: DevPtr<Word>,
+        sparse: u32,
         next: DevMut<Word>,
         occ_next: DevMut<u64>,
         changed: DevMut<u32>,
@@ -216,13 +216,13 @@ kernel! {
         let nk = *ix.known.0.add(p) as usize;
         let w = from_raw_parts(a.w.0, a.shard.words(&g));
         let out = joint_first_word_cols(&g, w, &a.shard, from_raw_parts(ix.rows.0.add(p * cc), nk), cl, wi);
-        let word = p * rw + cl * wpc + wi;
-        *a.next.0.add(word) = out;
+        if out != 0 || a.sparse == 0 {
+            *a.next.0.add(p * rw + cl * wpc + wi) = out;
+        }
+        // The erased words were zero before (see `JointFirst::sparse`): a nonzero word is a change.
         if out != 0 {
             let ow = occupancy_words(&g);
             AtomicU64::from_ptr(a.occ_next.0.add((p * cc + cl) * ow + wi / 64)).fetch_or(1 << (wi % 64), Relaxed);
-        }
-        if out != *a.cur.0.add(word) {
             note_change(a.changed.0, p);
         }
     }
@@ -394,6 +394,8 @@ kernel! {
         rule: u32,
         probes: DevPtr<u16>,
         states: DevPtr<Word>,
+        sparse: u32,
+        occ: DevPtr<u64>,
         out: DevMut<u32>,
     }) {
         let g = geometry(a.shape);
@@ -407,6 +409,10 @@ kernel! {
         let symbol = *a.probes.0.add(i);
         *a.out.0.add(i) = if rule.keeps_known() && symbol != ERASED {
             decode_known(symbol).0
+        } else if a.sparse != 0 {
+            let ow = occupancy_words(&g);
+            let occ = from_raw_parts(a.occ.0.add(i * ow), ow);
+            decode_cluster_occ(&g, from_raw_parts(a.states.0.add(p * rw), rw), cl, occ).0
         } else {
             decode_cluster(&g, from_raw_parts(a.states.0.add(p * rw), rw), cl).0
         };

@@ -77,11 +77,14 @@ pub(crate) fn abort() -> ! {
     unsafe { trap() }
 }
 
-/// `(i / d, i % d)`, in 32-bit arithmetic when it fits (64-bit division is a long software
-/// sequence on the GPU).
+/// `(i / d, i % d)`, by a shift when `d` is a power of two, else in 32-bit arithmetic when it
+/// fits (64-bit division is a long software sequence on the GPU).
 #[inline(always)]
 pub(crate) fn split(i: usize, d: usize) -> (usize, usize) {
-    if (i | d) >> 32 == 0 {
+    // A power of two (a cluster's words, most erased counts): a shift and a mask.
+    if d.is_power_of_two() {
+        (i >> d.trailing_zeros(), i & (d - 1))
+    } else if (i | d) >> 32 == 0 {
         let (i, d) = (i as u32, d as u32);
         ((i / d) as usize, (i % d) as usize)
     } else {

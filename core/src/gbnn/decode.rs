@@ -57,14 +57,66 @@ impl Decoded {
 #[inline]
 pub fn decode_cluster(geom: &Geometry, v: &[Word], c: usize) -> Decoded {
     let wpc = geom.words_per_cluster();
-    let (mut symbol, mut count) = (ERASED, 0u32);
+    let mut d = Decoder::default();
     for (wi, &x) in v[c * wpc..(c + 1) * wpc].iter().enumerate() {
-        if x != 0 && symbol == ERASED {
-            symbol = (wi * 64 + x.trailing_zeros() as usize) as u16;
-        }
-        count += x.count_ones();
+        d.word(wi, x);
     }
-    Decoded::new(symbol, count as u16)
+    d.done()
+}
+
+/// [`decode_cluster`] reading only the words that the cluster's occupancy marks as nonzero
+/// (`occ`: its [`occupancy_words`](super::rules::occupancy_words) parts, as the joint rule keeps
+/// them), so the other words of `v` may hold anything: one or two loads instead of `⌈L/64⌉`.
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, decode::*, rules::occupancy_part};
+/// let g = Geometry::new(2, 100).unwrap();
+/// let v = [0u64, 1 << 7, 0b1010, 0];
+/// for c in 0..2 {
+///     let occ = [occupancy_part(&g, &v, c, 0)];
+///     let mut junk = v;
+///     junk[c * 2 + (occ[0] == 1) as usize] = u64::MAX; // a word the occupancy marks as zero
+///     assert_eq!(decode_cluster_occ(&g, &junk, c, &occ), decode_cluster(&g, &v, c));
+/// }
+/// ```
+#[inline]
+pub fn decode_cluster_occ(geom: &Geometry, v: &[Word], c: usize, occ: &[u64]) -> Decoded {
+    let wpc = geom.words_per_cluster();
+    let mut d = Decoder::default();
+    for (part, &o) in occ.iter().enumerate() {
+        for k in crate::bits::set_bits(o) {
+            d.word(part * 64 + k, v[c * wpc + part * 64 + k]);
+        }
+    }
+    d.done()
+}
+
+/// The lowest active symbol and the count, over a cluster's words in increasing index.
+struct Decoder {
+    symbol: u16,
+    count: u32,
+}
+
+impl Default for Decoder {
+    #[inline(always)]
+    fn default() -> Self {
+        Decoder { symbol: ERASED, count: 0 }
+    }
+}
+
+impl Decoder {
+    #[inline(always)]
+    fn word(&mut self, wi: usize, x: Word) {
+        if x != 0 && self.symbol == ERASED {
+            self.symbol = (wi * 64 + x.trailing_zeros() as usize) as u16;
+        }
+        self.count += x.count_ones();
+    }
+
+    #[inline(always)]
+    fn done(self) -> Decoded {
+        Decoded::new(self.symbol, self.count as u16)
+    }
 }
 
 /// Decodes every cluster of state `v` into `out` (`C` entries).

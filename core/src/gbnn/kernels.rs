@@ -156,8 +156,10 @@ kernel_struct! {
         erased_list: DevPtr<u8>,
         /// `K` erased masks.
         erased_mask: DevPtr<u64>,
-        /// Current states.
-        cur: DevPtr<Word>,
+        /// Nonzero: write only the nonzero words of `next` (a sparse run: every later reader
+        /// goes through the occupancy). The state before the first pass is zero in every erased
+        /// word (the joint rule starts them off), so a probe changed iff some word is nonzero.
+        sparse: u32,
         /// Next states.
         next: DevMut<Word>,
         /// Occupancy of the next states, ORed into (zeroed before): `K · C · ⌈⌈L/64⌉/64⌉` words
@@ -279,6 +281,11 @@ kernel_struct! {
         probes: DevPtr<u16>,
         /// Final states, `K` rows.
         states: DevPtr<Word>,
+        /// Nonzero: erased clusters decode through `occ` (a sparse joint run, whose states hold
+        /// only the words their occupancy marks).
+        sparse: u32,
+        /// With `sparse`: the final states' occupancy, `K · C · ⌈⌈L/64⌉/64⌉` words.
+        occ: DevPtr<u64>,
         /// `K · C` [`super::decode::Decoded`] values.
         out: DevMut<u32>,
     }

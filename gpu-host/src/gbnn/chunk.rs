@@ -5,6 +5,7 @@
 use cudarc::driver::CudaSlice;
 use neurobits_core::gbnn::kernels::{self as k, Shape};
 use neurobits_core::gbnn::rules::occupancy_words;
+use neurobits_core::gbnn::shard::Shard;
 use neurobits_core::gbnn::{Geometry, Params, Rule, Update};
 
 use super::DeviceNetwork;
@@ -32,6 +33,10 @@ pub(super) struct Chunk {
     pub count: CudaSlice<u32>,
     /// Occupancy of the states in `bufs` (same parity), for the joint iterations.
     pub occ: [CudaSlice<u64>; 2],
+    /// A sparse joint run (compact results on one device): the state buffers hold only the
+    /// words their occupancy marks; nothing zeroes them, the first pass writes only its nonzero
+    /// words and decoding goes through the occupancy.
+    pub sparse: bool,
     rows: CudaSlice<u32>,
     known: CudaSlice<u32>,
     erased_list: CudaSlice<u8>,
@@ -86,7 +91,8 @@ impl DeviceNetwork<'_> {
         // SAFETY (uninitialised buffers): `begin` sets every per-probe field of the chunk's probes
         // and every state word a kernel reads before it writes it: gbnn_init writes both buffers
         // whole, or (lean) buf0 is zeroed and the first joint update writes every erased word of
-        // buf1, and nothing reads known words (decoding takes them from the probe).
+        // buf1, or (sparse) every reader goes through the occupancy (zeroed here and by `begin`)
+        // to words an update wrote; nothing reads known words (decoding takes them from the probe).
         unsafe {
             Ok(Chunk {
                 k: 0,
@@ -102,6 +108,7 @@ impl DeviceNetwork<'_> {
                 count: st.alloc_zeros::<u32>(1)?,
                 // Zero: the occupancy of the state before update 1 (erased clusters start off).
                 occ: [st.alloc_zeros::<u64>(occ_len)?, st.alloc_zeros::<u64>(occ_len)?],
+                sparse: false,
                 rows: st.alloc::<u32>(cj * g.clusters())?,
                 known: st.alloc::<u32>(cj)?,
                 erased_list: st.alloc::<u8>(cj * g.clusters())?,
@@ -135,7 +142,9 @@ impl DeviceNetwork<'_> {
         }
         let (shape, k32) = (Shape::of(g), ch.k as u32);
         let lean = lean && rule.keeps_known();
-        if lean {
+        // Sparse on one device only: the sharded exchange packs whole clusters of `next`.
+        ch.sparse = lean && rule == Rule::Joint && self.shard == Shard::all(g);
+        if lean && !ch.sparse {
             // A memset at full bandwidth; a thread per word is instruction-bound (5 ms for 10^6
             // probes of 1024 words on an H200).
             // Timed as part of gbnn_init.
@@ -215,7 +224,7 @@ impl DeviceNetwork<'_> {
                     known,
                     erased_list,
                     erased_mask,
-                    cur,
+                    sparse: ch.sparse as u32,
                     next,
                     occ_next: wr(gpu, &mut ch.occ[1]),
                     changed,
@@ -291,12 +300,16 @@ impl DeviceNetwork<'_> {
             return Err(GpuError::Input("decoded results past their buffer".into()));
         }
         let (states, probes) = (rd(gpu, &ch.bufs[t as usize % 2]), rd(gpu, &ch.probes));
+        // Sparse: the occupancy of the same parity as the final states.
+        let occ = rd(gpu, &ch.occ[t as usize % 2]);
         let a = k::Decode {
             shape: Shape::of(g),
             k: ch.k as u32,
             rule: ch.rule as u32,
             probes,
             states,
+            sparse: ch.sparse as u32,
+            occ,
             out: wr_at(gpu, out, at),
         };
         // SAFETY: `out` holds the chunk's k·C values from `at` (checked above).

@@ -67,11 +67,16 @@ pub fn joint_first_word_cols(geom: &Geometry, w: &[Word], shard: &Shard, rows: &
     let (col, rw) = (shard.at(geom, 0, c, wi), shard.stride(geom));
     let mut acc = geom.valid_bits(wi);
     // Groups of four independent loads, then one early-exit test: memory-level parallelism for
-    // a GPU thread, still an early exit for a CPU.
+    // a GPU thread, still an early exit for a CPU. One bounds check for the group's four words,
+    // after its four row numbers: with a check per word, the compiler loaded each row number
+    // only after the check before it, so a GPU thread waited on four loads in turn per group.
+    // A group past the end repeats the last row (an AND is idempotent).
     let mut i = 0;
     while i < rows.len() && acc != 0 {
-        let at = |j: usize| rows[if i + j < rows.len() { i + j } else { i }] as usize * rw + col;
-        acc &= w[at(0)] & w[at(1)] & w[at(2)] & w[at(3)];
+        let last = rows.len() - 1;
+        let at: [usize; 4] = core::array::from_fn(|j| rows[(i + j).min(last)] as usize * rw + col);
+        assert!(at[0].max(at[1]).max(at[2]).max(at[3]) < w.len(), "row past W");
+        acc &= w[at[0]] & w[at[1]] & w[at[2]] & w[at[3]];
         i += 4;
     }
     acc
@@ -108,29 +113,105 @@ pub fn joint_iter_word_cols(
     wi: usize,
     occ: &[u64],
 ) -> Word {
-    let wpc = geom.words_per_cluster();
-    let mut acc = v[c * wpc + wi];
-    if erased & (1 << c) == 0 {
+    let acc = v[c * geom.words_per_cluster() + wi];
+    if erased & (1 << c) == 0 || acc == 0 {
         return acc;
     }
+    acc & joint_support_cols(geom, w, shard, v, erased & !(1u64 << c), c, wi, occ)
+}
+
+/// The support that the clusters of `from` send together to the 64 neurons of word `wi` of
+/// cluster `c` (a [`Shard`] owning `c`): for each cluster `c2` of `from`, the OR of the rows of
+/// its active neurons in `v` (their words in `c`'s columns), and the AND of those over `from`
+/// (all ones when `from` is empty). [`joint_iter_word_cols`] is the word ANDed with the support
+/// of the other erased clusters. `occ`: [`occupancy_words`] parts per cluster.
+///
+/// Clusters go four at a time: when each of the four has one occupied word holding one neuron
+/// (after the first pass, nearly always), their occupancies, words and rows are read in three
+/// rounds of four independent loads; a GPU thread walking them one by one waited on three
+/// dependent loads per cluster. Any other group takes the general walk, cluster by cluster.
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, shard::Shard, store::store_message, rules::*};
+/// let g = Geometry::new(4, 3).unwrap();
+/// let mut w = vec![0u64; 12 * 4];
+/// store_message(&g, &mut w, &[1, 2, 0, 1]);
+/// store_message(&g, &mut w, &[0, 2, 1, 2]);
+/// let v = [0b011u64, 0b100, 0b011, 0b110];
+/// let occ: Vec<u64> = (0..4).map(|c| occupancy(&g, &v, c)).collect();
+/// let s = Shard::all(&g);
+/// let (a, b) = (joint_support_cols(&g, &w, &s, &v, 0b0100, 0, 0, &occ), joint_support_cols(&g, &w, &s, &v, 0b1000, 0, 0, &occ));
+/// assert_eq!(a & b, joint_support_cols(&g, &w, &s, &v, 0b1100, 0, 0, &occ));
+/// assert_eq!(v[0] & a & b, joint_iter_word_cols(&g, &w, &s, &v, 0b1101, 0, 0, &occ));
+/// ```
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn joint_support_cols(
+    geom: &Geometry,
+    w: &[Word],
+    shard: &Shard,
+    v: &[Word],
+    from: u64,
+    c: usize,
+    wi: usize,
+    occ: &[u64],
+) -> Word {
+    let wpc = geom.words_per_cluster();
     let col = shard.at(geom, 0, c, wi);
     let (stride, ow) = (shard.stride(geom), occupancy_words(geom));
-    for c2 in set_bits(erased & !(1u64 << c)) {
-        if acc == 0 {
-            break;
-        }
-        let mut support = 0;
-        for part in 0..ow {
-            for k in set_bits(occ[c2 * ow + part]) {
-                let k = part * 64 + k;
-                for b in set_bits(v[c2 * wpc + k]) {
-                    support |= w[geom.neuron(c2, k * WORD_BITS + b) * stride + col];
-                }
+    let mut acc = Word::MAX;
+    let mut rest = from;
+    while rest != 0 && acc != 0 {
+        // The next four clusters (fewer at the end: the last repeats, and an AND is idempotent).
+        let first = rest.trailing_zeros() as usize;
+        let mut cs = [first; 4];
+        for slot in cs.iter_mut() {
+            if rest != 0 {
+                *slot = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
             }
         }
-        acc &= support;
+        let o: [u64; 4] = core::array::from_fn(|j| if ow == 1 { occ[cs[j]] } else { 0 });
+        let k: [usize; 4] = core::array::from_fn(|j| (o[j].trailing_zeros() as usize).min(wpc - 1));
+        let x: [Word; 4] = core::array::from_fn(|j| v[cs[j] * wpc + k[j]]);
+        if (0..4).all(|j| o[j].count_ones() == 1 && x[j].count_ones() == 1) {
+            let at: [usize; 4] = core::array::from_fn(|j| {
+                geom.neuron(cs[j], k[j] * WORD_BITS + x[j].trailing_zeros() as usize) * stride + col
+            });
+            assert!(at[0].max(at[1]).max(at[2]).max(at[3]) < w.len(), "row past W");
+            acc &= w[at[0]] & w[at[1]] & w[at[2]] & w[at[3]];
+        } else {
+            for &c2 in &cs {
+                acc &= cluster_support(geom, w, (stride, col), v, c2, occ);
+            }
+        }
     }
     acc
+}
+
+/// Cluster `c2`'s support at column `col` of a `W` with rows of `stride` words: the OR of the rows
+/// of its active neurons in `v`, walking its occupied words. Kept out of line: the rare path of
+/// [`joint_support_cols`], whose common path a GPU thread should hold in few registers.
+#[inline(never)]
+fn cluster_support(
+    geom: &Geometry,
+    w: &[Word],
+    (stride, col): (usize, usize),
+    v: &[Word],
+    c2: usize,
+    occ: &[u64],
+) -> Word {
+    let (wpc, ow) = (geom.words_per_cluster(), occupancy_words(geom));
+    let mut s = 0;
+    for part in 0..ow {
+        for k in set_bits(occ[c2 * ow + part]) {
+            let k = part * 64 + k;
+            for b in set_bits(v[c2 * wpc + k]) {
+                s |= w[geom.neuron(c2, k * WORD_BITS + b) * stride + col];
+            }
+        }
+    }
+    s
 }
 
 /// [`joint_first_word_rows`] from the probe's symbols; known clusters keep their symbol.
