@@ -70,7 +70,8 @@ kernel! {
 kernel! {
     /// Initial states into both buffers, one thread per (probe, word), and the per-probe fields.
     /// A lean start (`Init::lean`) has one thread per probe for the fields only: the host zeroed
-    /// `buf0` (erased clusters start off under joint), and nothing reads its known words.
+    /// `buf0` (erased clusters start off under joint), or nothing in a sparse joint run, and
+    /// nothing reads its known words.
     fn gbnn_init(a: Init {
         shape: Shape,
         k: u32,
@@ -187,8 +188,8 @@ fn owned_slot(erased: u64, shard: &Shard, jo: usize) -> Option<usize> {
 kernel! {
     /// The joint first pass, one thread per (probe, owned erased slot `j < e_max`, word): the
     /// AND of the known rows in the cluster's columns (`joint_first_word_cols`). Known clusters
-    /// need no thread: both state buffers already hold their symbol; a shard's grid covers only
-    /// its own erased clusters.
+    /// need no thread: nothing reads their words (decoding takes them from the probe); a shard's
+    /// grid covers only its own erased clusters.
     fn gbnn_joint_first(a: JointFirst {
         shape: Shape,
         shard: Shard,

@@ -57,7 +57,9 @@ kernel_struct! {
         /// 1: a rule that [keeps known clusters](super::Rule::keeps_known), with compact results
         /// (which decode known clusters from the probe): the host has zeroed `buf0` (erased
         /// clusters start off; nothing reads the known words, and the first update writes every
-        /// erased word of `buf1`), so only the per-probe fields are set, one thread per probe.
+        /// erased word of `buf1`), or, for a sparse joint run (`JointFirst::sparse`), zeroed
+        /// nothing (every reader goes through the occupancy), so only the per-probe fields are
+        /// set, one thread per probe.
         lean: u32,
         /// `K · C` symbols.
         probes: DevPtr<u16>,
