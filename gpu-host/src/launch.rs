@@ -9,7 +9,8 @@ use neurobits_core::kernel::{DevMut, DevPtr, Kernel, KernelArgs};
 
 use crate::{Gpu, GpuError};
 
-const BLOCK: u32 = 256;
+/// Threads per block of the one-dimensional launches (`launch`: a thread per item).
+pub const BLOCK: u32 = 256;
 
 /// Sums the GPU time of the kernels launched through it (CUDA events around each launch).
 #[derive(Default)]

@@ -33,4 +33,4 @@ pub mod ptx;
 
 pub use error::GpuError;
 pub use gpu::Gpu;
-pub use launch::KernelTimer;
+pub use launch::{KernelTimer, BLOCK};

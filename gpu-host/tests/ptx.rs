@@ -15,6 +15,25 @@ fn ptx_has_every_entry_point() {
     assert_eq!(PTX.matches(".visible .entry").count(), Kernel::ALL.len(), "unexpected extra kernels");
 }
 
+/// The launch bounds that `build.rs` writes into the PTX match how the host launches those
+/// kernels: a launch with more threads than `.maxntid` would fail on the device, and a lost bound
+/// would let ptxas take registers for fewer blocks per SM (measured slower; see `build.rs`).
+#[test]
+fn launch_bounds_match_the_launches() {
+    for (name, threads, blocks) in [
+        ("fly_pixel_act", fk::PIXEL_ACT_THREADS, 2),
+        ("fly_pixel_wta", fk::PIXEL_WTA_THREADS, 3),
+        ("gbnn_joint_first", neurobits_gpu_host::BLOCK, 6),
+    ] {
+        let head = format!(".visible .entry {name}(");
+        let at = PTX.find(&head).unwrap_or_else(|| panic!("{name} missing"));
+        let between = &PTX[at..at + PTX[at..].find("\n{").expect("an entry has a body")];
+        let bounds = format!(".maxntid {threads}, 1, 1\n.minnctapersm {blocks}");
+        assert!(between.contains(&bounds), "{name}: expected `{bounds}` before its body");
+    }
+    assert_eq!(PTX.matches(".maxntid").count(), 3, "a kernel with bounds this test does not check");
+}
+
 /// The `.param` sizes of `A::KERNEL`'s entry in the PTX, in order.
 fn params_of<A: KernelArgs>() -> Vec<usize> {
     let name = A::KERNEL.name();
