@@ -164,11 +164,12 @@ pub fn joint_support_cols(
     while rest != 0 && acc != 0 {
         // The next four clusters (fewer at the end: the last repeats, and an AND is idempotent).
         let first = rest.trailing_zeros() as usize;
-        let mut cs = [first; 4];
+        let (mut cs, mut taken) = ([first; 4], 0);
         for slot in cs.iter_mut() {
             if rest != 0 {
                 *slot = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
+                taken += 1;
             }
         }
         let o: [u64; 4] = core::array::from_fn(|j| if ow == 1 { occ[cs[j]] } else { 0 });
@@ -181,7 +182,8 @@ pub fn joint_support_cols(
             assert!(at[0].max(at[1]).max(at[2]).max(at[3]) < w.len(), "row past W");
             acc &= w[at[0]] & w[at[1]] & w[at[2]] & w[at[3]];
         } else {
-            for &c2 in &cs {
+            // The group's own clusters only: its repeats would walk the last one again.
+            for &c2 in &cs[..taken] {
                 acc &= cluster_support(geom, w, (stride, col), v, c2, occ);
             }
         }
