@@ -140,6 +140,7 @@ kernels! {
     GbnnDecode = "gbnn_decode",
     GbnnPack = "gbnn_pack",
     GbnnUnpack = "gbnn_unpack",
+    GbnnJointWarp = "gbnn_joint_warp",
     FlyProjection = "fly_projection",
     FlyActivation = "fly_activation",
     FlyRadixInit = "fly_radix_init",

@@ -97,6 +97,33 @@ extern "C" {
     fn shfl_bfly(mask: u32, value: u32, lane_mask: u32, clamp: u32) -> u32;
     #[link_name = "llvm.nvvm.shfl.sync.idx.i32"]
     fn shfl_idx(mask: u32, value: u32, lane: u32, clamp: u32) -> u32;
+    #[link_name = "llvm.nvvm.vote.any.sync"]
+    fn vote_any_sync(mask: u32, pred: bool) -> bool;
+    #[link_name = "llvm.nvvm.vote.ballot.sync"]
+    fn vote_ballot_sync(mask: u32, pred: bool) -> u32;
+    #[link_name = "llvm.nvvm.redux.sync.or"]
+    fn redux_or_sync(value: u32, mask: u32) -> u32;
+}
+
+/// Bit `l` set iff `pred` holds on lane `l` (all 32 lanes take part).
+#[inline(always)]
+pub(crate) fn ballot(pred: bool) -> u32 {
+    // SAFETY: called by all 32 lanes of a converged warp.
+    unsafe { vote_ballot_sync(u32::MAX, pred) }
+}
+
+/// The OR of `v` over the warp, on every lane (all 32 lanes take part; one `redux.sync`).
+#[inline(always)]
+pub(crate) fn or_lanes(v: u32) -> u32 {
+    // SAFETY: called by all 32 lanes of a converged warp (sm_80 and later).
+    unsafe { redux_or_sync(v, u32::MAX) }
+}
+
+/// Whether `pred` holds on any lane of the warp (all 32 lanes take part).
+#[inline(always)]
+pub(crate) fn any_lane(pred: bool) -> bool {
+    // SAFETY: called by all 32 lanes of a converged warp.
+    unsafe { vote_any_sync(u32::MAX, pred) }
 }
 
 /// This thread's index in its block, and its block's index.

@@ -62,7 +62,7 @@ fn gpu_states_equal_cpu_states_bit_for_bit() {
         }
         let stored_on_gpu = gpu.store(g, &msgs).unwrap().download().unwrap();
         assert_eq!(stored_on_gpu, net, "{}: W stored on the GPU differs", cfg.name);
-        let dnet = gpu.upload(&net).unwrap();
+        let mut dnet = gpu.upload(&net).unwrap();
         let pr = probes(&g, cfg);
         let k = pr.len() / cfg.c;
         for rule in Rule::ALL {
@@ -84,6 +84,15 @@ fn gpu_states_equal_cpu_states_bit_for_bit() {
                 let dec = dnet.retrieve_decoded(&pr, rule, &params).unwrap();
                 assert!(dec.decoded == decoded, "{} {rule:?}: decoded results differ", cfg.name);
                 assert_eq!(dec.stats, stats, "{} {rule:?}: decoded iteration counts differ", cfg.name);
+                if rule == Rule::Joint {
+                    // Both joint paths of compact results: one launch (a warp per probe) where
+                    // the network is small enough, the per-update launches everywhere.
+                    dnet.set_joint_warp(false);
+                    let steps = dnet.retrieve_decoded(&pr, rule, &params).unwrap();
+                    dnet.set_joint_warp(true);
+                    assert!(steps.decoded == decoded, "{}: per-update decoded results differ", cfg.name);
+                    assert_eq!(steps.stats, stats, "{}: per-update iteration counts differ", cfg.name);
+                }
                 println!(
                     "{:<30} {:<15} gamma={gamma} {k:>6} probes: bit-exact (GPU kernels {:.3} ms)",
                     cfg.name,

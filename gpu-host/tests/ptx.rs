@@ -79,6 +79,7 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<gk::Decode>(&mut seen);
     check::<gk::Pack>(&mut seen);
     check::<gk::Unpack>(&mut seen);
+    check::<gk::JointWarp>(&mut seen);
     check::<fk::Projection>(&mut seen);
     check::<fk::Activation>(&mut seen);
     check::<fk::RadixInit>(&mut seen);
@@ -142,8 +143,8 @@ fn ptx_targets_the_configured_architecture() {
     let arch = std::env::var("NEUROBITS_PTX_ARCH").unwrap_or_else(|_| "sm_90".into());
     assert!(PTX.contains(&format!(".target {arch}")), "PTX not built for {arch}");
     // Formatting machinery would bloat the kernels (see gpu-toolchain notes); it must stay out.
-    // 56 kernels take ~540 kB; formatting would add megabytes.
-    assert!(PTX.len() < 640_000, "PTX is {} bytes", PTX.len());
+    // 66 kernels take ~650 kB; formatting would add megabytes.
+    assert!(PTX.len() < 720_000, "PTX is {} bytes", PTX.len());
 }
 
 /// Assembles the PTX with `ptxas` (path in `$PTXAS`, installed by `make setup`), so invalid PTX

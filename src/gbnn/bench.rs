@@ -20,6 +20,7 @@ use crate::device::{bench_devices, BenchDevice};
 use crate::progress::stages;
 use indicatif::ProgressBar;
 use neurobits_core::gbnn::decode::{decode_state, Decoded};
+use neurobits_core::gbnn::kernels::JointWarp;
 use std::path::PathBuf;
 
 #[derive(Serialize, Clone, Debug)]
@@ -246,7 +247,7 @@ fn gpu_rows(
     report.device = Some(gpu.name());
     pb.set_message("GPU: uploading W");
     let t = Instant::now();
-    let dnet = gpu.upload(ctx.net)?;
+    let mut dnet = gpu.upload(ctx.net)?;
     pb.inc(1);
     crate::outln!("uploaded W in {:.3} s; it stays resident", t.elapsed().as_secs_f64())?;
     let name = format!("gpu ({})", gpu.name());
@@ -279,6 +280,30 @@ fn gpu_rows(
             e.bit_exact_vs_cpu = cpu.get(rule.name()).map(|c| *c == warm.decoded);
             report.entries.push(e);
             print_entry(report.entries.last().expect("just pushed"))?;
+            let e_max = ctx.probes.chunks(g.clusters()).map(|p| g.erased_mask(p).count_ones()).max().unwrap_or(0);
+            if JointWarp::fits(&g, e_max) {
+                // The same compact results through the per-update launches, for the ratio.
+                pb.set_message(format!("GPU: {} through the per-update launches", rule.name()));
+                dnet.set_joint_warp(false);
+                let steps = dnet.retrieve_decoded_in(ctx.probes, rule, &ctx.params, warm.decoded.clone());
+                dnet.set_joint_warp(true);
+                let steps = steps?;
+                let mut e = ctx.entry_decoded(
+                    format!("{name}, per-update launches"),
+                    rule,
+                    steps.total_ms / 1e3,
+                    &steps.decoded,
+                    iters,
+                );
+                e.kernel_seconds = Some(steps.kernel_ms / 1e3);
+                e.bit_exact_vs_cpu = cpu.get(rule.name()).map(|c| *c == steps.decoded);
+                report.entries.push(e);
+                print_entry(report.entries.last().expect("just pushed"))?;
+                crate::outln!(
+                    "joint: one warp per probe in one launch: kernels {:.2}x the per-update launches'",
+                    steps.kernel_ms / warm.kernel_ms
+                )?;
+            }
             // The same retrieval returning dense states (K·C·⌈L/64⌉ words through pinned memory).
             pb.set_message(format!("GPU: {} with dense states", rule.name()));
             let dense = dnet.retrieve(ctx.probes, rule, &ctx.params)?;

@@ -148,3 +148,34 @@ pub fn decode_state(geom: &Geometry, v: &[Word], out: &mut [Decoded]) {
 pub const fn decode_known(symbol: u16) -> Decoded {
     Decoded::new(symbol, 1)
 }
+
+/// Cluster `c` of a probe's final state as compact results give it: a known cluster of a rule
+/// that [keeps known clusters](super::Rule::keeps_known) from its `symbol` (its words may not be
+/// in `v`), any other through the occupancy `occ` when given (a sparse state: see
+/// [`decode_cluster_occ`]), else from its words.
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, Rule, ERASED, decode::*};
+/// let g = Geometry::new(2, 100).unwrap();
+/// let v = [0u64, 1 << 7, u64::MAX, 0b1010]; // cluster 1: junk in word 0, neurons 65 and 67
+/// assert_eq!(decode_result(&g, Rule::Joint, 71, &v, 0, None), decode_known(71));
+/// assert_eq!(decode_result(&g, Rule::SumOfMax, 71, &v, 0, None), decode_cluster(&g, &v, 0));
+/// assert_eq!(decode_result(&g, Rule::Joint, ERASED, &v, 1, Some(&[0b10])), Decoded::new(65, 2));
+/// ```
+#[inline(always)]
+pub fn decode_result(
+    geom: &Geometry,
+    rule: super::Rule,
+    symbol: u16,
+    v: &[Word],
+    c: usize,
+    occ: Option<&[u64]>,
+) -> Decoded {
+    if rule.keeps_known() && symbol != ERASED {
+        decode_known(symbol)
+    } else if let Some(occ) = occ {
+        decode_cluster_occ(geom, v, c, occ)
+    } else {
+        decode_cluster(geom, v, c)
+    }
+}

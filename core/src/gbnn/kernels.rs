@@ -354,3 +354,94 @@ kernel_struct! {
         changed: DevMut<u32>,
     }
 }
+
+kernel_struct! {
+    /// `gbnn_joint_warp`: a whole joint retrieval of a small network in one launch, one warp
+    /// per probe (see [`JointWarp::fits`]): the first pass, every later update of the core's
+    /// `Schedule` and the decoding, with the probe's state in the warp's share of the block's
+    /// dynamic shared memory ([`JointWarp::shared_bytes`] per warp). Lane `i` computes the
+    /// erased words `i, i + 32, …` (erased clusters in order, a cluster's words in order), so a
+    /// warp's loads of W rows are contiguous.
+    JointWarp => GbnnJointWarp {
+        /// Network shape.
+        shape: Shape,
+        /// Probes.
+        k: u32,
+        /// W (the whole matrix: one device).
+        w: DevPtr<Word>,
+        /// `K · C` symbols.
+        probes: DevPtr<u16>,
+        /// `K · C` [`super::decode::Decoded`] values.
+        out: DevMut<u32>,
+        /// Per-probe iteration counts.
+        iters: DevMut<u32>,
+        /// Per-probe convergence flags.
+        converged: DevMut<u32>,
+    }
+}
+
+impl JointWarp {
+    /// Erased words a lane computes at most (held in registers between the read and the write
+    /// of a synchronous update).
+    pub const SLOTS: usize = 4;
+    /// Warps per block of the launch.
+    pub const WARPS: u32 = 4;
+
+    /// Whether a batch whose probes erase at most `e_max` clusters can run one warp per probe:
+    /// at most [`JointWarp::SLOTS`] erased words per lane, a row of at most 256 words (2 KiB of
+    /// shared memory per warp) and one occupancy word per cluster.
+    ///
+    /// ```
+    /// use neurobits_core::gbnn::{Geometry, kernels::JointWarp};
+    /// assert!(JointWarp::fits(&Geometry::new(16, 512).unwrap(), 15)); // 120 erased words
+    /// assert!(!JointWarp::fits(&Geometry::new(32, 2048).unwrap(), 16)); // 512
+    /// ```
+    pub const fn fits(g: &super::Geometry, e_max: u32) -> bool {
+        let wpc = g.words_per_cluster();
+        e_max as usize * wpc <= 32 * Self::SLOTS && g.row_words() <= 256 && wpc <= 64
+    }
+
+    /// Shared bytes per warp: two state rows (`C · ⌈L/64⌉` words each), one occupancy word per
+    /// cluster, the known rows and the erased clusters in order (`C` `u32`s each).
+    ///
+    /// ```
+    /// use neurobits_core::gbnn::{Geometry, kernels::JointWarp};
+    /// assert_eq!(JointWarp::shared_bytes(&Geometry::new(16, 512).unwrap()), 2 * 16 * 8 * 8 + 16 * (8 + 4 + 4));
+    /// ```
+    pub const fn shared_bytes(g: &super::Geometry) -> u32 {
+        (2 * g.row_words() * 8 + g.clusters() * 16) as u32
+    }
+
+    /// The shared addresses of warp `warp` of a block whose dynamic shared memory starts at
+    /// `base` (8-byte aligned parts, in the order of [`JointWarp::shared_bytes`]).
+    ///
+    /// ```
+    /// use neurobits_core::gbnn::{Geometry, kernels::JointWarp};
+    /// let g = Geometry::new(16, 512).unwrap();
+    /// let s = JointWarp::layout(&g, 1, 0);
+    /// assert_eq!((s.states, s.occ, s.rows, s.erased), ([2304, 3328], 4352, 4480, 4544));
+    /// ```
+    pub const fn layout(g: &super::Geometry, warp: u32, base: u32) -> WarpShared {
+        let (row, c) = (g.row_words() as u32 * 8, g.clusters() as u32);
+        let at = base + warp * Self::shared_bytes(g);
+        WarpShared {
+            states: [at, at + row],
+            occ: at + 2 * row,
+            rows: at + 2 * row + c * 8,
+            erased: at + 2 * row + c * 12,
+        }
+    }
+}
+
+/// A warp's share of `gbnn_joint_warp`'s shared memory, as 32-bit shared addresses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarpShared {
+    /// The two state rows (an update reads one and writes the other).
+    pub states: [u32; 2],
+    /// One occupancy word per cluster.
+    pub occ: u32,
+    /// The known rows ([`super::rules::known_rows`]), `C` `u32`s.
+    pub rows: u32,
+    /// The erased clusters in increasing order, `C` `u32`s.
+    pub erased: u32,
+}

@@ -8,6 +8,7 @@ mod dense;
 mod replicated;
 mod retrieve;
 mod sharded;
+mod warp;
 
 use cudarc::driver::CudaSlice;
 use neurobits_core::gbnn::kernels::{self as k, Shape};
@@ -41,6 +42,9 @@ pub struct DeviceNetwork<'g> {
     chunk: Option<usize>,
     /// The last batch's chunk buffers and their rule, reused by the next batch.
     kept: Mutex<Option<(Rule, chunk::Chunk)>>,
+    /// Whether compact joint results of a small network take the one-launch path
+    /// (`gbnn_joint_warp`; see [`DeviceNetwork::set_joint_warp`]).
+    joint_warp: bool,
 }
 
 /// A [`DeviceNetwork`] that owns its GPU: the handle a long-lived process keeps, so that the
@@ -75,6 +79,7 @@ impl GbnnGpu {
             w,
             chunk: None,
             kept: Mutex::new(None),
+            joint_warp: true,
         })
     }
 }
@@ -128,7 +133,16 @@ impl Gpu {
     }
 
     fn resident(&self, geom: Geometry, stored: u64, shard: Shard, w: CudaSlice<u64>) -> DeviceNetwork<'_> {
-        DeviceNetwork { gpu: Held::Borrowed(self), geom, stored, shard, w, chunk: None, kept: Mutex::new(None) }
+        DeviceNetwork {
+            gpu: Held::Borrowed(self),
+            geom,
+            stored,
+            shard,
+            w,
+            chunk: None,
+            kept: Mutex::new(None),
+            joint_warp: true,
+        }
     }
 }
 
@@ -161,6 +175,14 @@ impl DeviceNetwork<'_> {
     /// chunk buffers): batches stream through the device in chunks of this size.
     pub fn set_chunk_probes(&mut self, probes: usize) {
         self.chunk = Some(probes.max(1));
+    }
+
+    /// Whether compact joint results (`retrieve_decoded`) of a network small enough for it
+    /// (`neurobits_core::gbnn::kernels::JointWarp::fits`) run as one launch, a warp per probe
+    /// (default), or as the per-update launches that every other case takes. Both give the
+    /// same results bit for bit; switching is for comparing them.
+    pub fn set_joint_warp(&mut self, on: bool) {
+        self.joint_warp = on;
     }
 
     /// Copies the weight matrix back into a host [`Network`] (an unsharded one).

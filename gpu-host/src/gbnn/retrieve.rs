@@ -221,12 +221,16 @@ impl DeviceNetwork<'_> {
         let t0 = Instant::now();
         let mut out = gpu.stream.alloc_zeros::<u32>((k * c).max(1))?;
         let cap = self.chunk_cap(k, bytes_per_probe(&self.geom, rule))?;
-        let mut at = 0;
-        let (stats, kernel_ms) = self.run_chunks(probes, (rule, params), (cap, e_max, true), |ch, t, timer| {
-            self.decode(ch, t, &mut out, at, timer)?;
-            at += ch.k * c;
-            Ok(())
-        })?;
+        let (stats, kernel_ms) = if self.warp_fits(rule, e_max) {
+            self.run_joint_warp(probes, cap, &mut out)?
+        } else {
+            let mut at = 0;
+            self.run_chunks(probes, (rule, params), (cap, e_max, true), |ch, t, timer| {
+                self.decode(ch, t, &mut out, at, timer)?;
+                at += ch.k * c;
+                Ok(())
+            })?
+        };
         let t1 = Instant::now();
         download_decoded(gpu, &out, dst)?;
         profile_note(|| format!("retrieval {:.1} ms, download {:.1} ms", (t1 - t0).as_secs_f64() * 1e3, ms_since(t1)));

@@ -18,14 +18,29 @@ use crate::{Word, WORD_BITS};
 /// ```
 #[inline]
 pub fn known_rows(geom: &Geometry, symbols: &[u16], rows: &mut [u32]) -> usize {
-    let mut n = 0;
+    let erased = geom.erased_mask(symbols);
     for (c, &s) in symbols.iter().enumerate().take(geom.clusters()) {
         if s != ERASED {
-            rows[n] = geom.neuron(c, s as usize) as u32;
-            n += 1;
+            let (i, row) = known_row(geom, erased, c, s);
+            rows[i] = row;
         }
     }
-    n
+    (geom.all_clusters() & !erased).count_ones() as usize
+}
+
+/// Where [`known_rows`] puts known cluster `c`'s row, and the row: its rank among the known
+/// clusters (those not in `erased`) and its known neuron's index. What a GPU lane per cluster
+/// computes for itself.
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, ERASED, rules::known_row};
+/// let g = Geometry::new(3, 4).unwrap();
+/// assert_eq!(known_row(&g, 0b010, 2, 3), (1, 2 * 4 + 3)); // cluster 1 erased: the second row
+/// ```
+#[inline(always)]
+pub fn known_row(geom: &Geometry, erased: u64, c: usize, symbol: u16) -> (usize, u32) {
+    let before = !erased & ((1u64 << c) - 1);
+    (before.count_ones() as usize, geom.neuron(c, symbol as usize) as u32)
 }
 
 /// The joint rule's first pass (Algorithm 2, lines 1–5) for word `wi` of an erased cluster `c`,

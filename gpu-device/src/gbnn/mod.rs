@@ -4,7 +4,7 @@
 use core::slice::{from_raw_parts, from_raw_parts_mut};
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use neurobits_core::bits::{nth_set_bit, set_bits};
-use neurobits_core::gbnn::decode::{decode_cluster, decode_cluster_occ, decode_known};
+use neurobits_core::gbnn::decode::decode_result;
 use neurobits_core::gbnn::kernels::{
     Compact, Decode, DenseSelect, Init, JointFirst, JointIndex, Pack, ProbeIndex, Shape, StepJoint, StepSos, StepWord,
     Store, Unpack,
@@ -23,6 +23,8 @@ use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::Word;
 
 use crate::{abort, gid, kernel, split};
+
+mod warp;
 
 #[inline(always)]
 fn geometry(s: Shape) -> Geometry {
@@ -407,16 +409,10 @@ kernel! {
             return;
         }
         let Some(rule) = Rule::from_u32(a.rule) else { abort() };
-        let symbol = *a.probes.0.add(i);
-        *a.out.0.add(i) = if rule.keeps_known() && symbol != ERASED {
-            decode_known(symbol).0
-        } else if a.sparse != 0 {
-            let ow = occupancy_words(&g);
-            let occ = from_raw_parts(a.occ.0.add(i * ow), ow);
-            decode_cluster_occ(&g, from_raw_parts(a.states.0.add(p * rw), rw), cl, occ).0
-        } else {
-            decode_cluster(&g, from_raw_parts(a.states.0.add(p * rw), rw), cl).0
-        };
+        let ow = occupancy_words(&g);
+        let occ = if a.sparse != 0 { Some(from_raw_parts(a.occ.0.add(i * ow), ow)) } else { None };
+        let v = from_raw_parts(a.states.0.add(p * rw), rw);
+        *a.out.0.add(i) = decode_result(&g, rule, *a.probes.0.add(i), v, cl, occ).0;
     }
 }
 

@@ -1,0 +1,72 @@
+//! Compact joint results of a small network in one launch per chunk: `gbnn_joint_warp`, a warp
+//! per probe running the whole retrieval (first pass, later updates, decoding) with its state in
+//! shared memory. The per-update path takes about ten launches per chunk (state set-up, index,
+//! each update and its compaction, decoding); for Scenario 2 those launches, not W's bytes, were
+//! the time.
+
+use cudarc::driver::CudaSlice;
+use neurobits_core::gbnn::kernels::{self as k, JointWarp, Shape};
+use neurobits_core::gbnn::shard::Shard;
+use neurobits_core::gbnn::{Rule, Stats};
+
+use super::DeviceNetwork;
+use crate::launch::{launch_shaped, rd, wr, wr_at, KernelTimer};
+use crate::GpuError;
+
+impl DeviceNetwork<'_> {
+    /// Whether compact results of a batch under `rule` (at most `e_max` erased clusters per
+    /// probe) take the one-launch path.
+    pub(super) fn warp_fits(&self, rule: Rule, e_max: u32) -> bool {
+        self.joint_warp
+            && rule == Rule::Joint
+            && self.shard == Shard::all(&self.geom)
+            && JointWarp::fits(&self.geom, e_max)
+    }
+
+    /// Runs every chunk of `probes` (`cap` probes each) as one `gbnn_joint_warp` launch,
+    /// decoding into `out` (`K·C` values); returns the statistics and the kernel milliseconds.
+    pub(super) fn run_joint_warp(
+        &self,
+        probes: &[u16],
+        cap: usize,
+        out: &mut CudaSlice<u32>,
+    ) -> Result<(Vec<Stats>, f64), GpuError> {
+        let (g, gpu) = (&self.geom, self.gpu());
+        let (c, st) = (g.clusters(), &gpu.stream);
+        let mut ch = self.take_chunk(cap, Rule::Joint)?;
+        let mut timer = KernelTimer::default();
+        let mut stats = Vec::with_capacity(probes.len() / c);
+        let per_warp = JointWarp::shared_bytes(g);
+        let mut at = 0;
+        for part in probes.chunks(cap * c) {
+            let n = part.len() / c;
+            if at + part.len() > out.len() {
+                return Err(GpuError::Input("decoded results past their buffer".into()));
+            }
+            st.memcpy_htod(part, &mut ch.probes.slice_mut(0..part.len()))?;
+            let a = k::JointWarp {
+                shape: Shape::of(g),
+                k: n as u32,
+                w: rd(gpu, &self.w),
+                probes: rd(gpu, &ch.probes),
+                out: wr_at(gpu, out, at),
+                iters: wr(gpu, &mut ch.iters),
+                converged: wr(gpu, &mut ch.converged),
+            };
+            let blocks = (n as u64).div_ceil(JointWarp::WARPS as u64);
+            let blocks = u32::try_from(blocks).map_err(|_| GpuError::Input(format!("{n} probes exceed one launch")))?;
+            let shape = (blocks, JointWarp::WARPS * 32, JointWarp::WARPS * per_warp);
+            // SAFETY: `ch` holds the chunk's `n` probes and a stat slot per probe; `out` the
+            // chunk's `n·C` values from `at` (checked above); W is the whole matrix (one device);
+            // each warp uses its `per_warp` bytes of the block's shared memory.
+            unsafe { launch_shaped(gpu, Some(&mut timer), shape, a)? };
+            let (mut iters, mut conv) = (vec![0u32; n], vec![0u32; n]);
+            st.memcpy_dtoh(&ch.iters.slice(0..n), &mut iters)?;
+            st.memcpy_dtoh(&ch.converged.slice(0..n), &mut conv)?;
+            stats.extend(iters.iter().zip(&conv).map(|(&i, &c)| Stats { iterations: i, converged: c != 0 }));
+            at += part.len();
+        }
+        self.keep_chunk(ch, Rule::Joint);
+        Ok((stats, timer.total_ms()?))
+    }
+}
