@@ -80,21 +80,38 @@ pub fn joint_first_word_rows(geom: &Geometry, w: &[Word], rows: &[u32], c: usize
 #[inline]
 pub fn joint_first_word_cols(geom: &Geometry, w: &[Word], shard: &Shard, rows: &[u32], c: usize, wi: usize) -> Word {
     let (col, rw) = (shard.at(geom, 0, c, wi), shard.stride(geom));
+    let n = geom.neurons();
+    // Every row below `n` then has its word in W: `row·rw + col < n·rw ≤ w.len()`.
+    assert!(col < rw && n * rw <= w.len(), "column past W");
     let mut acc = geom.valid_bits(wi);
     // Groups of four independent loads, then one early-exit test: memory-level parallelism for
-    // a GPU thread, still an early exit for a CPU. One bounds check for the group's four words,
-    // after its four row numbers: with a check per word, the compiler loaded each row number
-    // only after the check before it, so a GPU thread waited on four loads in turn per group.
-    // A group past the end repeats the last row (an AND is idempotent).
+    // a GPU thread, still an early exit for a CPU. One bounds check for the group's four rows,
+    // in 32-bit arithmetic, after its four row numbers: with a check per word, the compiler
+    // loaded each row number only after the check before it, so a GPU thread waited on four
+    // loads in turn per group. A group past the end repeats the last row (an AND is idempotent).
     let mut i = 0;
     while i < rows.len() && acc != 0 {
         let last = rows.len() - 1;
-        let at: [usize; 4] = core::array::from_fn(|j| rows[(i + j).min(last)] as usize * rw + col);
-        assert!(at[0].max(at[1]).max(at[2]).max(at[3]) < w.len(), "row past W");
-        acc &= w[at[0]] & w[at[1]] & w[at[2]] & w[at[3]];
+        let r: [u32; 4] = core::array::from_fn(|j| rows[(i + j).min(last)]);
+        assert!(r[0].max(r[1]).max(r[2]).max(r[3]) < n as u32, "row past W");
+        // SAFETY: each row is below `n` (checked above), so each index is below `w.len()`.
+        acc &= unsafe { word_at(w, r, rw, col) };
         i += 4;
     }
     acc
+}
+
+/// The AND of the words of `W` at column `col` of the four rows `r` (rows of `rw` words).
+///
+/// # Safety
+/// `r[j]·rw + col < w.len()` for each `j`.
+#[inline(always)]
+unsafe fn word_at(w: &[Word], r: [u32; 4], rw: usize, col: usize) -> Word {
+    // A stride is at most 64 · 1024 words and a row below 2^22: 32-bit factors, so a GPU
+    // thread multiplies them in one wide multiply instead of a 64-bit sequence.
+    let at = r.map(|x| x as usize * (rw as u32 as usize) + col);
+    // SAFETY: as the caller promises.
+    unsafe { *w.get_unchecked(at[0]) & *w.get_unchecked(at[1]) & *w.get_unchecked(at[2]) & *w.get_unchecked(at[3]) }
 }
 
 /// A later joint iteration for word `wi` of erased cluster `c`, computed from `c`'s columns of
@@ -173,32 +190,35 @@ pub fn joint_support_cols(
 ) -> Word {
     let wpc = geom.words_per_cluster();
     let col = shard.at(geom, 0, c, wi);
-    let (stride, ow) = (shard.stride(geom), occupancy_words(geom));
+    let (stride, ow, n) = (shard.stride(geom), occupancy_words(geom), geom.neurons());
+    // Every neuron below `n` then has its word in W (see `joint_first_word_cols`).
+    assert!(col < stride && n * stride <= w.len(), "column past W");
     let mut acc = Word::MAX;
     let mut rest = from;
     while rest != 0 && acc != 0 {
-        // The next four clusters (fewer at the end: the last repeats, and an AND is idempotent).
-        let first = rest.trailing_zeros() as usize;
-        let (mut cs, mut taken) = ([first; 4], 0);
-        for slot in cs.iter_mut() {
-            if rest != 0 {
-                *slot = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                taken += 1;
-            }
-        }
+        // The next four clusters (fewer at the end: the last repeats, and an AND is idempotent),
+        // in straight-line code: a loop filling an array left it in a GPU thread's local memory.
+        let (c0, r1) = (rest.trailing_zeros(), rest & (rest - 1));
+        let c1 = if r1 != 0 { r1.trailing_zeros() } else { c0 };
+        let r2 = r1 & r1.wrapping_sub(1);
+        let c2 = if r2 != 0 { r2.trailing_zeros() } else { c1 };
+        let r3 = r2 & r2.wrapping_sub(1);
+        let c3 = if r3 != 0 { r3.trailing_zeros() } else { c2 };
+        let r4 = r3 & r3.wrapping_sub(1);
+        let (group, cs) = (rest & !r4, [c0, c1, c2, c3].map(|x| x as usize));
+        rest = r4;
         let o: [u64; 4] = core::array::from_fn(|j| if ow == 1 { occ[cs[j]] } else { 0 });
         let k: [usize; 4] = core::array::from_fn(|j| (o[j].trailing_zeros() as usize).min(wpc - 1));
         let x: [Word; 4] = core::array::from_fn(|j| v[cs[j] * wpc + k[j]]);
         if (0..4).all(|j| o[j].count_ones() == 1 && x[j].count_ones() == 1) {
-            let at: [usize; 4] = core::array::from_fn(|j| {
-                geom.neuron(cs[j], k[j] * WORD_BITS + x[j].trailing_zeros() as usize) * stride + col
-            });
-            assert!(at[0].max(at[1]).max(at[2]).max(at[3]) < w.len(), "row past W");
-            acc &= w[at[0]] & w[at[1]] & w[at[2]] & w[at[3]];
+            let r: [u32; 4] =
+                core::array::from_fn(|j| geom.neuron(cs[j], k[j] * WORD_BITS + x[j].trailing_zeros() as usize) as u32);
+            assert!(r[0].max(r[1]).max(r[2]).max(r[3]) < n as u32, "row past W");
+            // SAFETY: each row is below `n` (checked above), so each index is below `w.len()`.
+            acc &= unsafe { word_at(w, r, stride, col) };
         } else {
             // The group's own clusters only: its repeats would walk the last one again.
-            for &c2 in &cs[..taken] {
+            for c2 in set_bits(group) {
                 acc &= cluster_support(geom, w, (stride, col), v, c2, occ);
             }
         }
