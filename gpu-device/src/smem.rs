@@ -135,3 +135,12 @@ pub(crate) fn sync_warp() {
     // SAFETY: called by all 32 lanes of a converged warp.
     unsafe { asm!("bar.warp.sync 0xffffffff;", options(nostack)) };
 }
+
+/// ANDs `v` into the word at `a` (atomically, result unused).
+///
+/// # Safety
+/// As for [`ld_u32`].
+#[inline(always)]
+pub(crate) unsafe fn red_and_u32(a: u32, v: u32) {
+    unsafe { asm!("red.shared.and.b32 [{a}], {v};", a = in(reg32) a, v = in(reg32) v, options(nostack)) };
+}

@@ -85,13 +85,15 @@ fn gpu_states_equal_cpu_states_bit_for_bit() {
                 assert!(dec.decoded == decoded, "{} {rule:?}: decoded results differ", cfg.name);
                 assert_eq!(dec.stats, stats, "{} {rule:?}: decoded iteration counts differ", cfg.name);
                 if rule == Rule::Joint {
-                    // Both joint paths of compact results: one launch (a warp per probe) where
-                    // the network is small enough, the per-update launches everywhere.
-                    dnet.set_joint_warp(false);
-                    let steps = dnet.retrieve_decoded(&pr, rule, &params).unwrap();
-                    dnet.set_joint_warp(true);
-                    assert!(steps.decoded == decoded, "{}: per-update decoded results differ", cfg.name);
-                    assert_eq!(steps.stats, stats, "{}: per-update iteration counts differ", cfg.name);
+                    // Every joint path of compact results: one launch with 8, 16 or 32 lanes per
+                    // probe where the network is small enough, the per-update launches everywhere.
+                    for lanes in [None, Some(8), Some(16), Some(32)] {
+                        dnet.set_joint_warp(lanes);
+                        let other = dnet.retrieve_decoded(&pr, rule, &params).unwrap();
+                        assert!(other.decoded == decoded, "{} {lanes:?}: decoded results differ", cfg.name);
+                        assert_eq!(other.stats, stats, "{} {lanes:?}: iteration counts differ", cfg.name);
+                    }
+                    dnet.set_joint_warp(Some(0));
                 }
                 println!(
                     "{:<30} {:<15} gamma={gamma} {k:>6} probes: bit-exact (GPU kernels {:.3} ms)",

@@ -248,6 +248,9 @@ fn gpu_rows(
     pb.set_message("GPU: uploading W");
     let t = Instant::now();
     let mut dnet = gpu.upload(ctx.net)?;
+    // An experiment's knob: lanes per probe of the one-launch joint path (default: its own pick).
+    let lanes = std::env::var("NEUROBITS_GBNN_WARP_LANES").ok().and_then(|l| l.parse().ok()).unwrap_or(0);
+    dnet.set_joint_warp(Some(lanes));
     pb.inc(1);
     crate::outln!("uploaded W in {:.3} s; it stays resident", t.elapsed().as_secs_f64())?;
     let name = format!("gpu ({})", gpu.name());
@@ -284,9 +287,9 @@ fn gpu_rows(
             if JointWarp::fits(&g, e_max) {
                 // The same compact results through the per-update launches, for the ratio.
                 pb.set_message(format!("GPU: {} through the per-update launches", rule.name()));
-                dnet.set_joint_warp(false);
+                dnet.set_joint_warp(None);
                 let steps = dnet.retrieve_decoded_in(ctx.probes, rule, &ctx.params, warm.decoded.clone());
-                dnet.set_joint_warp(true);
+                dnet.set_joint_warp(Some(lanes));
                 let steps = steps?;
                 let mut e = ctx.entry_decoded(
                     format!("{name}, per-update launches"),

@@ -356,17 +356,19 @@ kernel_struct! {
 }
 
 kernel_struct! {
-    /// `gbnn_joint_warp`: a whole joint retrieval of a small network in one launch, one warp
-    /// per probe (see [`JointWarp::fits`]): the first pass, every later update of the core's
-    /// `Schedule` and the decoding, with the probe's state in the warp's share of the block's
-    /// dynamic shared memory ([`JointWarp::shared_bytes`] per warp). Lane `i` computes the
-    /// erased words `i, i + 32, …` (erased clusters in order, a cluster's words in order), so a
-    /// warp's loads of W rows are contiguous.
+    /// `gbnn_joint_warp`: a whole joint retrieval of a small network in one launch, a group of
+    /// `lanes` lanes per probe (see [`JointWarp::fits`], [`JointWarp::lanes`]): the first pass,
+    /// every later update of the core's `Schedule` and the decoding, with the probe's state in
+    /// its share of the block's dynamic shared memory ([`JointWarp::shared_bytes`] per probe).
+    /// Lane `i` of a group computes the erased words `i, i + lanes, …` of the first pass (erased
+    /// clusters in order, a cluster's words in order), so its loads of W rows are contiguous.
     JointWarp => GbnnJointWarp {
         /// Network shape.
         shape: Shape,
         /// Probes.
         k: u32,
+        /// Lanes per probe (8, 16 or 32): a warp runs `32 / lanes` probes side by side.
+        lanes: u32,
         /// W (the whole matrix: one device).
         w: DevPtr<Word>,
         /// `K · C` symbols.
@@ -381,15 +383,14 @@ kernel_struct! {
 }
 
 impl JointWarp {
-    /// Erased words a lane computes at most (held in registers between the read and the write
-    /// of a synchronous update).
-    pub const SLOTS: usize = 4;
+    /// Erased words of a probe at most: its occupancy is one `u128`.
+    pub const MAX_WORDS: usize = 128;
     /// Warps per block of the launch.
     pub const WARPS: u32 = 4;
 
-    /// Whether a batch whose probes erase at most `e_max` clusters can run one warp per probe:
-    /// at most [`JointWarp::SLOTS`] erased words per lane, a row of at most 256 words (2 KiB of
-    /// shared memory per warp) and one occupancy word per cluster.
+    /// Whether a batch whose probes erase at most `e_max` clusters can run a probe per group of
+    /// lanes: at most [`JointWarp::MAX_WORDS`] erased words, a row of at most 256 words and one
+    /// occupancy word per cluster.
     ///
     /// ```
     /// use neurobits_core::gbnn::{Geometry, kernels::JointWarp};
@@ -398,42 +399,67 @@ impl JointWarp {
     /// ```
     pub const fn fits(g: &super::Geometry, e_max: u32) -> bool {
         let wpc = g.words_per_cluster();
-        e_max as usize * wpc <= 32 * Self::SLOTS && g.row_words() <= 256 && wpc <= 64
+        e_max as usize * wpc <= Self::MAX_WORDS && g.row_words() <= 256 && wpc <= 64
     }
 
-    /// Shared bytes per warp: two state rows (`C · ⌈L/64⌉` words each), one occupancy word per
-    /// cluster, the known rows and the erased clusters in order (`C` `u32`s each).
+    /// Lanes per probe for a batch with at most `e_max` erased clusters (see [`JointWarp::fits`]):
+    /// 8 when its erased words take at most eight rounds of eight lanes, else 16, else 32.
+    /// Fewer lanes put several probes in a warp, so the later updates (a lane per nonzero word,
+    /// a few per probe) and the per-probe bookkeeping keep more lanes busy.
     ///
     /// ```
     /// use neurobits_core::gbnn::{Geometry, kernels::JointWarp};
-    /// assert_eq!(JointWarp::shared_bytes(&Geometry::new(16, 512).unwrap()), 2 * 16 * 8 * 8 + 16 * (8 + 4 + 4));
+    /// let g = Geometry::new(16, 512).unwrap();
+    /// assert_eq!(JointWarp::lanes(&g, 7), 8);
+    /// assert_eq!(JointWarp::lanes(&g, 15), 16);
     /// ```
-    pub const fn shared_bytes(g: &super::Geometry) -> u32 {
-        (2 * g.row_words() * 8 + g.clusters() * 16) as u32
+    pub const fn lanes(g: &super::Geometry, e_max: u32) -> u32 {
+        let words = e_max as usize * g.words_per_cluster();
+        if words <= 64 {
+            8
+        } else if words <= 128 {
+            16
+        } else {
+            32
+        }
     }
 
-    /// The shared addresses of warp `warp` of a block whose dynamic shared memory starts at
-    /// `base` (8-byte aligned parts, in the order of [`JointWarp::shared_bytes`]).
+    /// Shared bytes per probe: two state rows (`C · ⌈L/64⌉` words each), one occupancy word per
+    /// cluster, the known rows and the erased clusters in order (`C` `u32`s each), and two
+    /// 128-bit occupancies of the erased words.
+    ///
+    /// ```
+    /// use neurobits_core::gbnn::{Geometry, kernels::JointWarp};
+    /// assert_eq!(JointWarp::shared_bytes(&Geometry::new(16, 512).unwrap()), 2 * 16 * 8 * 8 + 16 * (8 + 4 + 4) + 32);
+    /// ```
+    pub const fn shared_bytes(g: &super::Geometry) -> u32 {
+        (2 * g.row_words() * 8 + g.clusters() * 16 + 32) as u32
+    }
+
+    /// The shared addresses of probe share `i` of a block whose dynamic shared memory starts at
+    /// `base` (16-byte aligned parts, in the order of [`JointWarp::shared_bytes`]).
     ///
     /// ```
     /// use neurobits_core::gbnn::{Geometry, kernels::JointWarp};
     /// let g = Geometry::new(16, 512).unwrap();
     /// let s = JointWarp::layout(&g, 1, 0);
-    /// assert_eq!((s.states, s.occ, s.rows, s.erased), ([2304, 3328], 4352, 4480, 4544));
+    /// assert_eq!((s.states, s.occ, s.rows, s.erased, s.bits), ([2336, 3360], 4384, 4512, 4576, [4640, 4656]));
     /// ```
-    pub const fn layout(g: &super::Geometry, warp: u32, base: u32) -> WarpShared {
+    pub const fn layout(g: &super::Geometry, i: u32, base: u32) -> WarpShared {
         let (row, c) = (g.row_words() as u32 * 8, g.clusters() as u32);
-        let at = base + warp * Self::shared_bytes(g);
+        let at = base + i * Self::shared_bytes(g);
+        let bits = at + 2 * row + c * 16;
         WarpShared {
             states: [at, at + row],
             occ: at + 2 * row,
             rows: at + 2 * row + c * 8,
             erased: at + 2 * row + c * 12,
+            bits: [bits, bits + 16],
         }
     }
 }
 
-/// A warp's share of `gbnn_joint_warp`'s shared memory, as 32-bit shared addresses.
+/// A probe's share of `gbnn_joint_warp`'s shared memory, as 32-bit shared addresses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WarpShared {
     /// The two state rows (an update reads one and writes the other).
@@ -444,4 +470,7 @@ pub struct WarpShared {
     pub rows: u32,
     /// The erased clusters in increasing order, `C` `u32`s.
     pub erased: u32,
+    /// Two 128-bit occupancies of the erased words (an update reads one and clears bits of the
+    /// other).
+    pub bits: [u32; 2],
 }

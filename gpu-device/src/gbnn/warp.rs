@@ -1,13 +1,15 @@
-//! `gbnn_joint_warp`: a whole joint retrieval of a small network in one launch, one warp per
-//! probe. Why: Scenario 2 (16 × 512, 30 000 probes) took ~10 short launches of the per-update
-//! path, each paying its start and tail, while its W (8 MiB) sits in L2. Here a warp runs the
-//! core's `Schedule` for its probe with the state in shared memory. Lane `i` computes the erased
-//! words `i, i + 32, …` of the first pass (erased clusters in order, a cluster's words in order),
-//! so the warp's row loads are contiguous; a later update computes only the words nonzero now
-//! (Lemma 1: a zero word stays zero), a lane each, so its loads are the few active neurons' rows.
-//! The occupancy of the state is kept as one bit per erased word (`bits`), from warp ballots.
+//! `gbnn_joint_warp`: a whole joint retrieval of a small network in one launch, a group of
+//! lanes per probe (8, 16 or 32; a warp runs up to four probes). Why: Scenario 2 (16 × 512,
+//! 30 000 probes) took ~10 short launches of the per-update path, each paying its start and
+//! tail, while its W (8 MiB) sits in L2. Here a group runs the core's `Schedule` for its probe
+//! with the state in shared memory. Lane `i` of a group computes the erased words `i, i + lanes,
+//! …` of the first pass (erased clusters in order, a cluster's words in order), so its row loads
+//! are contiguous; a later update computes only the words nonzero now (Lemma 1: a zero word stays
+//! zero), a lane each. The occupancy of the erased words is one `u128` (`bits`), from ballots
+//! after the first pass and cleared bit by bit by shared atomics after later updates.
 //! Two earlier one-launch designs lost because they kept few probes in flight (a 512-thread
-//! block per probe; a lane per erased cluster walking its words with 124 registers).
+//! block per probe; a lane per erased cluster walking its words with 124 registers); a warp per
+//! probe ran at 0.100 ms for Scenario 2 with most of its lanes idle in the later updates.
 
 use core::slice::from_raw_parts;
 use neurobits_core::bits::nth_set_bit;
@@ -20,10 +22,7 @@ use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::Word;
 
 use super::geometry;
-use crate::{abort, any_lane, ballot, gid, kernel, lane, or_lanes, smem, split, thread_block};
-
-/// Bits per lane of the erased-word occupancy (`JointWarp::SLOTS` words a lane).
-const SLOTS: usize = JointWarp::SLOTS;
+use crate::{abort, any_lane, ballot, gid, kernel, lane, smem, split, thread_block};
 
 /// Position of the `n`-th set bit of `x` (`n` below its count).
 #[inline(always)]
@@ -48,13 +47,42 @@ fn low_bits(wpc: usize) -> u64 {
     }
 }
 
+/// This lane's group of `lanes` lanes, as the bits of a warp ballot.
+#[derive(Clone, Copy)]
+struct Group {
+    shift: u32,
+    mask: u32,
+}
+
+impl Group {
+    /// Bit `i` set iff `pred` holds on lane `i` of the group (all 32 lanes take part).
+    #[inline(always)]
+    fn ballot(self, pred: bool) -> u32 {
+        (ballot(pred) >> self.shift) & self.mask
+    }
+}
+
+/// The group's 128 occupancy bits at shared address `a`.
+///
+/// # Safety
+/// `a` is a 16-byte aligned `bits` entry of the group's share.
+#[inline(always)]
+unsafe fn load_bits(a: u32) -> u128 {
+    // SAFETY: as the caller promises.
+    let [a0, a1, a2, a3] = unsafe { smem::ld_v4(a) };
+    a0 as u128 | (a1 as u128) << 32 | (a2 as u128) << 64 | (a3 as u128) << 96
+}
+
 kernel! {
-    /// A joint retrieval per warp (see `JointWarp`): each update reads one state row and writes
-    /// the other; the warp then waits, a lane per erased cluster stores its occupancy word, the
-    /// warp waits again and records the update (the change agreed by a vote).
+    /// A joint retrieval per group of lanes (see `JointWarp`): each update reads one state row
+    /// and writes the other; the warp then waits, a lane per erased cluster stores its occupancy
+    /// word, the warp waits again and each group records its update (the change agreed by a
+    /// ballot). Groups whose retrieval is over (or that have no probe) keep taking part in the
+    /// warp's ballots and barriers.
     fn gbnn_joint_warp(a: JointWarp {
         shape: Shape,
         k: u32,
+        lanes: u32,
         w: DevPtr<Word>,
         probes: DevPtr<u16>,
         out: DevMut<u32>,
@@ -63,31 +91,44 @@ kernel! {
     }) {
         let g = geometry(a.shape);
         let (cc, rw, wpc) = (g.clusters(), g.row_words(), g.words_per_cluster());
-        // A warp per probe: the whole warp leaves together.
-        let p = gid() / 32;
-        if p >= a.k as usize {
+        let lanes = a.lanes as usize;
+        if !matches!(lanes, 8 | 16 | 32) {
+            abort();
+        }
+        let per_warp = 32 / lanes;
+        // The whole warp leaves together, or not at all.
+        if gid() / 32 * per_warp >= a.k as usize {
             return;
         }
-        let ln = lane();
-        let (t, _) = thread_block();
-        let sh = JointWarp::layout(&g, (t / 32) as u32, smem::base());
-        // Lane `c` holds the symbols of clusters `c` and `c + 32` (C ≤ 64): the erased mask is
-        // two ballots, and each lane puts its known row (the core's `known_row`) or its erased
-        // cluster in place.
-        let sym = |c: usize| if c < cc { *a.probes.0.add(p * cc + c) } else { ERASED };
-        let (s0, s1) = (sym(ln), sym(ln + 32));
-        let erased = (ballot(s0 == ERASED) as u64 | (ballot(s1 == ERASED) as u64) << 32) & g.all_clusters();
-        for (c, s) in [(ln, s0), (ln + 32, s1)] {
-            if c < cc {
-                let (at, x) = if s == ERASED {
-                    (sh.erased + (erased & ((1 << c) - 1)).count_ones() * 4, c as u32)
-                } else {
-                    let (i, row) = known_row(&g, erased, c, s);
-                    (sh.rows + i as u32 * 4, row)
-                };
-                // SAFETY: entry `< C` of this warp's known rows or erased list.
-                unsafe { smem::st_u32(at, x) };
-            }
+        let (ln, (t, _)) = (lane(), thread_block());
+        let (h, lg) = (ln / lanes, ln % lanes);
+        let p = gid() / 32 * per_warp + h;
+        let valid = p < a.k as usize;
+        let grp = Group { shift: (h * lanes) as u32, mask: if lanes == 32 { u32::MAX } else { (1 << lanes) - 1 } };
+        let sh = JointWarp::layout(&g, (t / 32 * per_warp + h) as u32, smem::base());
+        let sym = |c: usize| if valid && c < cc { *a.probes.0.add(p * cc + c) } else { ERASED };
+        // Lane `lg` reads the symbols of clusters `lg, lg + lanes, …`: the erased mask comes from
+        // ballots, and each lane puts its known row (the core's `known_row`) or erased cluster
+        // in place.
+        let mut erased = 0u64;
+        let mut q = 0;
+        while q * lanes < cc {
+            erased |= (grp.ballot(sym(lg + q * lanes) == ERASED) as u64) << (q * lanes);
+            q += 1;
+        }
+        erased &= g.all_clusters();
+        let mut c = lg;
+        while c < cc {
+            let s = sym(c);
+            let (at, x) = if s == ERASED {
+                (sh.erased + (erased & ((1 << c) - 1)).count_ones() * 4, c as u32)
+            } else {
+                let (i, row) = known_row(&g, erased, c, s);
+                (sh.rows + i as u32 * 4, row)
+            };
+            // SAFETY: entry `< C` of this probe's known rows or erased list.
+            unsafe { smem::st_u32(at, x) };
+            c += lanes;
         }
         smem::sync_warp();
         let w = from_raw_parts(a.w.0, g.weight_words());
@@ -99,71 +140,94 @@ kernel! {
         let mut bits = 0u128;
         let mut sched = Schedule::new(Rule::Joint, &g, &Params::default());
         let (mut cur, mut next) = (sh.states[0], sh.states[1]);
-        while let Some(u) = sched.next_update() {
+        let mut step = 0;
+        loop {
+            let u = if valid { sched.next_update() } else { None };
+            if !any_lane(u.is_some()) {
+                break;
+            }
             // SAFETY (the shared slices): they live until the barrier below; until then no lane
-            // writes what they cover (updates write `next`).
-            let changed = match u {
-                Update::JointFirst => {
-                    let rows = from_raw_parts(smem::generic::<u32>(sh.rows), cc - e);
-                    let mut r = 0;
-                    while r < SLOTS && 32 * r < slots {
-                        let s = ln + 32 * r;
-                        let mut x = 0;
-                        if s < slots {
-                            let (j, wi) = split(s, wpc);
-                            let cl = cluster(j);
-                            x = joint_first_word_cols(&g, w, &all, rows, cl, wi);
-                            // SAFETY: word `cl·wpc + wi < rw` of this warp's next state.
-                            unsafe { smem::st_u64(next + (cl * wpc + wi) as u32 * 8, x) };
-                        }
-                        bits |= (ballot(x != 0) as u128) << (32 * r);
-                        r += 1;
-                    }
-                    bits != 0
-                }
-                Update::JointIter => {
-                    let v = from_raw_parts(smem::generic::<Word>(cur), rw);
-                    let occ = from_raw_parts(smem::generic::<u64>(sh.occ), cc);
-                    let (mut cleared, mut differs) = (0u128, false);
-                    let mut i = ln;
-                    while i < bits.count_ones() as usize {
-                        let s = nth_set_bit128(bits, i);
+            // writes what they cover (updates write `next`, and clear bits of `bits[1 - step % 2]`).
+            let mut differs = false;
+            if step == 0 {
+                // The first pass: every group that has a probe runs it (its schedule starts there).
+                let rows = from_raw_parts(smem::generic::<u32>(sh.rows), cc - e);
+                let mut r = 0;
+                while any_lane(r * lanes < slots) {
+                    let s = lg + lanes * r;
+                    let mut x = 0;
+                    if u == Some(Update::JointFirst) && s < slots {
                         let (j, wi) = split(s, wpc);
                         let cl = cluster(j);
-                        let x = joint_iter_word_cols(&g, w, &all, v, erased, cl, wi, occ);
-                        // SAFETY: as in the first pass.
+                        x = joint_first_word_cols(&g, w, &all, rows, cl, wi);
+                        // SAFETY: word `cl·wpc + wi < rw` of this probe's next state.
                         unsafe { smem::st_u64(next + (cl * wpc + wi) as u32 * 8, x) };
-                        differs |= x != v[cl * wpc + wi];
-                        cleared |= ((x == 0) as u128) << s;
-                        i += 32;
                     }
-                    for q in 0..SLOTS {
-                        bits &= !((or_lanes((cleared >> (32 * q)) as u32) as u128) << (32 * q));
-                    }
-                    any_lane(differs)
+                    bits |= (grp.ballot(x != 0) as u128) << (lanes * r);
+                    r += 1;
                 }
-                _ => abort(),
-            };
+                // Erased words start off: the first pass changed the probe iff some word is on.
+                differs = bits != 0;
+            } else if u == Some(Update::JointIter) {
+                let v = from_raw_parts(smem::generic::<Word>(cur), rw);
+                let occ = from_raw_parts(smem::generic::<u64>(sh.occ), cc);
+                let clear = sh.bits[step % 2];
+                let mut i = lg;
+                while i < bits.count_ones() as usize {
+                    let s = nth_set_bit128(bits, i);
+                    let (j, wi) = split(s, wpc);
+                    let cl = cluster(j);
+                    let x = joint_iter_word_cols(&g, w, &all, v, erased, cl, wi, occ);
+                    // SAFETY: as in the first pass; `clear` holds 128 bits.
+                    unsafe {
+                        smem::st_u64(next + (cl * wpc + wi) as u32 * 8, x);
+                        if x == 0 {
+                            smem::red_and_u32(clear + (s / 32) as u32 * 4, !(1 << (s % 32)));
+                        }
+                    }
+                    differs |= x != v[cl * wpc + wi];
+                    i += lanes;
+                }
+            } else if u.is_some() {
+                abort();
+            }
+            let changed = grp.ballot(differs) != 0;
             smem::sync_warp();
-            let mut j = ln;
-            while j < e {
-                // SAFETY: occupancy word `cl < C` of this warp's share.
+            if u == Some(Update::JointIter) {
+                // SAFETY: this probe's `bits` entry; its clears are done (barrier above).
+                bits = unsafe { load_bits(sh.bits[step % 2]) };
+            }
+            let mut j = lg;
+            while u.is_some() && j < e {
+                // SAFETY: occupancy word `cl < C` of this probe's share.
                 unsafe { smem::st_u64(sh.occ + cluster(j) as u32 * 8, (bits >> (j * wpc)) as u64 & low_bits(wpc)) };
-                j += 32;
+                j += lanes;
+            }
+            if u.is_some() && lg == 0 {
+                // The bits the next update clears: a copy of the new occupancy.
+                let b = [bits as u32, (bits >> 32) as u32, (bits >> 64) as u32, (bits >> 96) as u32];
+                // SAFETY: this probe's other `bits` entry, read by no lane before the barrier.
+                unsafe { smem::st_v4(sh.bits[(step + 1) % 2], b) };
             }
             smem::sync_warp();
-            sched.record(changed);
-            (cur, next) = (next, cur);
+            if u.is_some() {
+                sched.record(changed);
+                (cur, next) = (next, cur);
+            }
+            step += 1;
+        }
+        if !valid {
+            return;
         }
         let v = from_raw_parts(smem::generic::<Word>(cur), rw);
         let occ = from_raw_parts(smem::generic::<u64>(sh.occ), cc);
-        for (c, s) in [(ln, s0), (ln + 32, s1)] {
-            if c < cc {
-                // Known clusters decode from the probe; erased ones through their occupancy.
-                *a.out.0.add(p * cc + c) = decode_result(&g, Rule::Joint, s, v, c, Some(&occ[c..c + 1])).0;
-            }
+        let mut c = lg;
+        while c < cc {
+            // Known clusters decode from the probe; erased ones through their occupancy.
+            *a.out.0.add(p * cc + c) = decode_result(&g, Rule::Joint, sym(c), v, c, Some(&occ[c..c + 1])).0;
+            c += lanes;
         }
-        if ln == 0 {
+        if lg == 0 {
             let st = sched.stats();
             *a.iters.0.add(p) = st.iterations;
             *a.converged.0.add(p) = st.converged as u32;

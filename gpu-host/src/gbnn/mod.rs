@@ -42,9 +42,9 @@ pub struct DeviceNetwork<'g> {
     chunk: Option<usize>,
     /// The last batch's chunk buffers and their rule, reused by the next batch.
     kept: Mutex<Option<(Rule, chunk::Chunk)>>,
-    /// Whether compact joint results of a small network take the one-launch path
+    /// Lanes per probe of the one-launch path for compact joint results of a small network
     /// (`gbnn_joint_warp`; see [`DeviceNetwork::set_joint_warp`]).
-    joint_warp: bool,
+    joint_warp: Option<u32>,
 }
 
 /// A [`DeviceNetwork`] that owns its GPU: the handle a long-lived process keeps, so that the
@@ -79,7 +79,7 @@ impl GbnnGpu {
             w,
             chunk: None,
             kept: Mutex::new(None),
-            joint_warp: true,
+            joint_warp: Some(0),
         })
     }
 }
@@ -141,7 +141,7 @@ impl Gpu {
             w,
             chunk: None,
             kept: Mutex::new(None),
-            joint_warp: true,
+            joint_warp: Some(0),
         }
     }
 }
@@ -177,12 +177,13 @@ impl DeviceNetwork<'_> {
         self.chunk = Some(probes.max(1));
     }
 
-    /// Whether compact joint results (`retrieve_decoded`) of a network small enough for it
-    /// (`neurobits_core::gbnn::kernels::JointWarp::fits`) run as one launch, a warp per probe
-    /// (default), or as the per-update launches that every other case takes. Both give the
-    /// same results bit for bit; switching is for comparing them.
-    pub fn set_joint_warp(&mut self, on: bool) {
-        self.joint_warp = on;
+    /// How compact joint results (`retrieve_decoded`) of a network small enough for it
+    /// (`neurobits_core::gbnn::kernels::JointWarp::fits`) run: `Some(lanes)`, one launch with a
+    /// group of `lanes` lanes per probe (8, 16 or 32; 0, the default, picks by
+    /// `JointWarp::lanes`), or `None`, the per-update launches that every other case takes. All
+    /// give the same results bit for bit; choosing is for comparing them.
+    pub fn set_joint_warp(&mut self, lanes: Option<u32>) {
+        self.joint_warp = lanes;
     }
 
     /// Copies the weight matrix back into a host [`Network`] (an unsharded one).

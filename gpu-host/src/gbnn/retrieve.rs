@@ -222,7 +222,7 @@ impl DeviceNetwork<'_> {
         let mut out = gpu.stream.alloc_zeros::<u32>((k * c).max(1))?;
         let cap = self.chunk_cap(k, bytes_per_probe(&self.geom, rule))?;
         let (stats, kernel_ms) = if self.warp_fits(rule, e_max) {
-            self.run_joint_warp(probes, cap, &mut out)?
+            self.run_joint_warp(probes, (cap, e_max), &mut out)?
         } else {
             let mut at = 0;
             self.run_chunks(probes, (rule, params), (cap, e_max, true), |ch, t, timer| {

@@ -17,7 +17,7 @@ impl DeviceNetwork<'_> {
     /// Whether compact results of a batch under `rule` (at most `e_max` erased clusters per
     /// probe) take the one-launch path.
     pub(super) fn warp_fits(&self, rule: Rule, e_max: u32) -> bool {
-        self.joint_warp
+        self.joint_warp.is_some()
             && rule == Rule::Joint
             && self.shard == Shard::all(&self.geom)
             && JointWarp::fits(&self.geom, e_max)
@@ -28,7 +28,7 @@ impl DeviceNetwork<'_> {
     pub(super) fn run_joint_warp(
         &self,
         probes: &[u16],
-        cap: usize,
+        (cap, e_max): (usize, u32),
         out: &mut CudaSlice<u32>,
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let (g, gpu) = (&self.geom, self.gpu());
@@ -36,7 +36,13 @@ impl DeviceNetwork<'_> {
         let mut ch = self.take_chunk(cap, Rule::Joint)?;
         let mut timer = KernelTimer::default();
         let mut stats = Vec::with_capacity(probes.len() / c);
-        let per_warp = JointWarp::shared_bytes(g);
+        let lanes = match self.joint_warp {
+            Some(l @ (8 | 16 | 32)) => l,
+            Some(0) => JointWarp::lanes(g, e_max),
+            other => return Err(GpuError::Input(format!("{other:?} lanes per probe (8, 16 or 32)"))),
+        };
+        let per_block = JointWarp::WARPS * (32 / lanes);
+        let shared = per_block * JointWarp::shared_bytes(g);
         let mut at = 0;
         for part in probes.chunks(cap * c) {
             let n = part.len() / c;
@@ -47,18 +53,19 @@ impl DeviceNetwork<'_> {
             let a = k::JointWarp {
                 shape: Shape::of(g),
                 k: n as u32,
+                lanes,
                 w: rd(gpu, &self.w),
                 probes: rd(gpu, &ch.probes),
                 out: wr_at(gpu, out, at),
                 iters: wr(gpu, &mut ch.iters),
                 converged: wr(gpu, &mut ch.converged),
             };
-            let blocks = (n as u64).div_ceil(JointWarp::WARPS as u64);
+            let blocks = (n as u64).div_ceil(per_block as u64);
             let blocks = u32::try_from(blocks).map_err(|_| GpuError::Input(format!("{n} probes exceed one launch")))?;
-            let shape = (blocks, JointWarp::WARPS * 32, JointWarp::WARPS * per_warp);
+            let shape = (blocks, JointWarp::WARPS * 32, shared);
             // SAFETY: `ch` holds the chunk's `n` probes and a stat slot per probe; `out` the
             // chunk's `n·C` values from `at` (checked above); W is the whole matrix (one device);
-            // each warp uses its `per_warp` bytes of the block's shared memory.
+            // each probe uses its `shared_bytes` of the block's `per_block` shares.
             unsafe { launch_shaped(gpu, Some(&mut timer), shape, a)? };
             let (mut iters, mut conv) = (vec![0u32; n], vec![0u32; n]);
             st.memcpy_dtoh(&ch.iters.slice(0..n), &mut iters)?;
