@@ -55,6 +55,20 @@ impl Shard {
         (self.c1 - self.c0) as usize * geom.words_per_cluster()
     }
 
+    /// [`Shard::stride`] in 32-bit arithmetic (at most 64 · 1024 words), for index arithmetic
+    /// that a GPU thread does in one wide multiply.
+    ///
+    /// ```
+    /// use neurobits_core::gbnn::{Geometry, shard::Shard};
+    /// let g = Geometry::new(8, 100).unwrap();
+    /// let s = Shard { c0: 2, c1: 5 };
+    /// assert_eq!(s.stride32(&g) as usize, s.stride(&g));
+    /// ```
+    #[inline(always)]
+    pub const fn stride32(&self, geom: &Geometry) -> u32 {
+        (self.c1 - self.c0) * geom.words_per_cluster() as u32
+    }
+
     /// Words of the shard (`n` rows).
     pub const fn words(&self, geom: &Geometry) -> usize {
         geom.neurons() * self.stride(geom)

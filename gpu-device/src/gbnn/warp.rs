@@ -15,7 +15,7 @@ use core::slice::from_raw_parts;
 use neurobits_core::bits::nth_set_bit;
 use neurobits_core::gbnn::decode::decode_result;
 use neurobits_core::gbnn::kernels::{JointWarp, Shape};
-use neurobits_core::gbnn::rules::{joint_first_word_cols, joint_iter_word_cols, known_row};
+use neurobits_core::gbnn::rules::{joint_first_words_cols, joint_iter_word_cols, known_row};
 use neurobits_core::gbnn::shard::Shard;
 use neurobits_core::gbnn::{Params, Rule, Schedule, Update, ERASED};
 use neurobits_core::kernel::{DevMut, DevPtr};
@@ -152,19 +152,35 @@ kernel! {
             if step == 0 {
                 // The first pass: every group that has a probe runs it (its schedule starts there).
                 let rows = from_raw_parts(smem::generic::<u32>(sh.rows), cc - e);
+                // Two words per lane at a time (`r`, `r + 1`): their row loads go out together.
                 let mut r = 0;
                 while any_lane(r * lanes < slots) {
-                    let s = lg + lanes * r;
-                    let mut x = 0;
-                    if u == Some(Update::JointFirst) && s < slots {
-                        let (j, wi) = split(s, wpc);
-                        let cl = cluster(j);
-                        x = joint_first_word_cols(&g, w, &all, rows, cl, wi);
-                        // SAFETY: word `cl·wpc + wi < rw` of this probe's next state.
-                        unsafe { smem::st_u64(next + (cl * wpc + wi) as u32 * 8, x) };
+                    let (s0, s1) = (lg + lanes * r, lg + lanes * (r + 1));
+                    let (mut x0, mut x1) = (0, 0);
+                    if u == Some(Update::JointFirst) && s0 < slots {
+                        let (j, wi0) = split(s0, wpc);
+                        let cl0 = cluster(j);
+                        // Past the last word, the second is the first again (its result unused).
+                        let (cl1, wi1) = if s1 < slots {
+                            let (j, wi) = split(s1, wpc);
+                            (cluster(j), wi)
+                        } else {
+                            (cl0, wi0)
+                        };
+                        [x0, x1] = joint_first_words_cols(&g, w, &all, rows, [(cl0, wi0), (cl1, wi1)]);
+                        // SAFETY: words `cl·wpc + wi < rw` of this probe's next state.
+                        unsafe {
+                            smem::st_u64(next + (cl0 * wpc + wi0) as u32 * 8, x0);
+                            if s1 < slots {
+                                smem::st_u64(next + (cl1 * wpc + wi1) as u32 * 8, x1);
+                            } else {
+                                x1 = 0;
+                            }
+                        }
                     }
-                    bits |= (grp.ballot(x != 0) as u128) << (lanes * r);
-                    r += 1;
+                    bits |= (grp.ballot(x0 != 0) as u128) << (lanes * r);
+                    bits |= (grp.ballot(x1 != 0) as u128).checked_shl((lanes * (r + 1)) as u32).unwrap_or(0);
+                    r += 2;
                 }
                 // Erased words start off: the first pass changed the probe iff some word is on.
                 differs = bits != 0;

@@ -79,23 +79,54 @@ pub fn joint_first_word_rows(geom: &Geometry, w: &[Word], rows: &[u32], c: usize
 /// ```
 #[inline]
 pub fn joint_first_word_cols(geom: &Geometry, w: &[Word], shard: &Shard, rows: &[u32], c: usize, wi: usize) -> Word {
-    let (col, rw) = (shard.at(geom, 0, c, wi), shard.stride(geom));
+    joint_first_words_cols(geom, w, shard, rows, [(c, wi)])[0]
+}
+
+/// [`joint_first_word_cols`] for `N` words at once (cluster and word index each), sharing the
+/// reads of the known rows: a GPU lane with several words of a probe issues all their loads of a
+/// group of rows together instead of waiting on one word's loads before the next word's.
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, shard::Shard, store::store_message, rules::*};
+/// let g = Geometry::new(3, 3).unwrap();
+/// let mut w = [0u64; 27];
+/// store_message(&g, &mut w, &[1, 2, 0]);
+/// store_message(&g, &mut w, &[0, 2, 1]);
+/// let s = Shard::all(&g);
+/// let both = joint_first_words_cols(&g, &w, &s, &[5], [(0, 0), (2, 0)]);
+/// assert_eq!(both, [0, 1].map(|c| joint_first_word_cols(&g, &w, &s, &[5], [0, 2][c], 0)));
+/// ```
+#[inline]
+pub fn joint_first_words_cols<const N: usize>(
+    geom: &Geometry,
+    w: &[Word],
+    shard: &Shard,
+    rows: &[u32],
+    words: [(usize, usize); N],
+) -> [Word; N] {
+    let (cols, rw) = (words.map(|(c, wi)| shard.at(geom, 0, c, wi)), shard.stride(geom));
     let n = geom.neurons();
     // Every row below `n` then has its word in W: `row·rw + col < n·rw ≤ w.len()`.
-    assert!(col < rw && n * rw <= w.len(), "column past W");
-    let mut acc = geom.valid_bits(wi);
-    // Groups of four independent loads, then one early-exit test: memory-level parallelism for
-    // a GPU thread, still an early exit for a CPU. One bounds check for the group's four rows,
-    // in 32-bit arithmetic, after its four row numbers: with a check per word, the compiler
-    // loaded each row number only after the check before it, so a GPU thread waited on four
-    // loads in turn per group. A group past the end repeats the last row (an AND is idempotent).
+    assert!(cols.iter().all(|&col| col < rw) && n * rw <= w.len(), "column past W");
+    let mut acc = words.map(|(_, wi)| geom.valid_bits(wi));
+    // Groups of four independent loads per word, then one early-exit test: memory-level
+    // parallelism for a GPU thread, still an early exit for a CPU. One bounds check for the
+    // group's four rows, after its four row numbers: with a check per word, the compiler loaded
+    // each row number only after the check before it, so a GPU thread waited on four loads in
+    // turn per group. A group past the end repeats the last row (an AND is idempotent).
+    // Counters and row numbers in 32-bit arithmetic (at most 64 rows): a GPU thread spent a
+    // third of this loop on 64-bit index arithmetic.
+    let (len, rw32) = (rows.len() as u32, shard.stride32(geom));
     let mut i = 0;
-    while i < rows.len() && acc != 0 {
-        let last = rows.len() - 1;
-        let r: [u32; 4] = core::array::from_fn(|j| rows[(i + j).min(last)]);
+    while i < len && acc.iter().any(|&x| x != 0) {
+        // SAFETY: `min(len - 1)` keeps every index below `rows.len()`.
+        let r: [u32; 4] =
+            core::array::from_fn(|j| unsafe { *rows.get_unchecked((i + j as u32).min(len - 1) as usize) });
         assert!(r[0].max(r[1]).max(r[2]).max(r[3]) < n as u32, "row past W");
-        // SAFETY: each row is below `n` (checked above), so each index is below `w.len()`.
-        acc &= unsafe { word_at(w, r, rw, col) };
+        for (a, &col) in acc.iter_mut().zip(&cols) {
+            // SAFETY: each row is below `n` (checked above), so each index is below `w.len()`.
+            *a &= unsafe { word_at(w, r, rw32, col) };
+        }
         i += 4;
     }
     acc
@@ -106,10 +137,10 @@ pub fn joint_first_word_cols(geom: &Geometry, w: &[Word], shard: &Shard, rows: &
 /// # Safety
 /// `r[j]·rw + col < w.len()` for each `j`.
 #[inline(always)]
-unsafe fn word_at(w: &[Word], r: [u32; 4], rw: usize, col: usize) -> Word {
+unsafe fn word_at(w: &[Word], r: [u32; 4], rw: u32, col: usize) -> Word {
     // A stride is at most 64 · 1024 words and a row below 2^22: 32-bit factors, so a GPU
     // thread multiplies them in one wide multiply instead of a 64-bit sequence.
-    let at = r.map(|x| x as usize * (rw as u32 as usize) + col);
+    let at = r.map(|x| (x as u64 * rw as u64) as usize + col);
     // SAFETY: as the caller promises.
     unsafe { *w.get_unchecked(at[0]) & *w.get_unchecked(at[1]) & *w.get_unchecked(at[2]) & *w.get_unchecked(at[3]) }
 }
@@ -211,11 +242,13 @@ pub fn joint_support_cols(
         let k: [usize; 4] = core::array::from_fn(|j| (o[j].trailing_zeros() as usize).min(wpc - 1));
         let x: [Word; 4] = core::array::from_fn(|j| v[cs[j] * wpc + k[j]]);
         if (0..4).all(|j| o[j].count_ones() == 1 && x[j].count_ones() == 1) {
+            // The neuron indices in 32-bit arithmetic (below 2^22 for any valid cluster and bit).
+            let l = geom.neurons_per_cluster() as u32;
             let r: [u32; 4] =
-                core::array::from_fn(|j| geom.neuron(cs[j], k[j] * WORD_BITS + x[j].trailing_zeros() as usize) as u32);
+                core::array::from_fn(|j| cs[j] as u32 * l + k[j] as u32 * WORD_BITS as u32 + x[j].trailing_zeros());
             assert!(r[0].max(r[1]).max(r[2]).max(r[3]) < n as u32, "row past W");
             // SAFETY: each row is below `n` (checked above), so each index is below `w.len()`.
-            acc &= unsafe { word_at(w, r, stride, col) };
+            acc &= unsafe { word_at(w, r, shard.stride32(geom), col) };
         } else {
             // The group's own clusters only: its repeats would walk the last one again.
             for c2 in set_bits(group) {
