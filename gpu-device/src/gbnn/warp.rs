@@ -24,6 +24,9 @@ use neurobits_core::Word;
 use super::geometry;
 use crate::{abort, any_lane, ballot, gid, kernel, lane, smem, split, thread_block};
 
+/// First-pass words a lane computes at once.
+const PER: usize = 2;
+
 /// Position of the `n`-th set bit of `x` (`n` below its count).
 #[inline(always)]
 fn nth_set_bit128(x: u128, n: usize) -> usize {
@@ -152,35 +155,32 @@ kernel! {
             if step == 0 {
                 // The first pass: every group that has a probe runs it (its schedule starts there).
                 let rows = from_raw_parts(smem::generic::<u32>(sh.rows), cc - e);
-                // Two words per lane at a time (`r`, `r + 1`): their row loads go out together.
+                // `PER` words per lane at a time (rounds `r, r + 1, …`): their row loads go out
+                // together.
                 let mut r = 0;
                 while any_lane(r * lanes < slots) {
-                    let (s0, s1) = (lg + lanes * r, lg + lanes * (r + 1));
-                    let (mut x0, mut x1) = (0, 0);
-                    if u == Some(Update::JointFirst) && s0 < slots {
-                        let (j, wi0) = split(s0, wpc);
-                        let cl0 = cluster(j);
-                        // Past the last word, the second is the first again (its result unused).
-                        let (cl1, wi1) = if s1 < slots {
-                            let (j, wi) = split(s1, wpc);
+                    let s: [usize; PER] = core::array::from_fn(|q| lg + lanes * (r + q));
+                    let mut x = [0; PER];
+                    if u == Some(Update::JointFirst) && s[0] < slots {
+                        // Past the last word, a word is the first again (its result unused).
+                        let at = s.map(|sq| {
+                            let (j, wi) = split(if sq < slots { sq } else { s[0] }, wpc);
                             (cluster(j), wi)
-                        } else {
-                            (cl0, wi0)
-                        };
-                        [x0, x1] = joint_first_words_cols(&g, w, &all, rows, [(cl0, wi0), (cl1, wi1)]);
-                        // SAFETY: words `cl·wpc + wi < rw` of this probe's next state.
-                        unsafe {
-                            smem::st_u64(next + (cl0 * wpc + wi0) as u32 * 8, x0);
-                            if s1 < slots {
-                                smem::st_u64(next + (cl1 * wpc + wi1) as u32 * 8, x1);
+                        });
+                        x = joint_first_words_cols(&g, w, &all, rows, at);
+                        for q in 0..PER {
+                            if s[q] < slots {
+                                // SAFETY: word `cl·wpc + wi < rw` of this probe's next state.
+                                unsafe { smem::st_u64(next + (at[q].0 * wpc + at[q].1) as u32 * 8, x[q]) };
                             } else {
-                                x1 = 0;
+                                x[q] = 0;
                             }
                         }
                     }
-                    bits |= (grp.ballot(x0 != 0) as u128) << (lanes * r);
-                    bits |= (grp.ballot(x1 != 0) as u128).checked_shl((lanes * (r + 1)) as u32).unwrap_or(0);
-                    r += 2;
+                    for (q, &xq) in x.iter().enumerate() {
+                        bits |= (grp.ballot(xq != 0) as u128).checked_shl((lanes * (r + q)) as u32).unwrap_or(0);
+                    }
+                    r += PER;
                 }
                 // Erased words start off: the first pass changed the probe iff some word is on.
                 differs = bits != 0;

@@ -113,21 +113,30 @@ pub fn joint_first_words_cols<const N: usize>(
     // parallelism for a GPU thread, still an early exit for a CPU. One bounds check for the
     // group's four rows, after its four row numbers: with a check per word, the compiler loaded
     // each row number only after the check before it, so a GPU thread waited on four loads in
-    // turn per group. A group past the end repeats the last row (an AND is idempotent).
-    // Counters and row numbers in 32-bit arithmetic (at most 64 rows): a GPU thread spent a
+    // turn per group. Counters and row numbers in 32-bit arithmetic (at most 64 rows): a GPU thread spent a
     // third of this loop on 64-bit index arithmetic.
     let (len, rw32) = (rows.len() as u32, shard.stride32(geom));
     let mut i = 0;
-    while i < len && acc.iter().any(|&x| x != 0) {
-        // SAFETY: `min(len - 1)` keeps every index below `rows.len()`.
-        let r: [u32; 4] =
-            core::array::from_fn(|j| unsafe { *rows.get_unchecked((i + j as u32).min(len - 1) as usize) });
+    while i + 4 <= len && acc.iter().any(|&x| x != 0) {
+        // SAFETY: `i + 3 < len` keeps every index below `rows.len()`.
+        let r: [u32; 4] = core::array::from_fn(|j| unsafe { *rows.get_unchecked((i + j as u32) as usize) });
         assert!(r[0].max(r[1]).max(r[2]).max(r[3]) < n as u32, "row past W");
         for (a, &col) in acc.iter_mut().zip(&cols) {
             // SAFETY: each row is below `n` (checked above), so each index is below `w.len()`.
             *a &= unsafe { word_at(w, r, rw32, col) };
         }
         i += 4;
+    }
+    // The last `len mod 4` rows one at a time: a group padded with repeats of the last row cost
+    // a GPU thread as many instructions as four rows.
+    while i < len && acc.iter().any(|&x| x != 0) {
+        let r = rows[i as usize];
+        assert!(r < n as u32, "row past W");
+        for (a, &col) in acc.iter_mut().zip(&cols) {
+            // SAFETY: as above, for one row (repeated).
+            *a &= unsafe { word_at(w, [r; 4], rw32, col) };
+        }
+        i += 1;
     }
     acc
 }
