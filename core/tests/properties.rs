@@ -160,6 +160,34 @@ proptest! {
     }
 
     #[test]
+    fn joint_first_pass_on_several_words_equals_one_word_at_a_time((net, seed) in instance(), e in 0usize..=6) {
+        use neurobits_core::gbnn::{rules::{joint_first_words_cols, known_rows}, shard::Shard};
+        let (g, w) = (net.geometry(), net.weights());
+        let e = e.min(g.clusters());
+        prop_assume!(net.stored() > 0);
+        let plan = ProbePlan::new(*g, seed, net.stored(), seed ^ 11, 1, e).unwrap();
+        let mut probe = vec![0; g.clusters()];
+        plan.probe(0, &mut probe);
+        let mut rows = vec![0; g.clusters()];
+        let nk = known_rows(g, &probe, &mut rows);
+        let rows = &rows[..nk];
+        let s = Shard::all(g);
+        // Every erased word, paired with every erased word (the kernel's pairs and its repeats).
+        let words: Vec<(usize, usize)> = (0..g.clusters())
+            .filter(|&c| probe[c] == ERASED)
+            .flat_map(|c| (0..g.words_per_cluster()).map(move |wi| (c, wi)))
+            .collect();
+        for &a in &words {
+            for &b in &words {
+                let one = [a, b].map(|(c, wi)| joint_first_word(g, w, &probe, c, wi));
+                prop_assert_eq!(joint_first_words_cols::<2, 4>(g, w, &s, rows, [a, b]), one);
+                prop_assert_eq!(joint_first_words_cols::<2, 8>(g, w, &s, rows, [a, b]), one);
+                prop_assert_eq!(joint_first_words_cols::<1, 2>(g, w, &s, rows, [a])[0], one[0]);
+            }
+        }
+    }
+
+    #[test]
     fn joint_equals_sum_of_max_on_probes_of_stored_messages((net, seed) in instance(), e in 0usize..=6, k in 1u64..10) {
         let (g, w) = (net.geometry(), net.weights());
         let e = e.min(g.clusters());

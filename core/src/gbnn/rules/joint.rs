@@ -79,12 +79,13 @@ pub fn joint_first_word_rows(geom: &Geometry, w: &[Word], rows: &[u32], c: usize
 /// ```
 #[inline]
 pub fn joint_first_word_cols(geom: &Geometry, w: &[Word], shard: &Shard, rows: &[u32], c: usize, wi: usize) -> Word {
-    joint_first_words_cols(geom, w, shard, rows, [(c, wi)])[0]
+    joint_first_words_cols::<1, 4>(geom, w, shard, rows, [(c, wi)])[0]
 }
 
 /// [`joint_first_word_cols`] for `N` words at once (cluster and word index each), sharing the
-/// reads of the known rows: a GPU lane with several words of a probe issues all their loads of a
-/// group of rows together instead of waiting on one word's loads before the next word's.
+/// reads of the known rows, `R` rows at a time: a GPU lane with several words of a probe issues
+/// all their loads of a group of rows together instead of waiting on one word's loads before the
+/// next word's.
 ///
 /// ```
 /// use neurobits_core::gbnn::{Geometry, shard::Shard, store::store_message, rules::*};
@@ -93,11 +94,11 @@ pub fn joint_first_word_cols(geom: &Geometry, w: &[Word], shard: &Shard, rows: &
 /// store_message(&g, &mut w, &[1, 2, 0]);
 /// store_message(&g, &mut w, &[0, 2, 1]);
 /// let s = Shard::all(&g);
-/// let both = joint_first_words_cols(&g, &w, &s, &[5], [(0, 0), (2, 0)]);
+/// let both = joint_first_words_cols::<2, 4>(&g, &w, &s, &[5], [(0, 0), (2, 0)]);
 /// assert_eq!(both, [0, 1].map(|c| joint_first_word_cols(&g, &w, &s, &[5], [0, 2][c], 0)));
 /// ```
 #[inline]
-pub fn joint_first_words_cols<const N: usize>(
+pub fn joint_first_words_cols<const N: usize, const R: usize>(
     geom: &Geometry,
     w: &[Word],
     shard: &Shard,
@@ -109,49 +110,49 @@ pub fn joint_first_words_cols<const N: usize>(
     // Every row below `n` then has its word in W: `row·rw + col < n·rw ≤ w.len()`.
     assert!(cols.iter().all(|&col| col < rw) && n * rw <= w.len(), "column past W");
     let mut acc = words.map(|(_, wi)| geom.valid_bits(wi));
-    // Groups of four independent loads per word, then one early-exit test: memory-level
+    // Groups of `R` independent loads per word, then one early-exit test: memory-level
     // parallelism for a GPU thread, still an early exit for a CPU. One bounds check for the
-    // group's four rows, after its four row numbers: with a check per word, the compiler loaded
-    // each row number only after the check before it, so a GPU thread waited on four loads in
-    // turn per group. Counters and row numbers in 32-bit arithmetic (at most 64 rows): a GPU thread spent a
+    // group's rows, after its row numbers: with a check per word, the compiler loaded each row
+    // number only after the check before it, so a GPU thread waited on the loads in turn.
+    // Counters and row numbers in 32-bit arithmetic (at most 64 rows): a GPU thread spent a
     // third of this loop on 64-bit index arithmetic.
     let (len, rw32) = (rows.len() as u32, shard.stride32(geom));
     let mut i = 0;
-    while i + 4 <= len && acc.iter().any(|&x| x != 0) {
-        // SAFETY: `i + 3 < len` keeps every index below `rows.len()`.
-        let r: [u32; 4] = core::array::from_fn(|j| unsafe { *rows.get_unchecked((i + j as u32) as usize) });
-        assert!(r[0].max(r[1]).max(r[2]).max(r[3]) < n as u32, "row past W");
+    while i + R as u32 <= len && acc.iter().any(|&x| x != 0) {
+        // SAFETY: `i + R - 1 < len` keeps every index below `rows.len()`.
+        let r: [u32; R] = core::array::from_fn(|j| unsafe { *rows.get_unchecked((i + j as u32) as usize) });
+        assert!(r.iter().fold(0, |m, &x| m.max(x)) < n as u32, "row past W");
         for (a, &col) in acc.iter_mut().zip(&cols) {
             // SAFETY: each row is below `n` (checked above), so each index is below `w.len()`.
             *a &= unsafe { word_at(w, r, rw32, col) };
         }
-        i += 4;
+        i += R as u32;
     }
-    // The last `len mod 4` rows one at a time: a group padded with repeats of the last row cost
-    // a GPU thread as many instructions as four rows.
+    // The last `len mod R` rows one at a time: a group padded with repeats of the last row cost
+    // a GPU thread as many instructions as a whole group.
     while i < len && acc.iter().any(|&x| x != 0) {
         let r = rows[i as usize];
         assert!(r < n as u32, "row past W");
         for (a, &col) in acc.iter_mut().zip(&cols) {
             // SAFETY: as above, for one row (repeated).
-            *a &= unsafe { word_at(w, [r; 4], rw32, col) };
+            *a &= unsafe { word_at(w, [r], rw32, col) };
         }
         i += 1;
     }
     acc
 }
 
-/// The AND of the words of `W` at column `col` of the four rows `r` (rows of `rw` words).
+/// The AND of the words of `W` at column `col` of the rows `r` (rows of `rw` words).
 ///
 /// # Safety
 /// `r[j]·rw + col < w.len()` for each `j`.
 #[inline(always)]
-unsafe fn word_at(w: &[Word], r: [u32; 4], rw: u32, col: usize) -> Word {
+unsafe fn word_at<const R: usize>(w: &[Word], r: [u32; R], rw: u32, col: usize) -> Word {
     // A stride is at most 64 · 1024 words and a row below 2^22: 32-bit factors, so a GPU
     // thread multiplies them in one wide multiply instead of a 64-bit sequence.
     let at = r.map(|x| (x as u64 * rw as u64) as usize + col);
     // SAFETY: as the caller promises.
-    unsafe { *w.get_unchecked(at[0]) & *w.get_unchecked(at[1]) & *w.get_unchecked(at[2]) & *w.get_unchecked(at[3]) }
+    at.iter().fold(Word::MAX, |a, &i| a & unsafe { *w.get_unchecked(i) })
 }
 
 /// A later joint iteration for word `wi` of erased cluster `c`, computed from `c`'s columns of
