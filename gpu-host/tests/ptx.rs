@@ -24,6 +24,7 @@ fn launch_bounds_match_the_launches() {
         ("fly_pixel_act", fk::PIXEL_ACT_THREADS, 2),
         ("fly_pixel_wta", fk::PIXEL_WTA_THREADS, 3),
         ("gbnn_joint_first", neurobits_gpu_host::BLOCK, 6),
+        ("gbnn_joint_warp", gk::JointWarp::WARPS * 32, 5),
     ] {
         let head = format!(".visible .entry {name}(");
         let at = PTX.find(&head).unwrap_or_else(|| panic!("{name} missing"));
@@ -31,7 +32,7 @@ fn launch_bounds_match_the_launches() {
         let bounds = format!(".maxntid {threads}, 1, 1\n.minnctapersm {blocks}");
         assert!(between.contains(&bounds), "{name}: expected `{bounds}` before its body");
     }
-    assert_eq!(PTX.matches(".maxntid").count(), 3, "a kernel with bounds this test does not check");
+    assert_eq!(PTX.matches(".maxntid").count(), 4, "a kernel with bounds this test does not check");
 }
 
 /// The `.param` sizes of `A::KERNEL`'s entry in the PTX, in order.
