@@ -85,8 +85,9 @@ fn main() {
 ///   of 136 registers) did not change (10.38 against 10.37 ms), so it has no bound.
 /// - `gbnn_joint_warp`: unbounded it took 142 registers, three blocks of 128 per SM; bounded to
 ///   five (96 registers, 44 bytes spilled), Scenario 2 took 0.069 instead of 0.085 ms (8 lanes
-///   per probe); six (80 registers, 156 bytes spilled) took 0.082 ms. Five blocks also fill the
-///   SM's shared memory (docs/gbnn/bench-s2-h100-warp.log).
+///   per probe). Six (80 registers, 156 bytes spilled) took 0.082-0.084 ms against 0.062-0.064
+///   for five, and `.maxnreg 88` with blocks of 64 (22 warps per SM) was slower too. Five blocks
+///   also fill the SM's shared memory (docs/gbnn/bench-s2-h100-warp.log).
 const LAUNCH_BOUNDS: &[(&str, u32, u32)] =
     &[("fly_pixel_act", 512, 2), ("fly_pixel_wta", 512, 3), ("gbnn_joint_first", 256, 6), ("gbnn_joint_warp", 128, 5)];
 
