@@ -303,7 +303,7 @@ fn gpu_rows(
                 report.entries.push(e);
                 print_entry(report.entries.last().expect("just pushed"))?;
                 crate::outln!(
-                    "joint: one warp per probe in one launch: kernels {:.2}x the per-update launches'",
+                    "joint: one launch (a group of lanes per probe) {:.2}x faster in kernels than the per-update launches",
                     steps.kernel_ms / warm.kernel_ms
                 )?;
             }
