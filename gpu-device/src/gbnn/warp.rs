@@ -153,7 +153,7 @@ kernel! {
                 break;
             }
             // SAFETY (the shared slices): they live until the barrier below; until then no lane
-            // writes what they cover (updates write `next`, and clear bits of `bits[1 - step % 2]`).
+            // writes what they cover (updates write `next` and clear bits of `bits[step % 2]`).
             let mut differs = false;
             if step == 0 {
                 // The first pass: every group that has a probe runs it (its schedule starts there).

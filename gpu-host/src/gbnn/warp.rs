@@ -1,6 +1,6 @@
-//! Compact joint results of a small network in one launch per chunk: `gbnn_joint_warp`, a warp
-//! per probe running the whole retrieval (first pass, later updates, decoding) with its state in
-//! shared memory. The per-update path takes about ten launches per chunk (state set-up, index,
+//! Compact joint results of a small network in one launch per chunk: `gbnn_joint_warp`, a group
+//! of 8, 16 or 32 lanes per probe running the whole retrieval (first pass, later updates,
+//! decoding) with its state in shared memory. The per-update path takes about ten launches per chunk (state set-up, index,
 //! each update and its compaction, decoding); for Scenario 2 those launches, not W's bytes, were
 //! the time.
 
