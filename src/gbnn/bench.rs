@@ -5,7 +5,7 @@ use neurobits_core::{
     gbnn::{Network, Params, Rule},
     Word,
 };
-use neurobits_gpu_host::gbnn::DenseGpu;
+use neurobits_gpu_host::gbnn::{DenseGpu, GpuDecoded};
 use neurobits_gpu_host::Gpu;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -85,6 +85,22 @@ impl Ctx<'_> {
     fn entry_decoded(&self, implementation: String, rule: Rule, seconds: f64, d: &[Decoded], iters: f64) -> Entry {
         let strict = strict_rate_decoded(self.net.geometry().clusters(), d, self.truth);
         self.entry_with(implementation, rule, seconds, strict, iters)
+    }
+
+    /// A GPU row of compact results: its times, and whether its results equal the CPU's (`cpu`,
+    /// when that rule ran there).
+    fn entry_gpu(
+        &self,
+        implementation: String,
+        rule: Rule,
+        out: &GpuDecoded,
+        iters: f64,
+        cpu: Option<&Vec<Decoded>>,
+    ) -> Entry {
+        let mut e = self.entry_decoded(implementation, rule, out.total_ms / 1e3, &out.decoded, iters);
+        e.kernel_seconds = Some(out.kernel_ms / 1e3);
+        e.bit_exact_vs_cpu = cpu.map(|c| *c == out.decoded);
+        e
     }
 
     fn entry_with(&self, implementation: String, rule: Rule, seconds: f64, strict: f64, iters: f64) -> Entry {
@@ -261,10 +277,7 @@ fn gpu_rows(
         dnet.retrieve_decoded(&ctx.probes[..g.clusters().min(ctx.probes.len())], rule, &ctx.params)?;
         let out = dnet.retrieve_decoded(ctx.probes, rule, &ctx.params)?;
         let iters = out.stats.iter().map(|x| x.iterations as f64).sum::<f64>() / ctx.count as f64;
-        let mut e = ctx.entry_decoded(name.clone(), rule, out.total_ms / 1e3, &out.decoded, iters);
-        e.kernel_seconds = Some(out.kernel_ms / 1e3);
-        e.bit_exact_vs_cpu = cpu.get(rule.name()).map(|c| *c == out.decoded);
-        report.entries.push(e);
+        report.entries.push(ctx.entry_gpu(name.clone(), rule, &out, iters, cpu.get(rule.name())));
         print_entry(report.entries.last().expect("just pushed"))?;
         if let Some(false) = report.entries.last().and_then(|e| e.bit_exact_vs_cpu) {
             anyhow::bail!("GPU {} results differ from the CPU's", rule.name());
@@ -272,16 +285,8 @@ fn gpu_rows(
         if rule == Rule::Joint {
             // Again into the first run's results memory: a long-lived process's steady state.
             let warm = dnet.retrieve_decoded_in(ctx.probes, rule, &ctx.params, out.decoded.clone())?;
-            let mut e = ctx.entry_decoded(
-                format!("{name}, results memory reused"),
-                rule,
-                warm.total_ms / 1e3,
-                &warm.decoded,
-                iters,
-            );
-            e.kernel_seconds = Some(warm.kernel_ms / 1e3);
-            e.bit_exact_vs_cpu = cpu.get(rule.name()).map(|c| *c == warm.decoded);
-            report.entries.push(e);
+            let reused = format!("{name}, results memory reused");
+            report.entries.push(ctx.entry_gpu(reused, rule, &warm, iters, cpu.get(rule.name())));
             print_entry(report.entries.last().expect("just pushed"))?;
             let e_max = ctx.probes.chunks(g.clusters()).map(|p| g.erased_mask(p).count_ones()).max().unwrap_or(0);
             if JointWarp::fits(&g, e_max) {
@@ -291,16 +296,8 @@ fn gpu_rows(
                 let steps = dnet.retrieve_decoded_in(ctx.probes, rule, &ctx.params, warm.decoded.clone());
                 dnet.set_joint_warp(Some(lanes));
                 let steps = steps?;
-                let mut e = ctx.entry_decoded(
-                    format!("{name}, per-update launches"),
-                    rule,
-                    steps.total_ms / 1e3,
-                    &steps.decoded,
-                    iters,
-                );
-                e.kernel_seconds = Some(steps.kernel_ms / 1e3);
-                e.bit_exact_vs_cpu = cpu.get(rule.name()).map(|c| *c == steps.decoded);
-                report.entries.push(e);
+                let launches = format!("{name}, per-update launches");
+                report.entries.push(ctx.entry_gpu(launches, rule, &steps, iters, cpu.get(rule.name())));
                 print_entry(report.entries.last().expect("just pushed"))?;
                 crate::outln!(
                     "joint: one launch (a group of lanes per probe) {:.2}x faster in kernels than the per-update launches",

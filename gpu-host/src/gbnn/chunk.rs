@@ -2,11 +2,12 @@
 //! schedule. The single-device driver ([`super::retrieve`]) and the sharded one
 //! ([`super::sharded`]) run the same launches; the sharded one adds the exchange between them.
 
-use cudarc::driver::CudaSlice;
+use cudarc::driver::{CudaSlice, CudaStream};
 use neurobits_core::gbnn::kernels::{self as k, Shape};
 use neurobits_core::gbnn::rules::occupancy_words;
 use neurobits_core::gbnn::shard::Shard;
-use neurobits_core::gbnn::{Geometry, Params, Rule, Update};
+use neurobits_core::gbnn::{Geometry, Params, Rule, Stats, Update};
+use std::sync::Arc;
 
 use super::DeviceNetwork;
 use crate::launch::{launch, rd, wr, wr_at, KernelTimer};
@@ -41,6 +42,18 @@ pub(super) struct Chunk {
     known: CudaSlice<u32>,
     erased_list: CudaSlice<u8>,
     pub erased_mask: CudaSlice<u64>,
+}
+
+impl Chunk {
+    /// Appends the iteration counts and convergence flags of the chunk's `k` probes to `stats`
+    /// (waits for the kernels on `st` that wrote them).
+    pub(super) fn download_stats(&self, st: &Arc<CudaStream>, stats: &mut Vec<Stats>) -> Result<(), GpuError> {
+        let (mut iters, mut conv) = (vec![0u32; self.k], vec![0u32; self.k]);
+        st.memcpy_dtoh(&self.iters.slice(0..self.k), &mut iters)?;
+        st.memcpy_dtoh(&self.converged.slice(0..self.k), &mut conv)?;
+        stats.extend(iters.iter().zip(&conv).map(|(&i, &c)| Stats { iterations: i, converged: c != 0 }));
+        Ok(())
+    }
 }
 
 /// Device bytes per probe of a chunk under `rule`.

@@ -151,10 +151,7 @@ impl DeviceNetwork<'_> {
                 sched.record(n > 0);
             }
             finish(&mut ch, sched.t(), &mut timer)?;
-            let (mut iters, mut conv) = (vec![0u32; ch.k], vec![0u32; ch.k]);
-            st.memcpy_dtoh(&ch.iters.slice(0..ch.k), &mut iters)?;
-            st.memcpy_dtoh(&ch.converged.slice(0..ch.k), &mut conv)?;
-            stats.extend(iters.iter().zip(&conv).map(|(&i, &c)| Stats { iterations: i, converged: c != 0 }));
+            ch.download_stats(st, &mut stats)?;
         }
         self.keep_chunk(ch, rule);
         Ok((stats, timer.total_ms()?))

@@ -208,10 +208,7 @@ impl<'g> ShardedNetwork<'g> {
             let t = sched.t();
             finish(&self.nets[0], &mut chs[0], t, &mut timers[0])?;
             let (ch, st) = (&chs[0], &self.nets[0].gpu().stream);
-            let (mut iters, mut conv) = (vec![0u32; ch.k], vec![0u32; ch.k]);
-            st.memcpy_dtoh(&ch.iters.slice(0..ch.k), &mut iters)?;
-            st.memcpy_dtoh(&ch.converged.slice(0..ch.k), &mut conv)?;
-            stats.extend(iters.iter().zip(&conv).map(|(&i, &c)| Stats { iterations: i, converged: c != 0 }));
+            ch.download_stats(st, &mut stats)?;
         }
         for n in &self.nets[1..] {
             n.gpu().stream.synchronize()?;

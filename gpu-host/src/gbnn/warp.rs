@@ -46,6 +46,7 @@ impl DeviceNetwork<'_> {
         let mut at = 0;
         for part in probes.chunks(cap * c) {
             let n = part.len() / c;
+            ch.k = n;
             if at + part.len() > out.len() {
                 return Err(GpuError::Input("decoded results past their buffer".into()));
             }
@@ -67,10 +68,7 @@ impl DeviceNetwork<'_> {
             // chunk's `n·C` values from `at` (checked above); W is the whole matrix (one device);
             // each probe uses its `shared_bytes` of the block's `per_block` shares.
             unsafe { launch_shaped(gpu, Some(&mut timer), shape, a)? };
-            let (mut iters, mut conv) = (vec![0u32; n], vec![0u32; n]);
-            st.memcpy_dtoh(&ch.iters.slice(0..n), &mut iters)?;
-            st.memcpy_dtoh(&ch.converged.slice(0..n), &mut conv)?;
-            stats.extend(iters.iter().zip(&conv).map(|(&i, &c)| Stats { iterations: i, converged: c != 0 }));
+            ch.download_stats(st, &mut stats)?;
             at += part.len();
         }
         self.keep_chunk(ch, Rule::Joint);
