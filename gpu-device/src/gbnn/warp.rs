@@ -15,7 +15,7 @@ use core::slice::from_raw_parts;
 use neurobits_core::bits::nth_set_bit;
 use neurobits_core::gbnn::decode::decode_result;
 use neurobits_core::gbnn::kernels::{JointWarp, Shape};
-use neurobits_core::gbnn::rules::{joint_first_words_cols, joint_iter_word_cols, known_row};
+use neurobits_core::gbnn::rules::{joint_first_words_cols, joint_iter_word_cols, known_row, known_symbol};
 use neurobits_core::gbnn::shard::Shard;
 use neurobits_core::gbnn::{Params, Rule, Schedule, Update, ERASED};
 use neurobits_core::kernel::{DevMut, DevPtr};
@@ -101,13 +101,15 @@ kernel! {
         if !matches!(lanes, 8 | 16 | 32) {
             abort();
         }
-        let per_warp = 32 / lanes;
+        // Shifts, not divisions: `lanes` is a power of two (a 64-bit division is a subroutine).
+        let lb = lanes.trailing_zeros();
+        let per_warp = 32 >> lb;
         // The whole warp leaves together, or not at all.
         if gid() / 32 * per_warp >= a.k as usize {
             return;
         }
         let (ln, (t, _)) = (lane(), thread_block());
-        let (h, lg) = (ln / lanes, ln % lanes);
+        let (h, lg) = (ln >> lb, ln & (lanes - 1));
         let p = gid() / 32 * per_warp + h;
         let valid = p < a.k as usize;
         let grp = Group { shift: (h * lanes) as u32, mask: if lanes == 32 { u32::MAX } else { (1 << lanes) - 1 } };
@@ -240,10 +242,14 @@ kernel! {
         }
         let v = from_raw_parts(smem::generic::<Word>(cur), rw);
         let occ = from_raw_parts(smem::generic::<u64>(sh.occ), cc);
+        let rows = from_raw_parts(smem::generic::<u32>(sh.rows), cc - e);
         let mut c = lg;
         while c < cc {
-            // Known clusters decode from the probe; erased ones through their occupancy.
-            *a.out.0.add(p * cc + c) = decode_result(&g, Rule::Joint, sym(c), v, c, Some(&occ[c..c + 1])).0;
+            // Known clusters decode from the probe (its symbol from the known row in shared
+            // memory: reading the probe again waited on a global load); erased ones through
+            // their occupancy.
+            let s = if erased & (1 << c) != 0 { ERASED } else { known_symbol(&g, rows[known_row(&g, erased, c, 0).0], c) };
+            *a.out.0.add(p * cc + c) = decode_result(&g, Rule::Joint, s, v, c, Some(&occ[c..c + 1])).0;
             c += lanes;
         }
         if lg == 0 {

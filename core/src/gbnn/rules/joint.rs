@@ -43,6 +43,19 @@ pub fn known_row(geom: &Geometry, erased: u64, c: usize, symbol: u16) -> (usize,
     (before.count_ones() as usize, geom.neuron(c, symbol as usize) as u32)
 }
 
+/// Known cluster `c`'s symbol from its row ([`known_row`]'s second part): a GPU group keeps the
+/// known rows in shared memory and decodes from them instead of reading the probe again.
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, rules::{known_row, known_symbol}};
+/// let g = Geometry::new(3, 4).unwrap();
+/// assert_eq!(known_symbol(&g, known_row(&g, 0b010, 2, 3).1, 2), 3);
+/// ```
+#[inline(always)]
+pub fn known_symbol(geom: &Geometry, row: u32, c: usize) -> u16 {
+    (row as usize - geom.neuron(c, 0)) as u16
+}
+
 /// The joint rule's first pass (Algorithm 2, lines 1–5) for word `wi` of an erased cluster `c`,
 /// given the probe's [`known_rows`]. Erased clusters start off, so a neuron's sum-of-sum score is
 /// the number of known neurons it is connected to, and keeping "the neurons with `C − e` signals"
