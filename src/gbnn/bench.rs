@@ -298,7 +298,8 @@ fn gpu_rows(
                 if warm.decoded != out.decoded {
                     anyhow::bail!("GPU joint results differ from one run to the next");
                 }
-                (kernel.push(warm.kernel_ms), total.push(warm.total_ms));
+                kernel.push(warm.kernel_ms);
+                total.push(warm.total_ms);
             }
             report.joint_kernel_ms_runs = kernel.clone();
             (warm.kernel_ms, warm.total_ms) = (median(&mut kernel), median(&mut total));
