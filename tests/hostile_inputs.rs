@@ -200,6 +200,7 @@ fn nonsense_arguments_are_refused() {
     fails(&["flyhash", "eval", "--queries", "0", "--out", o], "--queries");
     fails(&["flyhash", "eval", "--ks", "0", "--out", o], "--ks");
     fails(&["flyhash", "bench", "--config", "batch", "--max-exp", "40"], "--max-exp");
+    fails(&["gbnn", "bench", "--repeats", "0"], "--repeats");
     fails(&["gbnn", "bench-gpus", "--probes", "0"], "--probes");
     fails(&["gbnn", "bench-gpus", "--stored", "0"], "--stored");
     fails(&["gbnn", "bench-gpus", "--gpus", "0"], "--gpus");
