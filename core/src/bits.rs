@@ -76,3 +76,22 @@ pub const fn nth_set_bit(x: Word, n: u32) -> Option<usize> {
     }
     Some(at as usize)
 }
+
+/// Bit `i` of `x` moved to bit `2i` (the others clear): two ballots over lanes, one for each word
+/// of a lane's pair, interleave into the occupancy of consecutive words as
+/// `spread_even(a) | spread_even(b) << 1`.
+///
+/// ```
+/// use neurobits_core::bits::spread_even;
+/// assert_eq!(spread_even(0b1011), 0b1000101);
+/// assert_eq!(spread_even(u32::MAX), 0x5555_5555_5555_5555);
+/// ```
+#[inline(always)]
+pub const fn spread_even(x: u32) -> u64 {
+    let mut x = x as u64;
+    x = (x | x << 16) & 0x0000_ffff_0000_ffff;
+    x = (x | x << 8) & 0x00ff_00ff_00ff_00ff;
+    x = (x | x << 4) & 0x0f0f_0f0f_0f0f_0f0f;
+    x = (x | x << 2) & 0x3333_3333_3333_3333;
+    (x | x << 1) & 0x5555_5555_5555_5555
+}

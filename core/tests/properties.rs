@@ -187,6 +187,39 @@ proptest! {
         }
     }
 
+    /// The two-word first pass (one 16-byte load per row) equals two words at once, where W is
+    /// 16-byte aligned (the vector path) and where it is not (the fallback).
+    #[test]
+    fn joint_first_pass_on_pairs_equals_two_words(
+        c in 2usize..=6, l in 65usize..=260, m in 1u64..60, seed in any::<u64>(), e in 1usize..=5,
+    ) {
+        use neurobits_core::gbnn::{rules::{joint_first_pair_cols, joint_first_words_cols, known_rows}, shard::Shard};
+        let mut net = Network::new(c, l).unwrap();
+        net.store_random(seed, m);
+        let (g, w) = (net.geometry(), net.weights());
+        let plan = ProbePlan::new(*g, seed, net.stored(), seed ^ 5, 1, e.min(c)).unwrap();
+        let mut probe = vec![0; c];
+        plan.probe(0, &mut probe);
+        let mut rows = vec![0; c];
+        let nk = known_rows(g, &probe, &mut rows);
+        let rows = &rows[..nk];
+        let s = Shard::all(g);
+        // `u128` is 16-byte aligned: W copied to its start, and one word past it.
+        let mut buf = vec![0u128; w.len().div_ceil(2) + 1];
+        // SAFETY: the u128s hold 2·len(buf) plain words.
+        let words = unsafe { std::slice::from_raw_parts_mut(buf.as_mut_ptr().cast::<u64>(), 2 * buf.len()) };
+        for start in [0, 1] {
+            let wv = &mut words[start..start + w.len()];
+            wv.copy_from_slice(w);
+            for cl in (0..c).filter(|&cl| probe[cl] == ERASED) {
+                for wi in 0..g.words_per_cluster() - 1 {
+                    let want = joint_first_words_cols::<2, 4>(g, w, &s, rows, [(cl, wi), (cl, wi + 1)]);
+                    prop_assert_eq!(joint_first_pair_cols::<4>(g, wv, &s, rows, (cl, wi)), want);
+                }
+            }
+        }
+    }
+
     #[test]
     fn joint_equals_sum_of_max_on_probes_of_stored_messages((net, seed) in instance(), e in 0usize..=6, k in 1u64..10) {
         let (g, w) = (net.geometry(), net.weights());

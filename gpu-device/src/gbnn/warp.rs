@@ -12,10 +12,12 @@
 //! probe ran at 0.100 ms for Scenario 2 with most of its lanes idle in the later updates.
 
 use core::slice::from_raw_parts;
-use neurobits_core::bits::nth_set_bit;
+use neurobits_core::bits::{nth_set_bit, spread_even};
 use neurobits_core::gbnn::decode::decode_result;
 use neurobits_core::gbnn::kernels::{JointWarp, Shape};
-use neurobits_core::gbnn::rules::{joint_first_words_cols, joint_iter_word_cols, known_row, known_symbol};
+use neurobits_core::gbnn::rules::{
+    joint_first_pair_cols, joint_first_words_cols, joint_iter_word_cols, known_row, known_symbol,
+};
 use neurobits_core::gbnn::shard::Shard;
 use neurobits_core::gbnn::{Params, Rule, Schedule, Update, ERASED};
 use neurobits_core::kernel::{DevMut, DevPtr};
@@ -160,32 +162,57 @@ kernel! {
             if step == 0 {
                 // The first pass: every group that has a probe runs it (its schedule starts there).
                 let rows = from_raw_parts(smem::generic::<u32>(sh.rows), cc - e);
-                // `PER` words per lane at a time (rounds `r, r + 1, …`): their row loads go out
-                // together.
-                let mut r = 0;
-                while any_lane(r * lanes < slots) {
-                    let s: [usize; PER] = core::array::from_fn(|q| lg + lanes * (r + q));
-                    let mut x = [0; PER];
-                    if u == Some(Update::JointFirst) && s[0] < slots {
-                        // Past the last word, a word is the first again (its result unused).
-                        let at = s.map(|sq| {
-                            let (j, wi) = split(if sq < slots { sq } else { s[0] }, wpc);
-                            (cluster(j), wi)
-                        });
-                        x = joint_first_words_cols::<PER, ROWS>(&g, w, &all, rows, at);
-                        for q in 0..PER {
-                            if s[q] < slots {
-                                // SAFETY: word `cl·wpc + wi < rw` of this probe's next state.
-                                unsafe { smem::st_u64(next + (at[q].0 * wpc + at[q].1) as u32 * 8, x[q]) };
-                            } else {
-                                x[q] = 0;
+                if wpc % 2 == 0 {
+                    // Two adjacent words per lane (pair `lg + lanes·r` in round `r`), one 16-byte
+                    // load per known row (the core's `joint_first_pair_cols`): half the loads and
+                    // address arithmetic of two separate words. The two words' ballots interleave
+                    // into consecutive occupancy bits.
+                    let mut r = 0;
+                    while any_lane(2 * (lg + lanes * r) < slots) {
+                        let s0 = 2 * (lg + lanes * r);
+                        let mut x = [0; 2];
+                        if u == Some(Update::JointFirst) && s0 < slots {
+                            let (j, wi) = split(s0, wpc);
+                            let cl = cluster(j);
+                            x = joint_first_pair_cols::<ROWS>(&g, w, &all, rows, (cl, wi));
+                            // SAFETY: words `cl·wpc + wi + {0, 1} < rw` of this probe's next state.
+                            unsafe {
+                                smem::st_u64(next + (cl * wpc + wi) as u32 * 8, x[0]);
+                                smem::st_u64(next + (cl * wpc + wi + 1) as u32 * 8, x[1]);
                             }
                         }
+                        let b = spread_even(grp.ballot(x[0] != 0)) | spread_even(grp.ballot(x[1] != 0)) << 1;
+                        bits |= (b as u128).checked_shl((2 * lanes * r) as u32).unwrap_or(0);
+                        r += 1;
                     }
-                    for (q, &xq) in x.iter().enumerate() {
-                        bits |= (grp.ballot(xq != 0) as u128).checked_shl((lanes * (r + q)) as u32).unwrap_or(0);
+                } else {
+                    // `PER` words per lane at a time (rounds `r, r + 1, …`): their row loads go out
+                    // together.
+                    let mut r = 0;
+                    while any_lane(r * lanes < slots) {
+                        let s: [usize; PER] = core::array::from_fn(|q| lg + lanes * (r + q));
+                        let mut x = [0; PER];
+                        if u == Some(Update::JointFirst) && s[0] < slots {
+                            // Past the last word, a word is the first again (its result unused).
+                            let at = s.map(|sq| {
+                                let (j, wi) = split(if sq < slots { sq } else { s[0] }, wpc);
+                                (cluster(j), wi)
+                            });
+                            x = joint_first_words_cols::<PER, ROWS>(&g, w, &all, rows, at);
+                            for q in 0..PER {
+                                if s[q] < slots {
+                                    // SAFETY: word `cl·wpc + wi < rw` of this probe's next state.
+                                    unsafe { smem::st_u64(next + (at[q].0 * wpc + at[q].1) as u32 * 8, x[q]) };
+                                } else {
+                                    x[q] = 0;
+                                }
+                            }
+                        }
+                        for (q, &xq) in x.iter().enumerate() {
+                            bits |= (grp.ballot(xq != 0) as u128).checked_shl((lanes * (r + q)) as u32).unwrap_or(0);
+                        }
+                        r += PER;
                     }
-                    r += PER;
                 }
                 // Erased words start off: the first pass changed the probe iff some word is on.
                 differs = bits != 0;

@@ -122,34 +122,139 @@ pub fn joint_first_words_cols<const N: usize, const R: usize>(
     let n = geom.neurons();
     // Every row below `n` then has its word in W: `row·rw + col < n·rw ≤ w.len()`.
     assert!(cols.iter().all(|&col| col < rw) && n * rw <= w.len(), "column past W");
-    let mut acc = words.map(|(_, wi)| geom.valid_bits(wi));
+    let acc = words.map(|(_, wi)| geom.valid_bits(wi));
+    let words = Words { w, rw: shard.stride32(geom), cols };
+    // SAFETY: `Words` reads row `r < n` at columns below `rw` (both checked above).
+    unsafe { and_rows::<N, R, _>(rows, n as u32, acc, &words) }
+}
+
+/// [`joint_first_words_cols`] for the two adjacent words `wi` and `wi + 1` (`wi + 1 < ⌈L/64⌉`) of
+/// erased cluster `c`, read as one 16-byte load per known row when W's start, its row stride and
+/// the pair's column are 16-byte aligned (two loads otherwise): a GPU lane with two words of a
+/// probe issues half the loads and address computations.
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, shard::Shard, store::store_message, rules::*};
+/// let g = Geometry::new(3, 128).unwrap();
+/// let mut w = vec![0u64; g.weight_words()];
+/// store_message(&g, &mut w, &[1, 70, 0]);
+/// store_message(&g, &mut w, &[0, 2, 1]);
+/// let s = Shard::all(&g);
+/// let rows = [128 + 70, 256];
+/// let want = joint_first_words_cols::<2, 4>(&g, &w, &s, &rows, [(0, 0), (0, 1)]);
+/// assert_eq!(joint_first_pair_cols::<4>(&g, &w, &s, &rows, (0, 0)), want);
+/// assert_eq!(want, [0b10, 0]);
+/// ```
+#[inline]
+pub fn joint_first_pair_cols<const R: usize>(
+    geom: &Geometry,
+    w: &[Word],
+    shard: &Shard,
+    rows: &[u32],
+    (c, wi): (usize, usize),
+) -> [Word; 2] {
+    assert!(wi + 1 < geom.words_per_cluster(), "a pair past the cluster");
+    let (col, rw) = (shard.at(geom, 0, c, wi), shard.stride(geom));
+    // Masks, not `is_multiple_of`: this form is the GPU code that was measured and tested on the
+    // device; the other compiled to a different schedule.
+    if (w.as_ptr() as usize | rw | col) & 1 != 0 || (w.as_ptr() as usize) & 15 != 0 {
+        return joint_first_words_cols::<2, R>(geom, w, shard, rows, [(c, wi), (c, wi + 1)]);
+    }
+    let n = geom.neurons();
+    // Every row below `n` then has its pair in W: `row·rw + col + 1 < n·rw ≤ w.len()`.
+    assert!(col + 1 < rw && n * rw <= w.len(), "column past W");
+    let acc = [geom.valid_bits(wi), geom.valid_bits(wi + 1)];
+    let pairs = Pairs { w: w.as_ptr().cast(), rw: shard.stride32(geom) / 2, col: (col / 2) as u32 };
+    // SAFETY: `Pairs` reads row `r < n`'s 16-byte aligned pair at `col` (checked above).
+    unsafe { and_rows::<2, R, _>(rows, n as u32, acc, &pairs) }
+}
+
+/// How [`and_rows`] reads `N` words of a known row.
+trait RowWords<const N: usize> {
+    /// The AND over the rows `r` of their `N` words.
+    ///
+    /// # Safety
+    /// Each row is below the network's neuron count.
+    unsafe fn and<const R: usize>(&self, r: [u32; R]) -> [Word; N];
+}
+
+/// `N` words of a row at any columns.
+struct Words<'a, const N: usize> {
+    w: &'a [Word],
+    rw: u32,
+    cols: [usize; N],
+}
+
+impl<const N: usize> RowWords<N> for Words<'_, N> {
+    #[inline(always)]
+    unsafe fn and<const R: usize>(&self, r: [u32; R]) -> [Word; N] {
+        // SAFETY: as the caller promises, with the columns checked by the constructor's caller.
+        self.cols.map(|col| unsafe { word_at(self.w, r, self.rw, col) })
+    }
+}
+
+/// Two adjacent words at a 16-byte aligned column: one vector load.
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+struct Pair([Word; 2]);
+
+/// The pairs of a row at one column (`rw` and `col` in pairs).
+struct Pairs {
+    w: *const Pair,
+    rw: u32,
+    col: u32,
+}
+
+impl RowWords<2> for Pairs {
+    #[inline(always)]
+    unsafe fn and<const R: usize>(&self, r: [u32; R]) -> [Word; 2] {
+        // 32-bit factors in one wide multiply (see `word_at`).
+        let at = r.map(|x| (x as u64 * self.rw as u64) as usize + self.col as usize);
+        // SAFETY: as the caller promises: each pair lies in W and is 16-byte aligned.
+        at.iter().fold([Word::MAX; 2], |a, &i| {
+            let p = unsafe { *self.w.add(i) };
+            [a[0] & p.0[0], a[1] & p.0[1]]
+        })
+    }
+}
+
+/// The joint first pass's loop: `acc` ANDed with the words `f` reads of the known `rows`, `R`
+/// rows at a time, stopping once every word is zero.
+///
+/// # Safety
+/// `f.and` is safe for rows below `n`.
+#[inline(always)]
+unsafe fn and_rows<const N: usize, const R: usize, F: RowWords<N>>(
+    rows: &[u32],
+    n: u32,
+    mut acc: [Word; N],
+    f: &F,
+) -> [Word; N] {
     // Groups of `R` independent loads per word, then one early-exit test: memory-level
     // parallelism for a GPU thread, still an early exit for a CPU. One bounds check for the
     // group's rows, after its row numbers: with a check per word, the compiler loaded each row
     // number only after the check before it, so a GPU thread waited on the loads in turn.
     // Counters and row numbers in 32-bit arithmetic (at most 64 rows): a GPU thread spent a
     // third of this loop on 64-bit index arithmetic.
-    let (len, rw32) = (rows.len() as u32, shard.stride32(geom));
+    let len = rows.len() as u32;
     let mut i = 0;
     while i + R as u32 <= len && acc.iter().any(|&x| x != 0) {
         // SAFETY: `i + R - 1 < len` keeps every index below `rows.len()`.
         let r: [u32; R] = core::array::from_fn(|j| unsafe { *rows.get_unchecked((i + j as u32) as usize) });
-        assert!(r.iter().fold(0, |m, &x| m.max(x)) < n as u32, "row past W");
-        for (a, &col) in acc.iter_mut().zip(&cols) {
-            // SAFETY: each row is below `n` (checked above), so each index is below `w.len()`.
-            *a &= unsafe { word_at(w, r, rw32, col) };
-        }
+        assert!(r.iter().fold(0, |m, &x| m.max(x)) < n, "row past W");
+        // SAFETY: each row is below `n` (checked above).
+        let x = unsafe { f.and(r) };
+        acc = core::array::from_fn(|k| acc[k] & x[k]);
         i += R as u32;
     }
     // The last `len mod R` rows one at a time: a group padded with repeats of the last row cost
     // a GPU thread as many instructions as a whole group.
     while i < len && acc.iter().any(|&x| x != 0) {
         let r = rows[i as usize];
-        assert!(r < n as u32, "row past W");
-        for (a, &col) in acc.iter_mut().zip(&cols) {
-            // SAFETY: as above, for one row (repeated).
-            *a &= unsafe { word_at(w, [r], rw32, col) };
-        }
+        assert!(r < n, "row past W");
+        // SAFETY: as above, for one row.
+        let x = unsafe { f.and([r]) };
+        acc = core::array::from_fn(|k| acc[k] & x[k]);
         i += 1;
     }
     acc

@@ -17,8 +17,9 @@ pub use bail_out_early::{
 };
 pub use init::init_word;
 pub use joint::{
-    joint_first_word, joint_first_word_cols, joint_first_word_rows, joint_first_words_cols, joint_iter_word,
-    joint_iter_word_cols, joint_iter_word_occ, joint_support_cols, known_row, known_rows, known_symbol,
+    joint_first_pair_cols, joint_first_word, joint_first_word_cols, joint_first_word_rows, joint_first_words_cols,
+    joint_iter_word, joint_iter_word_cols, joint_iter_word_occ, joint_support_cols, known_row, known_rows,
+    known_symbol,
 };
 pub use sum_of_max::sum_of_max_word;
 pub use sum_of_sum::{score, select_max, sum_of_sum_cluster};
