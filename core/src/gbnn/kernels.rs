@@ -360,8 +360,9 @@ kernel_struct! {
     /// `lanes` lanes per probe (see [`JointWarp::fits`], [`JointWarp::lanes`]): the first pass,
     /// every later update of the core's `Schedule` and the decoding, with the probe's state in
     /// its share of the block's dynamic shared memory ([`JointWarp::shared_bytes`] per probe).
-    /// Lane `i` of a group computes the erased words `i, i + lanes, …` of the first pass (erased
-    /// clusters in order, a cluster's words in order), so its loads of W rows are contiguous.
+    /// Lane `i` of a group computes the erased words `2i, 2i + 1, 2(i + lanes), …` of the first
+    /// pass (`i, i + lanes, …` when a cluster has an odd number of words; erased clusters in
+    /// order, a cluster's words in order), so a group's loads of W rows are contiguous.
     JointWarp => GbnnJointWarp {
         /// Network shape.
         shape: Shape,

@@ -2,9 +2,10 @@
 //! lanes per probe (8, 16 or 32; a warp runs up to four probes). Why: Scenario 2 (16 × 512,
 //! 30 000 probes) took ~10 short launches of the per-update path, each paying its start and
 //! tail, while its W (8 MiB) sits in L2. Here a group runs the core's `Schedule` for its probe
-//! with the state in shared memory. Lane `i` of a group computes the erased words `i, i + lanes,
-//! …` of the first pass (erased clusters in order, a cluster's words in order), so its row loads
-//! are contiguous; a later update computes only the words nonzero now (Lemma 1: a zero word stays
+//! with the state in shared memory. In the first pass lane `i` of a group computes the erased
+//! words `2i, 2i + 1`, then `2(i + lanes), …` (erased clusters in order, a cluster's words in
+//! order; one 16-byte load per known row), or `i, i + lanes, …` when a cluster has an odd number
+//! of words, so a group's row loads are contiguous; a later update computes only the words nonzero now (Lemma 1: a zero word stays
 //! zero), a lane each. The occupancy of the erased words is one `u128` (`bits`), from ballots
 //! after the first pass and cleared bit by bit by shared atomics after later updates.
 //! Two earlier one-launch designs lost because they kept few probes in flight (a 512-thread
