@@ -70,17 +70,8 @@ impl GbnnGpu {
         let gpu = Arc::new(Gpu::open(ordinal)?);
         gpu.ensure_fits(net.weights().len() as u64 * 8)?;
         let w = gpu.stream.clone_htod(net.weights())?;
-        let (geom, stored) = (*net.geometry(), net.stored());
-        Ok(DeviceNetwork {
-            gpu: Held::Owned(gpu),
-            geom,
-            stored,
-            shard: Shard::all(&geom),
-            w,
-            chunk: None,
-            kept: Mutex::new(None),
-            joint_warp: Some(0),
-        })
+        let geom = *net.geometry();
+        Ok(DeviceNetwork::new(Held::Owned(gpu), geom, net.stored(), Shard::all(&geom), w))
     }
 }
 
@@ -133,16 +124,7 @@ impl Gpu {
     }
 
     fn resident(&self, geom: Geometry, stored: u64, shard: Shard, w: CudaSlice<u64>) -> DeviceNetwork<'_> {
-        DeviceNetwork {
-            gpu: Held::Borrowed(self),
-            geom,
-            stored,
-            shard,
-            w,
-            chunk: None,
-            kept: Mutex::new(None),
-            joint_warp: Some(0),
-        }
+        DeviceNetwork::new(Held::Borrowed(self), geom, stored, shard, w)
     }
 }
 
@@ -151,6 +133,14 @@ fn check_shard(g: &Geometry, s: Shard) -> Result<(), GpuError> {
         return Err(GpuError::Input(format!("shard {}..{} of a {}-cluster network", s.c0, s.c1, g.clusters())));
     }
     Ok(())
+}
+
+impl<'g> DeviceNetwork<'g> {
+    /// A resident W with the defaults every constructor shares: no chunk cap, no kept buffers,
+    /// the one-launch joint path on with its own pick of lanes.
+    fn new(gpu: Held<'g>, geom: Geometry, stored: u64, shard: Shard, w: CudaSlice<u64>) -> Self {
+        DeviceNetwork { gpu, geom, stored, shard, w, chunk: None, kept: Mutex::new(None), joint_warp: Some(0) }
+    }
 }
 
 impl DeviceNetwork<'_> {
