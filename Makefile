@@ -42,8 +42,11 @@ test: setup mcu-build
 	$(CARGO) fmt --manifest-path mcu/Cargo.toml --check
 	PTXAS=$(PTXAS) $(CARGO) test --workspace
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
-	$(CARGO) run --example gbnn_store_retrieve -- cpu
-	$(CARGO) run --example flyhash_hash_search -- cpu
+	$(CARGO) run -p neurobits --example gbnn_store_retrieve -- cpu
+	$(CARGO) run -p neurobits --example flyhash_hash_search -- cpu
+	@# The library a user adds pulls in no CLI, plotting or progress crates, and builds without them.
+	! $(CARGO) tree -p neurobits -e normal --prefix none | grep -E '^(clap|clap_builder|plotters|indicatif) '
+	$(CARGO) check -p neurobits --no-default-features
 	$(CARGO) build -p neurobits-core --target thumbv7m-none-eabi
 	$(CARGO) build -p neurobits-core --target thumbv7em-none-eabihf --features defmt
 	$(CARGO) clippy --workspace --all-targets -- -D warnings

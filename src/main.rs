@@ -24,7 +24,7 @@ fn main() {
             }
         }
     }
-    let cli = match neurobits::cli::Cli::try_parse() {
+    let cli = match neurobits_cli::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => e.exit(),
         // A bare command (`neurobits`, `neurobits gbnn`): its help, as clap renders it, exit 2.
@@ -44,7 +44,7 @@ fn main() {
             fail(&line);
         }
     };
-    if let Err(e) = neurobits::cli::run(cli) {
+    if let Err(e) = neurobits_cli::cli::run(cli) {
         fail(&format!("{e:#}").replace('\n', " "));
     }
 }

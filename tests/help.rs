@@ -3,7 +3,7 @@
 //! prints its help rather than an error folded onto one line.
 
 use clap::CommandFactory;
-use neurobits::cli::Cli;
+use neurobits_cli::cli::Cli;
 
 fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
     for a in cmd.get_arguments() {

@@ -1,0 +1,291 @@
+//! Where a model runs: the one device-selection policy of every command (`--device`), and the
+//! CPU thread pool. Each model builds its device-resident handle on a [`Device`] (for the GBNN:
+//! [`crate::gbnn::backend`]), uploading once and computing many times.
+
+use anyhow::{Context, Result};
+use neurobits_gpu_host::{Gpu, GpuError};
+
+/// What `--device` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum DeviceChoice {
+    /// All CPU cores (rayon).
+    Cpu,
+    /// The first CUDA GPU; an error if there is none.
+    Gpu,
+    /// The GPU when one is present and can do the work, else the CPU (and say so).
+    Auto,
+}
+
+/// Where a model computes: the one device choice of every model in the library (and of the
+/// CLI's `--device`, `--threads`). Parsed from `cpu`, `gpu`, `cuda`, `gpu:N`, `cuda:N` or `auto`.
+///
+/// ```
+/// use neurobits::device::Target;
+/// assert_eq!("cuda:1".parse::<Target>(), Ok(Target::Gpu(1)));
+/// assert_eq!("cpu".parse::<Target>(), Ok(Target::Cpu { threads: None }));
+/// assert!("tpu".parse::<Target>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Target {
+    /// The CPU: `threads` rayon threads (`None`: one per core).
+    Cpu {
+        /// Threads; `None` for one per core.
+        threads: Option<usize>,
+    },
+    /// CUDA GPU `ordinal` (0 is the first); an error if it does not open.
+    Gpu(usize),
+    /// The first GPU when one opens and can do the work, else the CPU (with a note on stderr).
+    #[default]
+    Auto,
+}
+
+impl Target {
+    /// All CPU cores.
+    pub const CPU: Target = Target::Cpu { threads: None };
+
+    /// The same choice with `threads` CPU threads (a GPU choice keeps its CPU pool for the host
+    /// stages).
+    pub fn with_threads(self, threads: Option<usize>) -> Target {
+        match self {
+            Target::Cpu { .. } => Target::Cpu { threads },
+            other => other,
+        }
+    }
+}
+
+impl std::str::FromStr for Target {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Target, String> {
+        let ordinal = |n: &str| n.parse::<usize>().map_err(|_| format!("device '{s}': '{n}' is not a GPU index"));
+        match s {
+            "cpu" => Ok(Target::CPU),
+            "gpu" | "cuda" => Ok(Target::Gpu(0)),
+            "auto" => Ok(Target::Auto),
+            _ => match s.split_once(':') {
+                Some(("gpu" | "cuda", n)) => Ok(Target::Gpu(ordinal(n)?)),
+                _ => Err(format!("device '{s}': expected cpu, gpu, cuda, gpu:N, cuda:N or auto")),
+            },
+        }
+    }
+}
+
+impl From<DeviceChoice> for Target {
+    fn from(c: DeviceChoice) -> Target {
+        match c {
+            DeviceChoice::Cpu => Target::CPU,
+            DeviceChoice::Gpu => Target::Gpu(0),
+            DeviceChoice::Auto => Target::Auto,
+        }
+    }
+}
+
+/// The instruction sets a CPU hot path may use, best last. The release binary targets baseline
+/// x86-64, so each hot loop is compiled again for these features (`#[target_feature]`, plain
+/// `std::arch`) and the version is chosen at run time (`is_x86_feature_detected!`); every version
+/// gives the same integers (tests force each one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Simd {
+    /// Baseline x86-64 (or another architecture).
+    Portable,
+    /// POPCNT and AVX2.
+    Avx2,
+    /// AVX-512 F/BW/VL with VPOPCNTDQ (Ice Lake and later, Zen 4 and later).
+    Avx512,
+}
+
+/// The best [`Simd`] level this CPU has, capped by `NEUROBITS_SIMD=portable|avx2|avx512` (tests
+/// use it to force each path; `NEUROBITS_NO_SIMD` = `portable`). Asking for more than the CPU
+/// has gives what it has.
+///
+/// ```
+/// use neurobits::device::{simd_level, Simd};
+/// assert!(simd_level() >= Simd::Portable);
+/// ```
+pub fn simd_level() -> Simd {
+    let cap = match std::env::var("NEUROBITS_SIMD").as_deref() {
+        _ if std::env::var_os("NEUROBITS_NO_SIMD").is_some() => Simd::Portable,
+        Ok("portable") => Simd::Portable,
+        Ok("avx2") => Simd::Avx2,
+        _ => Simd::Avx512,
+    };
+    simd_detected().min(cap)
+}
+
+/// The best [`Simd`] level this CPU has, whatever the environment says.
+///
+/// ```
+/// assert!(neurobits::device::simd_detected() >= neurobits::device::simd_level());
+/// ```
+pub fn simd_detected() -> Simd {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        if has!("avx512f")
+            && has!("avx512bw")
+            && has!("avx512vl")
+            && has!("avx512vpopcntdq")
+            && has!("popcnt")
+            && has!("avx2")
+        {
+            Simd::Avx512
+        } else if has!("popcnt") && has!("avx2") {
+            Simd::Avx2
+        } else {
+            Simd::Portable
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    Simd::Portable
+}
+
+/// Whether the CPU hot paths may take their POPCNT/AVX2 versions ([`simd_level`] ≥ AVX2).
+///
+/// ```
+/// # // The answer depends on the CPU; it is only ever false without x86-64.
+/// let _ = neurobits::device::simd();
+/// ```
+pub fn simd() -> bool {
+    simd_level() >= Simd::Avx2
+}
+
+/// A rayon thread pool: the CPU backend of every model.
+pub struct Cpu {
+    pool: rayon::ThreadPool,
+}
+
+impl Cpu {
+    /// `threads = None`: one thread per core.
+    pub fn new(threads: Option<usize>) -> Result<Self> {
+        let mut b = rayon::ThreadPoolBuilder::new();
+        if let Some(t) = threads {
+            b = b.num_threads(t);
+        }
+        Ok(Cpu { pool: b.build().context("cannot start the CPU thread pool")? })
+    }
+
+    /// Human-readable name, e.g. `cpu (2 threads)`.
+    pub fn name(&self) -> String {
+        format!("cpu ({} threads)", self.pool.current_num_threads())
+    }
+
+    /// Runs `f` on this pool's threads.
+    pub fn install<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
+        self.pool.install(f)
+    }
+}
+
+/// An opened device: the CPU pool always, the GPU when one was asked for and opened.
+///
+/// The policy, in one place: `cpu` never touches a GPU; `gpu` fails when there is none, and
+/// every GPU error is an error; `auto` uses the GPU when one opens, and when it cannot do a piece
+/// of work (out of memory, a batch too large for one launch) says so on stderr and does that work
+/// on the CPU.
+pub struct Device {
+    cpu: Cpu,
+    gpu: Option<Gpu>,
+    fallback: bool,
+}
+
+impl Device {
+    /// Opens what `target` asks for: the CPU pool with its threads, the GPU by its ordinal.
+    pub fn open_target(target: Target) -> crate::Result<Device> {
+        match target {
+            Target::Cpu { threads } => {
+                if threads == Some(0) {
+                    return Err(crate::Error::config("threads", 0, "must be at least 1"));
+                }
+                Ok(Device { cpu: Cpu::new(threads)?, gpu: None, fallback: false })
+            }
+            Target::Gpu(i) => Ok(Device { cpu: Cpu::new(None)?, gpu: Some(Gpu::open(i)?), fallback: false }),
+            Target::Auto => Ok(Device::open(DeviceChoice::Auto)?),
+        }
+    }
+
+    /// Opens what `choice` asks for.
+    pub fn open(choice: DeviceChoice) -> Result<Device> {
+        let cpu = Cpu::new(None)?;
+        Ok(match choice {
+            DeviceChoice::Cpu => Device { cpu, gpu: None, fallback: false },
+            DeviceChoice::Gpu => Device { cpu, gpu: Some(Gpu::open(0)?), fallback: false },
+            DeviceChoice::Auto => match Gpu::open(0) {
+                Ok(g) => Device { cpu, gpu: Some(g), fallback: true },
+                Err(e) => {
+                    eprintln!("note: {e}; using the CPU");
+                    Device { cpu, gpu: None, fallback: true }
+                }
+            },
+        })
+    }
+
+    /// Where work goes first: the GPU's name, or the CPU pool's.
+    pub fn name(&self) -> String {
+        match &self.gpu {
+            Some(g) => format!("gpu ({})", g.name()),
+            None => self.cpu.name(),
+        }
+    }
+
+    /// The GPU, if this device has one.
+    pub fn gpu(&self) -> Option<&Gpu> {
+        self.gpu.as_ref()
+    }
+
+    /// The CPU pool.
+    pub fn cpu(&self) -> &Cpu {
+        &self.cpu
+    }
+
+    /// Runs a piece of work under the policy: `on_gpu` when there is a GPU; under `auto`, a
+    /// [`GpuError`] from it sends the work to `on_cpu` with a note.
+    pub fn run<'s, T>(
+        &'s self,
+        on_gpu: impl FnOnce(&'s Gpu) -> Result<T>,
+        on_cpu: impl FnOnce(&'s Cpu) -> Result<T>,
+    ) -> Result<T> {
+        if let Some(g) = &self.gpu {
+            match on_gpu(g) {
+                Err(e) if self.fallback && e.downcast_ref::<GpuError>().is_some() => {
+                    eprintln!("note: {e}; using the CPU");
+                }
+                r => return r,
+            }
+        }
+        on_cpu(&self.cpu)
+    }
+}
+
+/// Opens the devices a benchmark compares: `(time the CPU, the GPU to time)`. `all` without a GPU
+/// times the CPU alone and says so, as `auto` does.
+pub fn bench_devices(choice: BenchDevice) -> Result<(bool, Option<Gpu>)> {
+    let open_or_note = || match Gpu::open(0) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            eprintln!("note: {e}; timing the CPU only");
+            None
+        }
+    };
+    Ok(match choice {
+        BenchDevice::Cpu => (true, None),
+        BenchDevice::Gpu => (false, Some(Gpu::open(0)?)),
+        BenchDevice::All => (true, open_or_note()),
+        BenchDevice::Auto => match open_or_note() {
+            Some(g) => (false, Some(g)),
+            None => (true, None),
+        },
+    })
+}
+
+/// Where `bench` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum BenchDevice {
+    /// All CPU cores.
+    Cpu,
+    /// The first CUDA GPU; an error if there is none.
+    Gpu,
+    /// CPU and GPU side by side.
+    All,
+    /// The GPU if present, else the CPU.
+    Auto,
+}

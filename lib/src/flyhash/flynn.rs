@@ -1,0 +1,316 @@
+//! `neurobits flyhash flynn`: the FlyNN classifier (Sinha & Ram, KDD 2021) over FlyHash codes —
+//! one memory per class, a point goes to the class it is least novel to (rules in
+//! `neurobits_core::flyhash::flynn`) — on the CPU and the GPU (bit-identical), beside exact
+//! k-nearest-neighbour classification of the same images.
+
+use anyhow::{anyhow, bail, Result};
+use neurobits_core::bits::set_bits;
+use neurobits_core::flyhash::{
+    flynn_class, flynn_novelty, flynn_store, flynn_weights, top_r, FlyParams, FLYNN_WEIGHTS,
+};
+use neurobits_core::Word;
+use neurobits_gpu_host::flyhash::FlyWta;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::cpu::{self, Wta};
+use super::data::{self, Matrix};
+use crate::device::{bench_devices, BenchDevice};
+use crate::progress::stages;
+
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+/// `flyhash flynn`: FlyNN and exact k-NN on labelled images.
+pub struct FlynnConfig {
+    /// Training vectors (IDX, CSV or NPY).
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, default_value = "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")
+    )]
+    pub train: PathBuf,
+    /// Training labels (one value per vector; default: the `labels-idx1` sibling of an
+    /// `images-idx3` file).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub train_labels: Option<PathBuf>,
+    /// Test vectors.
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, default_value = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz")
+    )]
+    pub test: PathBuf,
+    /// Test labels (default as for `--train-labels`).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub test_labels: Option<PathBuf>,
+    /// Use only the first N training vectors.
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::validate::positive))]
+    pub train_limit: Option<usize>,
+    /// Use only the first N test vectors.
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::validate::positive))]
+    pub test_limit: Option<usize>,
+    /// Code length m (default 32·d).
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::validate::positive))]
+    pub m: Option<usize>,
+    /// Ones per projection row s (default 5 % of d).
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::validate::positive))]
+    pub s: Option<usize>,
+    /// Winners k (default m/250: FlyNN wants sparser codes than search; see the README).
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::validate::positive))]
+    pub k: Option<usize>,
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    /// Seed of the portable random streams (projection).
+    pub seed: u64,
+    /// FlyNN's decay γ in [0, 1]: a memory bit weighs γ^n after n training codes of its class.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.99, value_parser = crate::validate::unit_interval))]
+    pub gamma: f64,
+    /// Where FlyNN runs: cpu, gpu, all (side by side, compared) or auto.
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = BenchDevice::Cpu))]
+    pub device: BenchDevice,
+    /// The k of the exact k-NN baselines (on the raw vectors; 8-bit images only).
+    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', default_values_t = [1usize, 10], value_parser = crate::validate::positive))]
+    pub knn: Vec<usize>,
+    /// Skip the k-NN baselines.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub no_knn: bool,
+    /// Also write the results as JSON.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(Serialize, Debug)]
+/// One classifier's result.
+pub struct Row {
+    /// Classifier and device.
+    pub method: String,
+    /// Fraction of test vectors classified as labelled.
+    pub accuracy: f64,
+    /// Seconds to train (hash and store the training set; k-NN: none).
+    pub train_seconds: f64,
+    /// Seconds to classify the test set (hashing included).
+    pub test_seconds: f64,
+    /// GPU: whether its memories and classes equal the CPU's (where both ran).
+    pub identical_to_cpu: Option<bool>,
+}
+
+/// FlyNN's class memories on the CPU: `classes · m` saturating counts, class-major.
+pub fn train(codes: &[Word], labels: &[u8], classes: usize, m: usize) -> Vec<u16> {
+    let words = m.div_ceil(64);
+    let mut counts = vec![0u16; classes * m];
+    counts.par_chunks_mut(m).enumerate().for_each(|(c, mem)| {
+        for (code, _) in codes.chunks(words).zip(labels).filter(|(_, &l)| l as usize == c) {
+            for (w, &word) in code.iter().enumerate() {
+                for b in set_bits(word) {
+                    mem[w * 64 + b] = flynn_store(mem[w * 64 + b]);
+                }
+            }
+        }
+    });
+    counts
+}
+
+/// The class of each code under the memories `counts` and the weights of `flynn_weights`.
+pub fn classify(counts: &[u16], classes: usize, m: usize, weights: &[u64], codes: &[Word]) -> Vec<u32> {
+    codes
+        .par_chunks(m.div_ceil(64))
+        .map(|code| {
+            flynn_class(classes, |c| flynn_novelty(code, |i| counts[c * m + i], |n| weights[n as usize])) as u32
+        })
+        .collect()
+}
+
+/// Exact k-NN on 8-bit images: squared Euclidean distances (exact integers), the `k` nearest
+/// (ties: lower index, the core's `top_r`), the most frequent label among them (ties: lower label).
+pub fn knn(train: &[u8], labels: &[u8], test: &[u8], d: usize, k: usize) -> Vec<u32> {
+    let n = labels.len();
+    test.par_chunks(d)
+        .map_init(
+            || vec![0u32; n],
+            |dist, x| {
+                for (j, y) in train.chunks(d).enumerate() {
+                    dist[j] = x.iter().zip(y).map(|(&a, &b)| (a as i32 - b as i32).pow(2) as u32).sum();
+                }
+                let mut votes = [0u32; 256];
+                top_r(n, k.min(n), |j| dist[j], &mut [0; 256], |j| votes[labels[j] as usize] += 1);
+                let best = votes.iter().max().copied().unwrap_or(0);
+                votes.iter().position(|&v| v == best).unwrap_or(0) as u32
+            },
+        )
+        .collect()
+}
+
+fn labels_of(images: &Path, given: &Option<PathBuf>) -> Result<PathBuf> {
+    if let Some(p) = given {
+        return Ok(p.clone());
+    }
+    let name = images.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if !name.contains("images-idx3") {
+        bail!("{}: give its labels with --train-labels / --test-labels", images.display());
+    }
+    Ok(images.with_file_name(name.replace("images-idx3", "labels-idx1")))
+}
+
+/// Vectors and their labels (integers 0..=255), the first `limit` of them.
+fn read_labelled(images: &Path, labels: &Path, limit: Option<usize>) -> Result<(Matrix, Vec<u8>)> {
+    let mut x = data::read(images)?;
+    let l = data::read(labels)?;
+    if l.cols != 1 || l.rows != x.rows {
+        bail!("{}: {} labels for {} vectors in {}", labels.display(), l.rows * l.cols, x.rows, images.display());
+    }
+    let mut y = Vec::with_capacity(l.rows);
+    for &v in &l.data {
+        if !(0.0..=255.0).contains(&v) || v.fract() != 0.0 {
+            bail!("{}: label {v} is not an integer in 0..=255", labels.display());
+        }
+        y.push(v as u8);
+    }
+    if let Some(n) = limit {
+        let n = n.min(x.rows);
+        x.data.truncate(n * x.cols);
+        x.rows = n;
+        y.truncate(n);
+    }
+    if x.rows == 0 {
+        bail!("{}: no vectors", images.display());
+    }
+    Ok((x, y))
+}
+
+fn accuracy(pred: &[u32], labels: &[u8]) -> f64 {
+    pred.iter().zip(labels).filter(|(&p, &l)| p == l as u32).count() as f64 / labels.len().max(1) as f64
+}
+
+/// Runs `flyhash flynn`.
+pub fn run(a: &FlynnConfig) -> Result<()> {
+    if let Some(p) = &a.json {
+        crate::io::atomic::check_writable(p)?;
+    }
+    let (cpu_on, gpu) = bench_devices(a.device)?;
+    let knn_ks: &[usize] = if a.no_knn { &[] } else { &a.knn };
+    let pb = stages(1 + 2 * cpu_on as u64 + 2 * gpu.is_some() as u64 + knn_ks.len() as u64);
+    pb.set_message("reading the data");
+    let (xtr, ytr) = read_labelled(&a.train, &labels_of(&a.train, &a.train_labels)?, a.train_limit)?;
+    let (xte, yte) = read_labelled(&a.test, &labels_of(&a.test, &a.test_labels)?, a.test_limit)?;
+    if xtr.cols != xte.cols {
+        bail!("training vectors have {} values, test vectors {}", xtr.cols, xte.cols);
+    }
+    let d = xtr.cols;
+    let m = a.m.unwrap_or(32 * d);
+    let s = a.s.unwrap_or((d / 20).max(1));
+    let k = a.k.unwrap_or((m / 250).max(1));
+    let u32_of = |v: usize, what: &str| u32::try_from(v).map_err(|_| anyhow!("{what} {v} is too large"));
+    let p = FlyParams::new(u32_of(d, "d")?, u32_of(m, "m")?, u32_of(s, "s")?, u32_of(k, "k")?, a.seed)
+        .map_err(|e| anyhow!("FlyHash parameters d={d}, m={m}, s={s}, k={k}: {e}"))?;
+    crate::io::memory::ensure_fits("the codes", (xtr.rows + xte.rows) as u128 * p.code_words() as u128 * 8)?;
+    let classes = ytr.iter().copied().max().unwrap_or(0) as usize + 1;
+    crate::io::memory::ensure_fits(
+        "the projection and the class memories",
+        (s as u128 * 4 + classes as u128 * 2) * m as u128,
+    )?;
+    let mut weights = vec![0u64; FLYNN_WEIGHTS];
+    flynn_weights(a.gamma, &mut weights);
+    crate::outln!(
+        "FlyNN on {} training and {} test vectors of {d} values, {classes} classes; FlyHash m={m}, s={s}, k={k}; γ={}",
+        xtr.rows,
+        xte.rows,
+        a.gamma
+    )?;
+    pb.inc(1);
+    let mut rows = Vec::new();
+    let mut cpu_result = None;
+    if cpu_on {
+        pb.set_message("CPU: hashing and storing the training set");
+        let proj = cpu::projection(&p);
+        let t = Instant::now();
+        let codes = cpu::hash(&p, &proj, &xtr, Wta::Exact);
+        let counts = train(&codes, &ytr, classes, m);
+        let train_s = t.elapsed().as_secs_f64();
+        pb.inc(1);
+        pb.set_message("CPU: hashing and classifying the test set");
+        let t = Instant::now();
+        let pred = classify(&counts, classes, m, &weights, &cpu::hash(&p, &proj, &xte, Wta::Exact));
+        let test_s = t.elapsed().as_secs_f64();
+        pb.inc(1);
+        rows.push(Row {
+            method: format!("FlyNN, cpu ({} threads)", rayon::current_num_threads()),
+            accuracy: accuracy(&pred, &yte),
+            train_seconds: train_s,
+            test_seconds: test_s,
+            identical_to_cpu: None,
+        });
+        cpu_result = Some((counts, pred));
+    }
+    if let Some(g) = &gpu {
+        let f = g.fly(p)?;
+        let hash = |x: &Matrix| -> Result<Vec<Word>> {
+            let inputs = f.upload(&x.data, x.rows)?;
+            Ok(f.hash(&inputs, FlyWta::Exact)?.codes)
+        };
+        hash(&xte)?; // warm-up: JIT, buffers
+        pb.set_message("GPU: hashing and storing the training set");
+        let t = Instant::now();
+        let (mem, _) = g.flynn_train(&hash(&xtr)?, &ytr, classes, m)?;
+        let train_s = t.elapsed().as_secs_f64();
+        pb.inc(1);
+        pb.set_message("GPU: hashing and classifying the test set");
+        let t = Instant::now();
+        let (pred, _) = mem.classify(&hash(&xte)?, &weights)?;
+        let test_s = t.elapsed().as_secs_f64();
+        pb.inc(1);
+        let same = match &cpu_result {
+            Some((counts, cpred)) => Some(*counts == mem.counts()? && *cpred == pred),
+            None => None,
+        };
+        rows.push(Row {
+            method: format!("FlyNN, gpu ({})", g.name()),
+            accuracy: accuracy(&pred, &yte),
+            train_seconds: train_s,
+            test_seconds: test_s,
+            identical_to_cpu: same,
+        });
+        if same == Some(false) {
+            bail!("GPU FlyNN differs from the CPU's");
+        }
+    }
+    if !knn_ks.is_empty() {
+        let bytes = |x: &Matrix| -> Result<Vec<u8>> {
+            x.data
+                .iter()
+                .map(|&v| neurobits_core::flyhash::is_pixel(v).then_some(v as u8))
+                .collect::<Option<Vec<u8>>>()
+                .ok_or_else(|| anyhow!("the k-NN baseline needs 8-bit images (integers 0..=255); --no-knn skips it"))
+        };
+        // Squared distances of 8-bit vectors stay exact u32s up to 66 051 values per vector.
+        if (d as u64) * 255 * 255 > u32::MAX as u64 {
+            bail!("the k-NN baseline takes vectors of at most 66 051 values ({d} given); --no-knn skips it");
+        }
+        let (tr, te) = (bytes(&xtr)?, bytes(&xte)?);
+        for &kk in knn_ks {
+            pb.set_message(format!("exact {kk}-NN on the CPU"));
+            let t = Instant::now();
+            let pred = knn(&tr, &ytr, &te, d, kk);
+            rows.push(Row {
+                method: format!("exact {kk}-NN, cpu ({} threads)", rayon::current_num_threads()),
+                accuracy: accuracy(&pred, &yte),
+                train_seconds: 0.0,
+                test_seconds: t.elapsed().as_secs_f64(),
+                identical_to_cpu: None,
+            });
+            pb.inc(1);
+        }
+    }
+    pb.finish_and_clear();
+    crate::outln!("{:<44} {:>9} {:>10} {:>10}", "method", "accuracy", "train s", "test s")?;
+    for r in &rows {
+        let same = match r.identical_to_cpu {
+            Some(true) => "  identical to the CPU's",
+            Some(false) => "  DIFFERS",
+            None => "",
+        };
+        crate::outln!("{:<44} {:>9.4} {:>10.3} {:>10.3}{same}", r.method, r.accuracy, r.train_seconds, r.test_seconds)?;
+    }
+    if let Some(p) = &a.json {
+        crate::io::json::write(p, &rows)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,17 @@
+//! FlyHash on the host: data readers, the rayon CPU driver over the core's FlyHash step
+//! functions, Hamming search, SimHash for comparison, and the `neurobits flyhash` commands.
+
+#[cfg(feature = "cli")]
+pub mod bench;
+#[cfg(feature = "cli")]
+pub mod commands;
+pub mod cpu;
+pub mod data;
+#[cfg(feature = "cli")]
+pub mod eval;
+pub mod flynn;
+pub mod gpu;
+pub mod search;
+#[cfg(feature = "cli")]
+mod search_bench;
+pub mod simhash;

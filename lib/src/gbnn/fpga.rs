@@ -1,0 +1,203 @@
+//! `neurobits fpga`: the cycle model on a random workload, as a table and JSON.
+
+use anyhow::{anyhow, bail, Result};
+use neurobits_core::digest::{fnv1a_words, FNV_OFFSET};
+use neurobits_core::gbnn::workload::{message, ProbePlan};
+use neurobits_core::gbnn::{retrieve, Params, Rule};
+use neurobits_fpga::{resources, Circuit, Report, Resources, S16x25, S3x3, S4x100, S8x50, Size, MAX_NEURONS};
+use serde::Serialize;
+use serde_json::json;
+
+use super::RuleArg;
+use std::path::PathBuf;
+
+/// One rule's run on the circuit.
+#[derive(Serialize, Clone, Debug)]
+pub struct FpgaRow {
+    /// Rule name.
+    pub rule: &'static str,
+    /// Probes (distinct stored messages).
+    pub probes: u64,
+    /// Mean clock cycles per probe (load to unload).
+    pub mean_cycles: f64,
+    /// Most clock cycles of any probe.
+    pub max_cycles: u64,
+    /// Clock cycles over all probes.
+    pub total_cycles: u64,
+    /// Mean updates per probe.
+    pub mean_iterations: f64,
+    /// Mean latency per probe in µs at the assumed clock.
+    pub mean_latency_us: f64,
+    /// FNV-1a of all final states, as the CPU, GPU and firmware compute it.
+    pub digest: String,
+    /// Whether the outputs equal the CPU driver's bit for bit.
+    pub identical_to_cpu: bool,
+}
+
+/// Runs `rules` on a circuit of size `S`; returns the rows and the store cycles.
+pub fn run_circuit<S: Size>(a: &FpgaConfig, rules: &[Rule]) -> Result<(Vec<FpgaRow>, u64)> {
+    let mut c = Circuit::<S>::new();
+    let g = *c.geometry();
+    let mut m = vec![0u16; S::C];
+    for k in 0..a.messages {
+        message(&g, a.seed, k, &mut m);
+        c.store(&m).map_err(|e| anyhow!("{e}"))?;
+    }
+    let store_cycles = c.cycles();
+    let plan = ProbePlan::new(g, a.seed, a.messages, a.seed.wrapping_add(1), a.probes, a.erased)
+        .map_err(|e| anyhow!("{e}"))?;
+    let params = Params { gamma: a.gamma, max_iter: 20 };
+    let (mut v, mut s) = (vec![0; g.row_words()], vec![0; g.row_words()]);
+    let mut rows = Vec::new();
+    for &rule in rules {
+        let mut report = Report::default();
+        let (mut hw, mut sw) = (FNV_OFFSET, FNV_OFFSET);
+        for p in 0..a.probes {
+            plan.probe(p, &mut m);
+            let (stats, cycles) = c.retrieve(&m, rule, params).map_err(|e| anyhow!("{e}"))?;
+            report.add(cycles, stats.iterations);
+            hw = fnv1a_words(hw, c.output());
+            retrieve(&g, c.weights(), &m, rule, &params, &mut v, &mut s);
+            sw = fnv1a_words(sw, &v);
+        }
+        rows.push(FpgaRow {
+            rule: rule.name(),
+            probes: a.probes,
+            mean_cycles: report.mean_cycles(),
+            max_cycles: report.max_cycles,
+            total_cycles: report.total_cycles,
+            mean_iterations: report.total_iterations as f64 / a.probes.max(1) as f64,
+            mean_latency_us: report.mean_latency(a.clock_mhz * 1e6) * 1e6,
+            digest: format!("{hw:016x}"),
+            identical_to_cpu: hw == sw,
+        });
+    }
+    Ok((rows, store_cycles))
+}
+
+/// [`run_circuit`] on the compiled circuit of size `a.clusters × a.neurons`.
+pub fn run_sized(a: &FpgaConfig, rules: &[Rule]) -> Result<(Vec<FpgaRow>, u64)> {
+    match (a.clusters, a.neurons) {
+        (8, 50) => run_circuit::<S8x50>(a, rules),
+        (4, 100) => run_circuit::<S4x100>(a, rules),
+        (16, 25) => run_circuit::<S16x25>(a, rules),
+        (3, 3) => run_circuit::<S3x3>(a, rules),
+        (cl, l) => bail!("no circuit is compiled for {cl}x{l}; available: 8x50, 4x100, 16x25, 3x3 (declare others with circuit_size!)"),
+    }
+}
+
+/// Runs `fpga`: prints the report, writes JSON, and fails if the circuit differs from the CPU.
+pub fn run(a: &FpgaConfig) -> Result<()> {
+    if let Some(out) = &a.out {
+        crate::io::atomic::check_writable(out)?;
+    }
+    let (cl, l) = (a.clusters, a.neurons);
+    if cl == 0 || l == 0 {
+        bail!("the circuit needs at least 1 cluster and 1 neuron per cluster");
+    }
+    if cl.saturating_mul(l) > MAX_NEURONS {
+        bail!("{cl}x{l} = {} neurons exceeds the {MAX_NEURONS}-neuron fully-parallel circuit", cl.saturating_mul(l));
+    }
+    if !(a.clock_mhz.is_finite() && a.clock_mhz > 0.0) {
+        bail!("--clock-mhz must be a positive number");
+    }
+    let rules: Vec<Rule> =
+        if a.rules.is_empty() { Rule::ALL.to_vec() } else { a.rules.iter().map(|&r| r.into()).collect() };
+    let (rows, store_cycles) = run_sized(a, &rules)?;
+    let r = resources(cl, l, a.gamma);
+    crate::out!("{}", table(a, &rows, store_cycles, &r))?;
+    if let Some(path) = &a.out {
+        let doc = json!({
+            "clusters": cl, "neurons": l, "messages": a.messages, "erased": a.erased, "gamma": a.gamma,
+            "clock_mhz_assumed": a.clock_mhz, "store_cycles": store_cycles, "rules": rows,
+            "resources": resources_json(&r),
+        });
+        crate::io::json::write(path, &doc)?;
+    }
+    anyhow::ensure!(rows.iter().all(|r| r.identical_to_cpu), "the circuit's states differ from the CPU driver's");
+    Ok(())
+}
+
+fn resources_json(r: &Resources) -> serde_json::Value {
+    json!({
+        "weight_ffs": r.weight_ffs, "state_ffs": r.state_ffs, "score_bits": r.score_bits, "score_ffs": r.score_ffs,
+        "sos_adder_trees": r.sos_adder_trees, "sos_full_adders": r.sos_full_adders, "sos_comparators": r.sos_comparators,
+        "sos_equality": r.sos_equality, "som_and2": r.som_and2, "som_or_trees": r.som_or_trees,
+        "som_and_trees": r.som_and_trees, "som_depth_luts": r.som_depth_luts, "sos_adder_levels": r.sos_adder_levels,
+        "sos_wta_levels": r.sos_wta_levels,
+    })
+}
+
+/// The human-readable report.
+pub fn table(a: &FpgaConfig, rows: &[FpgaRow], store_cycles: u64, r: &Resources) -> String {
+    let mut s = format!(
+        "circuit {}x{} ({} neurons), {} messages stored in {} cycles, {} probes with {} erased, clock {} MHz (assumed)\n",
+        a.clusters, a.neurons, a.clusters * a.neurons, a.messages, store_cycles, a.probes, a.erased, a.clock_mhz
+    );
+    s += &format!(
+        "{:<15} {:>11} {:>10} {:>12} {:>10} {:>13}  {:<16} {}\n",
+        "rule", "mean cycles", "max cycles", "total cycles", "mean iter", "latency (us)", "digest", "= CPU"
+    );
+    for x in rows {
+        s += &format!(
+            "{:<15} {:>11.2} {:>10} {:>12} {:>10.2} {:>13.3}  {:<16} {}\n",
+            x.rule,
+            x.mean_cycles,
+            x.max_cycles,
+            x.total_cycles,
+            x.mean_iterations,
+            x.mean_latency_us,
+            x.digest,
+            if x.identical_to_cpu { "yes" } else { "NO" }
+        );
+    }
+    s += &format!(
+        "resources (estimated from structure): weight FFs {}, state FFs {}, score {} bits x {} = {} FFs\n",
+        r.weight_ffs, r.state_ffs, r.score_bits, r.sos_adder_trees, r.score_ffs
+    );
+    s += &format!(
+        "  sum-of-sum: {} adder trees ({} full adders), {} comparators of {} bits, {} equality comparators; depth {} adder levels | {} WTA levels\n",
+        r.sos_adder_trees, r.sos_full_adders, r.sos_comparators, r.score_bits, r.sos_equality, r.sos_adder_levels, r.sos_wta_levels
+    );
+    s += &format!(
+        "  sum-of-max: {} AND2, {} OR trees of {} inputs, {} AND trees of {} inputs; depth {} LUT6 levels\n",
+        r.som_and2, r.som_or_trees, a.neurons, r.som_and_trees, a.clusters, r.som_depth_luts
+    );
+    s
+}
+
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+/// `fpga`: the cycle model of the fully-parallel circuit on a random workload.
+pub struct FpgaConfig {
+    /// Clusters C (C·L ≤ 400; sizes with a compiled circuit: 8x50, 4x100, 16x25, 3x3).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 8))]
+    pub clusters: usize,
+    /// Neurons per cluster L.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 50))]
+    pub neurons: usize,
+    /// Rules to run, comma-separated (default: all). `--rule` is the old spelling.
+    #[cfg_attr(feature = "cli", arg(long, value_enum, value_delimiter = ',', alias = "rule"))]
+    pub rules: Vec<RuleArg>,
+    /// Random messages stored.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..)))]
+    pub messages: u64,
+    /// Probes (distinct stored messages).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..)))]
+    pub probes: u64,
+    /// Erased clusters per probe.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 4))]
+    pub erased: usize,
+    /// Sum-of-sum γ.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2))]
+    pub gamma: u32,
+    /// Assumed clock in MHz (an assumption, not a synthesis result).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 100.0, value_parser = crate::validate::clock_mhz))]
+    pub clock_mhz: f64,
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    /// Seed of the portable random streams (messages, probes, projection).
+    pub seed: u64,
+    /// Also write the report as JSON to this file. `--json` is the old spelling.
+    #[cfg_attr(feature = "cli", arg(long, alias = "json"))]
+    pub out: Option<PathBuf>,
+}

@@ -1,0 +1,75 @@
+use anyhow::{anyhow, Result};
+use neurobits_core::gbnn::workload::{message, ProbePlan};
+
+use crate::io::atomic::{write_atomic, write_set};
+use crate::io::symbols;
+use std::path::PathBuf;
+
+/// Runs `gbnn generate`.
+pub fn run(a: &GenerateConfig) -> Result<()> {
+    let g = super::geometry(a.clusters, a.neurons)?;
+    let plan = ProbePlan::new(g, a.seed, a.messages, a.seed.wrapping_add(1), a.probes, a.erased)
+        .map_err(|e| anyhow!("{e}"))?;
+    let c = g.clusters();
+    // Each symbol takes at most its digits and a separator; refuse what cannot fit on the disk
+    // before writing anything (u128: no product of u64 counts can wrap).
+    let per_row = c as u128 * ((g.neurons_per_cluster() - 1).max(1).ilog10() as u128 + 2);
+    let rows = a.messages as u128 + 2 * a.probes as u128;
+    crate::io::memory::ensure_disk(&a.out, "the generated files", rows * per_row)?;
+    let names: &[&str] = if a.probes > 0 { &["messages.csv", "probes.csv", "truth.csv"] } else { &["messages.csv"] };
+    // The files of one run appear together (never messages of one run with probes of another),
+    // each streamed line by line: memory stays constant however many messages are asked for.
+    write_set(&a.out, names, |dir| {
+        let write_rows = |name: &str, count: u64, row: &dyn Fn(u64, &mut [u16])| -> Result<()> {
+            write_atomic(&dir.join(name), |w| {
+                let (mut sym, mut line) = (vec![0u16; c], String::new());
+                for k in 0..count {
+                    row(k, &mut sym);
+                    line.clear();
+                    symbols::push_line(&mut line, &sym);
+                    w.write_all(line.as_bytes())?;
+                }
+                Ok(())
+            })
+        };
+        write_rows("messages.csv", a.messages, &|k, m| message(&g, a.seed, k, m))?;
+        if a.probes > 0 {
+            write_rows("probes.csv", a.probes, &|p, m| {
+                plan.probe(p, m);
+            })?;
+            write_rows("truth.csv", a.probes, &|p, m| {
+                plan.truth(p, m);
+            })?;
+        }
+        Ok(())
+    })?;
+    eprintln!("wrote {} messages and {} probes to {}", a.messages, a.probes, a.out.display());
+    Ok(())
+}
+
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+/// `gbnn generate`: random messages and probes from the portable PRNG.
+pub struct GenerateConfig {
+    #[cfg_attr(feature = "cli", arg(long))]
+    /// Clusters C.
+    pub clusters: usize,
+    #[cfg_attr(feature = "cli", arg(long))]
+    /// Neurons per cluster L.
+    pub neurons: usize,
+    /// Number of random messages.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub messages: u64,
+    /// Number of probes (distinct stored messages, with `--erased` clusters erased).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0))]
+    pub probes: u64,
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0))]
+    /// Erased clusters per probe.
+    pub erased: usize,
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    /// Seed of the portable random streams (messages, probes, projection).
+    pub seed: u64,
+    /// Directory for messages.csv, probes.csv and truth.csv.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub out: PathBuf,
+}

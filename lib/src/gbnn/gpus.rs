@@ -1,0 +1,230 @@
+//! `gbnn bench-gpus`: one network stored and retrieved over several GPUs of this host, W
+//! sharded by clusters and the states exchanged with NCCL (`neurobits_gpu_host::gbnn::ShardedNetwork`),
+//! timed for each GPU count in one run, with every count's results compared with the first's.
+
+use anyhow::{bail, Result};
+use neurobits_core::gbnn::decode::Decoded;
+use neurobits_core::gbnn::workload::{message, ProbePlan};
+use neurobits_core::gbnn::{Params, Rule};
+use neurobits_gpu_host::gbnn::{GpuDecoded, ReplicatedNetwork, ShardedNetwork};
+use neurobits_gpu_host::Gpu;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use super::strict_rate_decoded;
+use crate::progress::stages;
+
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+/// `gbnn bench-gpus`: the defaults are Scenario 3's workload (C=32, L=2048, 10^6 stored,
+/// 10^6 probes, 16 erased), stored on the GPUs.
+pub struct GpusBenchConfig {
+    /// Clusters C.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 32))]
+    pub clusters: usize,
+    /// Neurons per cluster L.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2048))]
+    pub neurons: usize,
+    /// Messages stored (generated here, stored by the GPUs).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..)))]
+    pub stored: u64,
+    /// Probes (distinct stored messages).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..)))]
+    pub probes: u64,
+    /// Erased clusters per probe.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 16))]
+    pub erased: usize,
+    /// GPU counts to time, e.g. `1,2` (default: 1 and all of them).
+    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ','))]
+    pub gpus: Vec<usize>,
+    /// Message and probe seed.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    pub seed: u64,
+    /// JSON report.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub out: Option<PathBuf>,
+}
+
+/// One GPU count's measurements.
+#[derive(Serialize, Debug)]
+pub struct GpusEntry {
+    /// GPUs used.
+    pub gpus: usize,
+    /// `sharded` (W split by clusters, states exchanged over NCCL) or `replicated` (W on
+    /// every GPU, probes split).
+    pub placement: &'static str,
+    /// Storing every message on every GPU (each into its own columns), seconds.
+    pub store_seconds: f64,
+    /// Joint retrieval end to end (probes up, compact results down), seconds, into fresh
+    /// host memory (first touch of the results' pages included).
+    pub cold_seconds: f64,
+    /// The same, into the previous run's results memory (a long-lived process), seconds.
+    pub seconds: f64,
+    /// Kernels, seconds: rank 0's when sharded (the NCCL exchange is outside them), the
+    /// slowest GPU's when replicated.
+    pub kernel_seconds: f64,
+    /// Probes retrieved exactly.
+    pub strict_rate: f64,
+    /// Results equal to the first GPU count's.
+    pub same_as_first: bool,
+}
+
+/// A network on its GPUs, either way.
+enum Placed<'g> {
+    Sharded(ShardedNetwork<'g>),
+    Replicated(ReplicatedNetwork<'g>),
+}
+
+impl Placed<'_> {
+    fn retrieve(&self, probes: &[u16], params: &Params, buffer: Vec<Decoded>) -> Result<GpuDecoded> {
+        Ok(match self {
+            Placed::Sharded(n) => n.retrieve_decoded_in(probes, params, buffer)?,
+            Placed::Replicated(n) => n.retrieve_decoded_in(probes, Rule::Joint, params, buffer)?,
+        })
+    }
+}
+
+/// `bench-gpus` report.
+#[derive(Serialize, Debug)]
+pub struct GpusReport {
+    /// Device name.
+    pub device: String,
+    /// C, L, stored, probes, erased.
+    pub workload: (usize, usize, u64, u64, usize),
+    /// W in bytes (all shards).
+    pub weight_bytes: u64,
+    /// Per GPU count.
+    pub entries: Vec<GpusEntry>,
+}
+
+/// Runs `gbnn bench-gpus`.
+pub fn run(a: &GpusBenchConfig) -> Result<()> {
+    if let Some(out) = &a.out {
+        crate::io::atomic::check_writable(out)?;
+    }
+    let g = neurobits_core::gbnn::Geometry::new(a.clusters, a.neurons).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if a.gpus.contains(&0) {
+        bail!("--gpus: a GPU count is at least 1");
+    }
+    let plan =
+        ProbePlan::new(g, a.seed, a.stored, a.seed + 1, a.probes, a.erased).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let available = Gpu::count();
+    if available == 0 {
+        bail!("no CUDA GPU here");
+    }
+    let mut counts = if a.gpus.is_empty() { vec![1, available] } else { a.gpus.clone() };
+    counts.dedup();
+    if let Some(&n) = counts.iter().find(|&&n| n == 0 || n > available) {
+        bail!("{n} GPUs asked for, {available} here");
+    }
+    let c = g.clusters();
+    // Messages, probes and their truth on the host.
+    crate::io::memory::ensure_fits("the messages", (a.stored as u128 + 2 * a.probes as u128) * c as u128 * 2)?;
+    let pb = stages(1 + counts.len() as u64);
+    pb.set_message("generating messages and probes");
+    let mut msgs = vec![0u16; a.stored as usize * c];
+    msgs.par_chunks_mut(c).enumerate().for_each(|(k, m)| message(&g, a.seed, k as u64, m));
+    let (mut probes, mut truth) = (vec![0u16; a.probes as usize * c], vec![0u16; a.probes as usize * c]);
+    probes.par_chunks_mut(c).zip(truth.par_chunks_mut(c)).enumerate().for_each(|(i, (p, t))| {
+        plan.probe(i as u64, p);
+        plan.truth(i as u64, t);
+    });
+    pb.inc(1);
+    let gpus: Vec<Gpu> = (0..*counts.iter().max().unwrap_or(&1)).map(Gpu::open).collect::<Result<_, _>>()?;
+    let weight_bytes = g.weight_words() as u64 * 8;
+    crate::outln!(
+        "C={c}, L={}, {} stored, {} probes, {} erased; W = {:.1} GiB; {} x {}",
+        a.neurons,
+        a.stored,
+        a.probes,
+        a.erased,
+        weight_bytes as f64 / (1u64 << 30) as f64,
+        gpus.len(),
+        gpus[0].name()
+    )?;
+    let params = Params::default();
+    let mut report = GpusReport {
+        device: gpus[0].name(),
+        workload: (c, a.neurons, a.stored, a.probes, a.erased),
+        weight_bytes,
+        entries: Vec::new(),
+    };
+    let mut first: Option<Vec<Decoded>> = None;
+    for &n in &counts {
+        for placement in ["sharded", "replicated"] {
+            if placement == "replicated" && (n == 1 || weight_bytes > gpus[0].memory()?.1 / 2) {
+                continue; // one GPU is the sharded row; a W that crowds one GPU cannot be replicated
+            }
+            pb.set_message(format!("{n} GPU(s), W {placement}: storing"));
+            let t = Instant::now();
+            let stored = match placement {
+                "sharded" => ShardedNetwork::store(&gpus[..n], g, &msgs).map(Placed::Sharded),
+                _ => ReplicatedNetwork::store(&gpus[..n], g, &msgs).map(Placed::Replicated),
+            };
+            let net = match stored {
+                Ok(net) => net,
+                Err(e) => {
+                    crate::outln!("{n} GPU(s), W {placement}: {e}")?;
+                    continue;
+                }
+            };
+            let store_seconds = t.elapsed().as_secs_f64();
+            pb.set_message(format!("{n} GPU(s), W {placement}: joint retrieval (warm-up, then timed)"));
+            net.retrieve(&probes[..c * 64.min(a.probes as usize)], &params, Vec::new())?;
+            let cold = net.retrieve(&probes, &params, Vec::new())?;
+            // Again into the first run's results memory: a long-lived process's steady state.
+            let out = net.retrieve(&probes, &params, cold.decoded.clone())?;
+            anyhow::ensure!(out.decoded == cold.decoded, "two runs of the same batch differ");
+            let strict = strict_rate_decoded(c, &out.decoded, &truth);
+            let same = match &first {
+                None => {
+                    first = Some(out.decoded);
+                    true
+                }
+                Some(f) => *f == out.decoded,
+            };
+            let e = GpusEntry {
+                gpus: n,
+                placement,
+                store_seconds,
+                cold_seconds: cold.total_ms / 1e3,
+                seconds: out.total_ms / 1e3,
+                kernel_seconds: out.kernel_ms / 1e3,
+                strict_rate: strict,
+                same_as_first: same,
+            };
+            crate::outln!(
+                "{n} GPU(s), W {placement:<10}: stored in {:.3} s; joint retrieval {:.4} s end to end ({:.4} s into fresh memory; kernels {:.4} s), strict {:.2} %{}",
+                e.store_seconds,
+                e.seconds,
+                e.cold_seconds,
+                e.kernel_seconds,
+                100.0 * e.strict_rate,
+                if same { ", results = the first row's" } else { ", results DIFFER from the first row's" }
+            )?;
+            report.entries.push(e);
+            if !same {
+                bail!("{n} GPUs ({placement}) gave different results");
+            }
+        }
+        pb.inc(1);
+    }
+    if let Some(one) = report.entries.iter().find(|e| e.gpus == 1) {
+        for e in report.entries.iter().filter(|e| e.gpus > 1) {
+            crate::outln!(
+                "{} GPUs, W {} vs 1 GPU: {:.2}x end to end, {:.2}x in kernels",
+                e.gpus,
+                e.placement,
+                one.seconds / e.seconds,
+                one.kernel_seconds / e.kernel_seconds
+            )?;
+        }
+    }
+    pb.finish_and_clear();
+    if let Some(out) = &a.out {
+        crate::io::json::write(out, &report)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,81 @@
+use anyhow::Result;
+use neurobits_core::gbnn::{Params, Rule};
+
+use super::RuleArg;
+use crate::device::Device;
+use crate::device::DeviceChoice;
+use crate::io::{atomic::write_string, netfile, output, symbols};
+use std::path::PathBuf;
+
+/// Runs `gbnn retrieve`.
+pub fn run(a: &RetrieveConfig) -> Result<()> {
+    crate::io::atomic::check_writable(&a.out)?;
+    let net = netfile::load(&a.net)?;
+    let g = *net.geometry();
+    let probes = symbols::read(&a.probes, &g, true)?;
+    let rule: Rule = a.rule.into();
+    let params = Params { gamma: a.gamma, max_iter: a.max_iter };
+    let device = Device::open(a.device)?;
+    let backend = device.gbnn(&net)?;
+    // Compact results cross the bus; only probes with an ambiguous cluster come back densely.
+    let (rows, stats) = backend.retrieve_active(&probes, rule, &params)?;
+    let text = match a.format {
+        Format::Csv => output::csv(&rows),
+        Format::Json => output::json(&g, rule.name(), &rows, &stats),
+    };
+    write_string(&a.out, &text)?;
+    let unconverged = stats.iter().filter(|s| !s.converged).count();
+    eprintln!(
+        "retrieved {} probes with {} on {} -> {}{}",
+        stats.len(),
+        rule.name(),
+        backend.name(),
+        a.out.display(),
+        if unconverged > 0 {
+            format!(" ({unconverged} did not converge within {} updates)", a.max_iter)
+        } else {
+            String::new()
+        }
+    );
+    Ok(())
+}
+
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+/// `gbnn retrieve`: probes from a CSV file against a network file.
+pub struct RetrieveConfig {
+    /// Network file written by `store`.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub net: PathBuf,
+    /// CSV file of probes (`?` marks an erased cluster).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub probes: PathBuf,
+    #[cfg_attr(feature = "cli", arg(long, value_enum))]
+    /// Retrieval rule.
+    pub rule: RuleArg,
+    /// Sum-of-sum reinforcement factor γ.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2))]
+    pub gamma: u32,
+    /// Sum-of-sum update limit t_max.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(0..=crate::validate::MAX_ITER as i64)))]
+    pub max_iter: u32,
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Format::Csv))]
+    /// Output format.
+    pub format: Format,
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = DeviceChoice::Cpu))]
+    /// Where to compute: cpu, gpu, or auto (the GPU when it can, else the CPU).
+    pub device: DeviceChoice,
+    /// Output file.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub out: PathBuf,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+/// Output format of `gbnn retrieve`.
+pub enum Format {
+    /// CSV: one line per probe, the active neurons of each cluster.
+    Csv,
+    /// JSON with states and statistics.
+    Json,
+}

@@ -1,0 +1,21 @@
+//! Files: message/probe CSV, the network format, FlyHash code and projection files, atomic
+//! writes, memory checks. Every reader has a parser over bytes or text (what the fuzzers call).
+
+pub mod atomic;
+pub mod codes;
+pub mod json;
+pub mod memory;
+pub mod model_file;
+pub mod netfile;
+pub mod output;
+pub mod projection;
+pub mod symbols;
+
+/// Lowercase hex of a digest.
+///
+/// ```
+/// assert_eq!(neurobits::io::hex(&[0x0f, 0xa0]), "0fa0");
+/// ```
+pub fn hex(d: &[u8]) -> String {
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,221 @@
+//! `ocnn experiment`: the FCPS sets with known classes, over seeds, scored by the adjusted Rand
+//! index against those classes.
+
+use anyhow::{bail, Result};
+use std::path::PathBuf;
+
+use super::{cluster_on, points, ClusterConfig, Dtype, SyncArg};
+use crate::device::{Device, DeviceChoice};
+use crate::io::atomic::write_set;
+
+/// A data set with known classes.
+pub struct Set {
+    /// File name in `data/fcps/`.
+    pub file: &'static str,
+    /// Leading rows that are not points (Lsun's header debris).
+    pub skip: usize,
+    /// The class of each point.
+    pub truth: fn(&points::Points) -> Vec<u32>,
+}
+
+fn blocks(sizes: &[usize]) -> Vec<u32> {
+    sizes.iter().enumerate().flat_map(|(c, &n)| std::iter::repeat_n(c as u32, n)).collect()
+}
+
+/// The FCPS sets of the experiment and their classes (FCPS `labels0`): file-order blocks, except
+/// Target (centre r < 1, ring r < 3, four corner triples by quadrant) and WingNut (x < 0).
+pub const SETS: [Set; 8] = [
+    Set { file: "Lsun.data", skip: 3, truth: |_| blocks(&[200, 100, 100]) },
+    Set {
+        file: "Target.data",
+        skip: 0,
+        truth: |p| {
+            (0..p.n)
+                .map(|i| {
+                    let (x, y) = (p.point(i)[0], p.point(i)[1]);
+                    let r = x.hypot(y);
+                    if r < 1.0 {
+                        0
+                    } else if r < 3.0 {
+                        1
+                    } else {
+                        2 + (x > 0.0) as u32 * 2 + (y > 0.0) as u32
+                    }
+                })
+                .collect()
+        },
+    },
+    Set { file: "TwoDiamonds.data", skip: 0, truth: |_| blocks(&[400, 400]) },
+    Set { file: "Hepta.data", skip: 0, truth: |_| blocks(&[32, 30, 30, 30, 30, 30, 30]) },
+    Set { file: "Tetra.data", skip: 0, truth: |_| blocks(&[100, 100, 100, 100]) },
+    Set { file: "Atom.data", skip: 0, truth: |_| blocks(&[400, 400]) },
+    Set { file: "Chainlink.data", skip: 0, truth: |_| blocks(&[500, 500]) },
+    Set { file: "WingNut.data", skip: 0, truth: |p| (0..p.n).map(|i| (p.point(i)[0] >= 0.0) as u32).collect() },
+];
+
+/// The adjusted Rand index of two labelings (Hubert & Arabie 1985).
+///
+/// ```
+/// use neurobits::ocnn::experiment::ari;
+/// assert_eq!(ari(&[0, 0, 1, 1], &[5, 5, 2, 2]), 1.0);
+/// assert!(ari(&[0, 0, 1, 1], &[0, 1, 0, 1]) < 0.0);
+/// ```
+pub fn ari(a: &[u32], b: &[u32]) -> f64 {
+    use std::collections::HashMap;
+    let c2 = |x: u64| (x * x.saturating_sub(1) / 2) as f64;
+    let mut cells: HashMap<(u32, u32), u64> = HashMap::new();
+    let (mut ra, mut rb): (HashMap<u32, u64>, HashMap<u32, u64>) = (HashMap::new(), HashMap::new());
+    for (&x, &y) in a.iter().zip(b) {
+        *cells.entry((x, y)).or_default() += 1;
+        *ra.entry(x).or_default() += 1;
+        *rb.entry(y).or_default() += 1;
+    }
+    let index: f64 = cells.values().map(|&v| c2(v)).sum();
+    let (sa, sb): (f64, f64) = (ra.values().map(|&v| c2(v)).sum(), rb.values().map(|&v| c2(v)).sum());
+    let expected = sa * sb / c2(a.len() as u64);
+    let max = (sa + sb) / 2.0;
+    if max == expected {
+        return 1.0;
+    }
+    (index - expected) / (max - expected)
+}
+
+/// `ocnn experiment`: every set of [`SETS`] over seeds.
+#[derive(Debug)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct ExperimentConfig {
+    /// Directory of the FCPS `.data` files (`make setup` fetches them).
+    #[cfg_attr(feature = "cli", arg(long, default_value = "data/fcps"))]
+    pub data: PathBuf,
+    /// Seeds of the initial state.
+    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', default_values_t = [1u64, 2, 3]))]
+    pub seeds: Vec<u64>,
+    /// Observed iterations T.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000)))]
+    pub iters: u32,
+    /// Where to compute.
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = DeviceChoice::Cpu))]
+    pub device: DeviceChoice,
+    /// Directory for results.csv and results.json.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub out: PathBuf,
+}
+
+/// One row of the experiment.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Row {
+    /// Data set.
+    pub set: String,
+    /// Points.
+    pub n: usize,
+    /// Dimension.
+    pub dim: usize,
+    /// Known classes.
+    pub classes: u32,
+    /// Seed.
+    pub seed: u64,
+    /// Scale constant.
+    pub a: f64,
+    /// Threshold chosen, percent.
+    pub threshold_percent: u32,
+    /// Clusters found (of more than one point).
+    pub k_non_singleton: u32,
+    /// Clusters found, singletons included.
+    pub k: u32,
+    /// Adjusted Rand index against the classes.
+    pub ari: f64,
+    /// Wall seconds of the whole run.
+    pub seconds: f64,
+}
+
+/// Runs the experiment: a table on stdout, CSV and JSON in `--out`.
+pub fn run(e: &ExperimentConfig) -> Result<()> {
+    if e.seeds.is_empty() {
+        bail!("--seeds: give at least one seed");
+    }
+    let device = Device::open(e.device)?;
+    let mut rows = Vec::new();
+    crate::outln!(
+        "{:<12} {:>5} {:>3} {:>7} {:>4} {:>10} {:>5} {:>4} {:>4} {:>7} {:>8}",
+        "set",
+        "N",
+        "dim",
+        "classes",
+        "seed",
+        "a",
+        "θ*%",
+        "k>1",
+        "k",
+        "ARI",
+        "seconds"
+    )?;
+    for set in &SETS {
+        let p = points::load(&e.data.join(set.file))?.skip(set.skip);
+        let truth = (set.truth)(&p);
+        let classes = truth.iter().max().map_or(0, |m| m + 1);
+        let a = super::scale::scale(&p)?;
+        for &seed in &e.seeds {
+            let c = ClusterConfig {
+                cutoff: None,
+                input: e.data.join(set.file),
+                out: "-".into(),
+                seed,
+                iters: e.iters,
+                transient: 0,
+                sync: SyncArg::Phase,
+                eps: 0.2,
+                threshold: "auto".into(),
+                scale: Some(a),
+                dtype: Dtype::F32,
+                device: e.device,
+                json: None,
+                plots: None,
+                variant: super::Variant::LaneRows,
+            };
+            let t = std::time::Instant::now();
+            let r = device.run(
+                |g| cluster_on::<f32>(&p, Some(a), &c, Some(g)),
+                |cpu| cpu.install(|| cluster_on::<f32>(&p, Some(a), &c, None)),
+            )?;
+            let row = Row {
+                set: set.file.trim_end_matches(".data").into(),
+                n: p.n,
+                dim: p.dim,
+                classes,
+                seed,
+                a,
+                threshold_percent: r.threshold_percent,
+                k_non_singleton: r.k_non_singleton,
+                k: r.k,
+                ari: ari(&truth, &r.labels),
+                seconds: t.elapsed().as_secs_f64(),
+            };
+            crate::outln!(
+                "{:<12} {:>5} {:>3} {:>7} {:>4} {:>10.6} {:>5} {:>4} {:>4} {:>7.4} {:>8.3}",
+                row.set,
+                row.n,
+                row.dim,
+                row.classes,
+                row.seed,
+                row.a,
+                row.threshold_percent,
+                row.k_non_singleton,
+                row.k,
+                row.ari,
+                row.seconds
+            )?;
+            rows.push(row);
+        }
+    }
+    let mut csv = String::from("set,n,dim,classes,seed,a,threshold_percent,k_non_singleton,k,ari,seconds\n");
+    for r in &rows {
+        csv += &format!(
+            "{},{},{},{},{},{:.17},{},{},{},{:.6},{:.4}\n",
+            r.set, r.n, r.dim, r.classes, r.seed, r.a, r.threshold_percent, r.k_non_singleton, r.k, r.ari, r.seconds
+        );
+    }
+    write_set(&e.out, &["results.csv", "results.json"], |dir| {
+        crate::io::atomic::write_string(&dir.join("results.csv"), &csv)?;
+        crate::io::json::write(&dir.join("results.json"), &rows)
+    })
+}

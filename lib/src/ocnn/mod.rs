@@ -1,0 +1,364 @@
+//! The OCNN on the host: point files, the Delaunay scale, the weights (computed once here and
+//! shipped to every target), the CPU driver, clustering and the spec's digests.
+
+pub mod bench;
+pub mod clusters;
+pub mod cpu;
+pub mod digest;
+pub mod experiment;
+pub mod points;
+pub mod scale;
+pub mod weights;
+
+use anyhow::Result;
+use neurobits_core::ocnn::SyncMode;
+use neurobits_gpu_host::ocnn::{Decomposition, GpuReal};
+use neurobits_gpu_host::Gpu;
+use std::path::PathBuf;
+
+use crate::device::DeviceChoice;
+pub use clusters::Clustering;
+use points::Points;
+
+/// Synchronization measure on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum SyncArg {
+    /// Phase synchronization: both outputs rose, or both did not (the default).
+    Phase,
+    /// Fragmentary synchronization: outputs within ε.
+    Fragmentary,
+}
+
+/// The GPU decomposition on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum Variant {
+    /// A warp per neuron (the paper's X-threads with a full warp).
+    XThreads,
+    /// One thread per neuron.
+    ThreadPerNeuron,
+    /// Eight threads per neuron with an ordered combine.
+    YThreads,
+    /// A warp per neuron over each lane's nonzero weights only (the same bits; most weights of a
+    /// large set round to zero).
+    LaneRows,
+}
+
+impl From<Variant> for Decomposition {
+    fn from(v: Variant) -> Self {
+        match v {
+            Variant::XThreads => Decomposition::XThreads,
+            Variant::ThreadPerNeuron => Decomposition::ThreadPerNeuron,
+            Variant::YThreads => Decomposition::YThreads,
+            Variant::LaneRows => Decomposition::LaneRows,
+        }
+    }
+}
+
+/// Working type of the dynamics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum Dtype {
+    /// 32-bit floats (the paper's choice; the default).
+    F32,
+    /// 64-bit floats.
+    F64,
+}
+
+/// `ocnn cluster`: cluster the points of a file.
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct ClusterConfig {
+    /// Points, one per line, coordinates separated by whitespace or commas (`#`/`%` lines skipped).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub input: PathBuf,
+    /// Labels CSV: one label per input point, clusters numbered by their smallest member.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub out: PathBuf,
+    /// Seed of the initial state (SplitMix64).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    pub seed: u64,
+    /// Observed iterations T.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000)))]
+    pub iters: u32,
+    /// Iterations run before observing.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1_000_000)))]
+    pub transient: u32,
+    /// Synchronization measure.
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = SyncArg::Phase))]
+    pub sync: SyncArg,
+    /// ε of fragmentary synchronization.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.2))]
+    pub eps: f64,
+    /// Link threshold: `auto` (longest plateau of equal k on the percent grid) or a percent P.
+    #[cfg_attr(feature = "cli", arg(long, default_value = "auto"))]
+    pub threshold: String,
+    /// Scale constant a (default: from the Delaunay triangulation).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub scale: Option<f64>,
+    /// Couple only pairs within R·a (sparse rows; synchronization counted on those pairs only);
+    /// default: dense coupling of every pair, as in the paper.
+    #[cfg_attr(feature = "cli", arg(long, value_name = "R"))]
+    pub cutoff: Option<f64>,
+    /// Working type of the dynamics.
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Dtype::F32))]
+    pub dtype: Dtype,
+    /// Where to compute.
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = DeviceChoice::Cpu))]
+    pub device: DeviceChoice,
+    /// Also write a JSON report (sizes, a, θ*, k, the k(θ) curve, times, digests).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub json: Option<PathBuf>,
+    /// GPU decomposition of the update (all give the same bits; lane-rows is the fastest from
+    /// a few thousand points up, x-threads below).
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Variant::LaneRows))]
+    pub variant: Variant,
+    /// Also write clusters.svg (the points coloured by cluster; the first two coordinates for
+    /// more than 2-D) and k-theta.svg (clusters against the threshold) into this directory.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub plots: Option<PathBuf>,
+}
+
+/// Everything a run reports.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Report {
+    /// Points.
+    pub n: usize,
+    /// Their dimension.
+    pub dim: usize,
+    /// The scale constant used.
+    pub a: f64,
+    /// The threshold used, percent.
+    pub threshold_percent: u32,
+    /// Clusters, singletons included.
+    pub k: u32,
+    /// Clusters of more than one point.
+    pub k_non_singleton: u32,
+    /// `(p, k)` over the grid.
+    pub curve: Vec<(u32, u32)>,
+    /// SHA-256 of the full hit matrix (i32 LE, diagonal T); with `--cutoff`, of the coupled
+    /// pairs' `(i, j, hits)` as u32 LE.
+    pub hits_sha256: String,
+    /// Coupled pairs `i < j` (`n(n−1)/2` when dense).
+    pub coupled_pairs: usize,
+    /// SHA-256 of the final state (LE, working type).
+    pub state_sha256: String,
+    /// Seconds per stage.
+    pub seconds: std::collections::BTreeMap<&'static str, f64>,
+    /// Labels.
+    #[serde(skip)]
+    pub labels: Vec<u32>,
+}
+
+/// The threshold option: `None` for auto.
+pub fn parse_threshold(s: &str) -> Result<Option<u32>> {
+    if s == "auto" {
+        return Ok(None);
+    }
+    match s.trim_end_matches('%').parse::<u32>() {
+        Ok(p) if p < 100 => Ok(Some(p)),
+        _ => anyhow::bail!("--threshold '{s}': expected auto or a percent 0..99"),
+    }
+}
+
+/// Clusters `p` on the CPU with working type `T`.
+pub fn cluster_cpu<T: GpuReal + Send + Sync>(p: &Points, a: Option<f64>, c: &ClusterConfig) -> Result<Report> {
+    cluster_on::<T>(p, a, c, None)
+}
+
+/// Clusters `p` in `c.dtype` with `c.scale` (the Delaunay scale when `None`), the dynamics and
+/// synchronization on `gpu` when given, else on the CPU: [`cluster_on`] for the chosen type.
+pub fn cluster(p: &Points, c: &ClusterConfig, gpu: Option<&Gpu>) -> Result<Report> {
+    match c.dtype {
+        Dtype::F32 => cluster_on::<f32>(p, c.scale, c, gpu),
+        Dtype::F64 => cluster_on::<f64>(p, c.scale, c, gpu),
+    }
+}
+
+/// Clusters `p` with working type `T`, the dynamics and synchronization on `gpu` when given,
+/// else on the CPU (the current rayon pool); every other stage is the same host code.
+pub fn cluster_on<T: GpuReal + Send + Sync>(
+    p: &Points,
+    a: Option<f64>,
+    c: &ClusterConfig,
+    gpu: Option<&Gpu>,
+) -> Result<Report> {
+    use std::time::Instant;
+    let mut seconds = std::collections::BTreeMap::new();
+    let t0 = Instant::now();
+    let a = match a {
+        Some(a) if a.is_finite() && a > 0.0 => a,
+        Some(a) => anyhow::bail!("--scale {a}: must be a positive number"),
+        None => scale::scale(p)?,
+    };
+    seconds.insert("scale", t0.elapsed().as_secs_f64());
+    let mode = match c.sync {
+        SyncArg::Phase => SyncMode::Phase,
+        SyncArg::Fragmentary if c.eps.is_finite() && c.eps > 0.0 => SyncMode::Fragmentary(T::from_f64(c.eps)),
+        SyncArg::Fragmentary => anyhow::bail!("--eps {}: must be a positive number", c.eps),
+    };
+    let (grid, fixed) = (clusters::grid(c.sync == SyncArg::Phase), parse_threshold(&c.threshold)?);
+    let (tr, cl, hits_sha256, coupled_pairs) = if let Some(r) = c.cutoff {
+        let t0 = Instant::now();
+        let w = weights::sparse::<T>(p, a, r)?;
+        seconds.insert("weights", t0.elapsed().as_secs_f64());
+        let t0 = Instant::now();
+        let tr = match gpu {
+            None => cpu::run(&w, c.seed, c.transient, c.iters, mode),
+            Some(g) => {
+                let u64s = |v: &[usize]| v.iter().map(|&x| x as u64).collect::<Vec<u64>>();
+                let (ptr, upper, hit_ptr) = (u64s(&w.ptr), u64s(&w.upper), u64s(&w.hit_ptr));
+                let rows = neurobits_gpu_host::ocnn::SparseRows {
+                    ptr: &ptr,
+                    cols: &w.cols,
+                    vals: &w.vals,
+                    norm: &w.norm,
+                    upper: &upper,
+                    hit_ptr: &hit_ptr,
+                };
+                let run = g.ocnn_sparse(&rows)?.run(c.seed, c.transient, c.iters, mode)?;
+                seconds.insert("gpu kernels", run.kernel_ms / 1e3);
+                cpu::Trajectory { state: run.state, hits: run.hits }
+            }
+        };
+        seconds.insert("dynamics and sync", t0.elapsed().as_secs_f64());
+        let t0 = Instant::now();
+        let cl = clusters::cluster_pairs(p.n, &tr.hits, w.pairs(), c.iters, &grid, fixed)?;
+        seconds.insert("clusters", t0.elapsed().as_secs_f64());
+        let digest = digest::sparse_hits(w.pairs(), &tr.hits);
+        (tr, cl, digest, w.hit_ptr[p.n])
+    } else {
+        let t0 = Instant::now();
+        let w = weights::dense::<T>(p, a)?;
+        seconds.insert("weights", t0.elapsed().as_secs_f64());
+        let t0 = Instant::now();
+        // On the GPU the clusters come from the hit graph's maximum spanning forest, built there
+        // (the same k(p) curve and labels as all pairs); the hits still come back for the digest.
+        // The CPU updates from the lane rows: the dense rows' bits from their nonzero weights.
+        let (tr, forest) = match gpu {
+            None => (cpu::run_lane_rows(&w, c.seed, c.transient, c.iters, mode), None),
+            Some(g) => {
+                let mut dev = g.ocnn(p.n, &w.j, &w.norm)?;
+                if c.variant == Variant::LaneRows {
+                    // Built from the resident J on the device: no host pass over n² weights.
+                    dev = dev.with_lane_rows_built()?;
+                }
+                let lowest = fixed.map_or(grid[0], |f| f.min(grid[0]));
+                match dev.run_forest(c.seed, c.transient, (c.iters, lowest), mode, c.variant.into())? {
+                    Some(run) => {
+                        seconds.insert("gpu kernels", run.kernel_ms / 1e3);
+                        let mut full = run.hits(g)?;
+                        if let SyncMode::Fragmentary(_) = mode {
+                            (0..p.n).for_each(|i| full[i * p.n + i] = c.iters);
+                        }
+                        let state = run.state;
+                        (cpu::Trajectory { state, hits: cpu::upper_triangle(p.n, &full) }, Some(run.pairs))
+                    }
+                    None => {
+                        let run = dev.run(c.seed, c.transient, c.iters, mode, c.variant.into())?;
+                        seconds.insert("gpu kernels", run.kernel_ms / 1e3);
+                        (cpu::Trajectory { state: run.state, hits: cpu::upper_triangle(p.n, &run.hits) }, None)
+                    }
+                }
+            }
+        };
+        seconds.insert("dynamics and sync", t0.elapsed().as_secs_f64());
+        let t0 = Instant::now();
+        let cl = match forest {
+            Some(f) => {
+                let hits: Vec<u32> = f.iter().map(|&(h, ..)| h).collect();
+                clusters::cluster_pairs(p.n, &hits, f.iter().map(|&(_, i, j)| (i, j)), c.iters, &grid, fixed)?
+            }
+            None => clusters::cluster(p.n, &tr.hits, c.iters, &grid, fixed)?,
+        };
+        seconds.insert("clusters", t0.elapsed().as_secs_f64());
+        let digest = digest::hits(p.n, &tr.hits, c.iters);
+        (tr, cl, digest, p.n * (p.n - 1) / 2)
+    };
+    Ok(Report {
+        n: p.n,
+        dim: p.dim,
+        a,
+        threshold_percent: cl.p,
+        k: cl.k,
+        k_non_singleton: cl.k_non_singleton,
+        curve: cl.curve,
+        hits_sha256,
+        coupled_pairs,
+        state_sha256: digest::state(&tr.state),
+        seconds,
+        labels: cl.labels,
+    })
+}
+
+/// Runs `ocnn cluster`: labels to `--out`, the report to `--json`, a summary on stderr.
+pub fn run_cluster(c: &ClusterConfig) -> Result<()> {
+    crate::io::atomic::check_writable(&c.out)?;
+    if let Some(j) = &c.json {
+        crate::io::atomic::check_writable(j)?;
+    }
+    parse_threshold(&c.threshold)?;
+    if let Some(r) = c.cutoff {
+        anyhow::ensure!(r.is_finite() && r > 0.0, "--cutoff {r}: must be a positive number (in units of a)");
+    }
+    let p = points::load(&c.input)?;
+    let device = crate::device::Device::open(c.device)?;
+    let report = device.run(|g| cluster(&p, c, Some(g)), |cpu| cpu.install(|| cluster(&p, c, None)))?;
+    crate::io::atomic::write_atomic(&c.out, |w| {
+        for l in &report.labels {
+            w.write_all(format!("{l}\n").as_bytes())?;
+        }
+        Ok(())
+    })?;
+    if let Some(j) = &c.json {
+        let mut v = serde_json::to_value(&report)?;
+        v["a"] = serde_json::Value::String(format!("{:.17}", report.a));
+        v["seed"] = c.seed.into();
+        v["iters"] = c.iters.into();
+        v["transient"] = c.transient.into();
+        v["sync"] = format!("{:?}", c.sync).to_lowercase().into();
+        v["dtype"] = format!("{:?}", c.dtype).to_lowercase().into();
+        v["input"] = c.input.display().to_string().into();
+        v["cutoff"] = c.cutoff.into();
+        crate::io::json::write(j, &v)?;
+    }
+    #[cfg(feature = "plots")]
+    if let Some(dir) = &c.plots {
+        plots(dir, &p, &report, &c.input.display().to_string())?;
+    }
+    eprintln!(
+        "{} points in {}-D, a = {:.17}: {} clusters ({} of more than one point) at threshold {} % -> {}",
+        report.n,
+        report.dim,
+        report.a,
+        report.k,
+        report.k_non_singleton,
+        report.threshold_percent,
+        c.out.display()
+    );
+    Ok(())
+}
+
+/// Writes `clusters.svg` and `k-theta.svg` for a run into `dir` (together, or neither).
+#[cfg(feature = "plots")]
+pub fn plots(dir: &std::path::Path, p: &Points, r: &Report, name: &str) -> Result<()> {
+    use crate::plot::{line_chart, scatter, Labels, Series};
+    let xy: Vec<(f64, f64)> = (0..p.n).map(|i| (p.point(i)[0], *p.point(i).get(1).unwrap_or(&0.0))).collect();
+    let title = format!(
+        "{name}: {} clusters ({} of more than one point), threshold {} %",
+        r.k, r.k_non_singleton, r.threshold_percent
+    );
+    let axis = if p.dim > 2 { ("x1 (first two of the coordinates)", "x2") } else { ("x", "y") };
+    let curve = Series::new("clusters", r.curve.iter().map(|&(p, k)| (p as f64, k as f64)).collect());
+    crate::io::atomic::write_set(dir, &["clusters.svg", "k-theta.svg"], |d| {
+        scatter(&d.join("clusters.svg"), &Labels { title: &title, x: axis.0, y: axis.1 }, &xy, &r.labels)?;
+        let t = format!("{name}: clusters k against the threshold (chosen: {} %)", r.threshold_percent);
+        line_chart(
+            &d.join("k-theta.svg"),
+            &Labels { title: &t, x: "threshold (% of iterations in phase)", y: "clusters k (log)" },
+            &[curve],
+            true,
+        )
+    })
+}
