@@ -34,6 +34,9 @@ pub enum Command {
     /// FlyHash: sparse binary projection, exact winner-take-all, Hamming search.
     #[command(subcommand)]
     Flyhash(FlyCommand),
+    /// FlyNN classifier kept in a model file: fit, then predict.
+    #[command(subcommand)]
+    Flynn(crate::commands::flynn::FlynnCommand),
     /// Oscillatory chaotic neural network (OCNN): clustering by synchronized chaos.
     #[command(subcommand)]
     Ocnn(OcnnCommand),
@@ -120,6 +123,9 @@ pub enum FlyCommand {
     Bench(neurobits::flyhash::bench::FlyBenchConfig),
     /// FlyNN classifier over FlyHash codes (CPU and GPU), beside exact k-NN.
     Flynn(neurobits::flyhash::flynn::FlynnConfig),
+    /// A FlyHash index in one file: build, add (appends), search.
+    #[command(subcommand)]
+    Index(crate::commands::index::IndexCommand),
 }
 
 /// Runs a parsed command line.
@@ -134,6 +140,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             GbnnCommand::BenchGpus(a) => gbnn::gpus::run(&a),
             GbnnCommand::Score(a) => gbnn::score::run(&a),
         },
+        Command::Flynn(c) => crate::commands::flynn::run(&c),
         Command::Fpga(a) => gbnn::fpga::run(&a),
         Command::Hwcost(a) => gbnn::hwcost::run(&a),
         Command::Flyhash(c) => match c {
@@ -143,6 +150,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             FlyCommand::Eval(a) => flyhash::commands::eval(&a),
             FlyCommand::Bench(a) => flyhash::bench::run(&a),
             FlyCommand::Flynn(a) => flyhash::flynn::run(&a),
+            FlyCommand::Index(c) => crate::commands::index::run(&c),
         },
         Command::Completions { shell } => {
             let mut out = Vec::new();

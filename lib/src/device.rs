@@ -155,12 +155,11 @@ pub struct Cpu {
 }
 
 impl Cpu {
-    /// `threads = None`: one thread per core.
+    /// `threads = None`: as many threads as the global pool (one per core unless set).
     pub fn new(threads: Option<usize>) -> Result<Self> {
-        let mut b = rayon::ThreadPoolBuilder::new();
-        if let Some(t) = threads {
-            b = b.num_threads(t);
-        }
+        // `None` follows the global pool (the CLI's `--threads`, `RAYON_NUM_THREADS`), else one
+        // thread per core.
+        let b = rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or_else(rayon::current_num_threads));
         Ok(Cpu { pool: b.build().context("cannot start the CPU thread pool")? })
     }
 

@@ -51,6 +51,9 @@ pub enum Error {
     /// The GPU could not be used or refused the work.
     #[error(transparent)]
     Gpu(#[from] neurobits_gpu_host::GpuError),
+    /// A write to memory or a stream that failed.
+    #[error("{0}")]
+    Write(#[from] std::io::Error),
     /// An error of the older command layer, passed through unchanged.
     #[error("{0:#}")]
     Other(#[from] anyhow::Error),
@@ -74,7 +77,7 @@ impl Error {
 
     /// Whether this is an I/O failure (exit code 1 in the CLI) rather than bad input (exit 2).
     pub fn is_io(&self) -> bool {
-        matches!(self, Error::Io { .. })
+        matches!(self, Error::Io { .. } | Error::Write(_))
     }
 }
 

@@ -58,6 +58,7 @@ pub mod error;
 pub mod flyhash;
 pub mod gbnn;
 pub mod io;
+pub mod model;
 pub mod ocnn;
 #[cfg(feature = "plots")]
 pub mod plot;

@@ -7,7 +7,7 @@ use neurobits_core::Word;
 use std::path::PathBuf;
 
 use super::cpu::{self, Wta};
-use super::data::{self, Matrix};
+use super::data;
 use crate::device::{Device, DeviceChoice};
 use crate::io::atomic::{check_writable, write_string};
 use crate::io::memory::ensure_fits;
@@ -136,14 +136,7 @@ fn indices_csv(m: u32, codes: &[Word]) -> String {
     s
 }
 
-/// Hashes `x` on the chosen device.
-pub fn hash_matrix(p: &FlyParams, proj: &[u32], x: &Matrix, wta: Wta, device: &Device) -> Result<Vec<Word>> {
-    ensure_fits(
-        "the codes",
-        x.rows as u128 * p.code_words() as u128 * 8 + p.m as u128 * 4 * rayon::current_num_threads() as u128,
-    )?;
-    device.run(|g| super::gpu::hash(g, p, proj, x, wta), |cpu| Ok(cpu.install(|| cpu::hash(p, proj, x, wta))))
-}
+pub use super::model::hash_matrix;
 
 /// `flyhash projection`.
 pub fn projection(a: &ProjectionConfig) -> Result<()> {

@@ -10,10 +10,12 @@ use super::data::Matrix;
 use crate::device::{simd_detected, simd_level, Simd};
 
 /// How the winners are chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
 pub enum Wta {
     /// Exactly k winners (radix select, ties to the lower index).
+    #[default]
     Exact,
     /// The 64-step bisection of da Cunha et al. (2023): `x > mid`, count may differ from k.
     Bisect64,

@@ -3,6 +3,7 @@
 
 #[cfg(feature = "cli")]
 pub mod bench;
+pub mod classifier;
 #[cfg(feature = "cli")]
 pub mod commands;
 pub mod cpu;
@@ -11,6 +12,8 @@ pub mod data;
 pub mod eval;
 pub mod flynn;
 pub mod gpu;
+pub mod index;
+pub mod model;
 pub mod search;
 #[cfg(feature = "cli")]
 mod search_bench;

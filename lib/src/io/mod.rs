@@ -4,6 +4,7 @@
 pub mod atomic;
 pub mod codes;
 pub mod json;
+pub mod labels_out;
 pub mod memory;
 pub mod model_file;
 pub mod netfile;

@@ -1,0 +1,254 @@
+//! FlyNN (Sinha & Ram, KDD 2021) as a classifier: each class keeps a memory of how often each
+//! code bit was a winner in its training vectors; a vector goes to the class it is least novel
+//! to. Training only counts (saturating), so `partial_fit` on batches gives exactly the memories
+//! of one `fit` on all of them.
+//!
+//! Hashing runs on the chosen device; the class memories and the novelty sums on the CPU (the
+//! integers are the same on every target: the GPU path is checked against these by `flyhash
+//! flynn --device all`).
+
+use neurobits_core::flyhash::{flynn_novelty, flynn_weights, FLYNN_WEIGHTS};
+use serde::{Deserialize, Serialize};
+
+use super::data::Matrix;
+use super::flynn;
+use super::model::{FlyHash, FlyHashConfig, SavedHasher};
+use crate::device::Target;
+use crate::error::{Error, Result};
+use crate::io::model_file::{self, Payload, Reader, Saved};
+use crate::model::Model;
+
+/// Most classes: the class memories are indexed by a byte.
+pub const MAX_CLASSES: usize = 256;
+
+/// FlyNN's configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FlyNNConfig {
+    /// The FlyHash of the inputs; an unset `winners` is m/250 (FlyNN wants sparser codes than
+    /// search does).
+    pub hash: FlyHashConfig,
+    /// The decay γ in [0, 1]: a memory bit weighs γ^n after n training codes of its class set it.
+    pub decay: f64,
+}
+
+impl Default for FlyNNConfig {
+    fn default() -> Self {
+        FlyNNConfig { hash: FlyHashConfig::default(), decay: 0.99 }
+    }
+}
+
+impl FlyNNConfig {
+    /// Checks every field.
+    pub fn validate(&self) -> Result<()> {
+        self.hash.validate()?;
+        if !(0.0..=1.0).contains(&self.decay) {
+            return Err(Error::config("decay", self.decay, "must be in [0, 1]"));
+        }
+        Ok(())
+    }
+}
+
+/// The FlyNN classifier.
+///
+/// ```
+/// use neurobits::flyhash::{classifier::{FlyNN, FlyNNConfig}, data::Matrix};
+/// let x = Matrix { rows: 4, cols: 4, data: vec![9., 0., 0., 1., 8., 1., 0., 0., 0., 0., 9., 1., 0., 1., 8., 0.] };
+/// let y = [3, 3, 7, 7];
+/// let mut clf = FlyNN::new(FlyNNConfig::default());
+/// clf.fit(&x, &y)?;
+/// assert_eq!(clf.classes()?, [3, 7]);
+/// assert_eq!(clf.predict(&x)?, y);
+/// assert_eq!(clf.score(&x, &y)?, 1.0);
+/// # Ok::<(), neurobits::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct FlyNN {
+    /// The configuration, as given.
+    pub config: FlyNNConfig,
+    /// Where hashing runs.
+    pub device: Target,
+    fitted: Option<Fitted>,
+}
+
+#[derive(Clone, Debug)]
+struct Fitted {
+    hasher: FlyHash,
+    /// Sorted class labels; memory `c` belongs to `classes[c]`.
+    classes: Vec<i64>,
+    /// `classes · m` saturating counts, class-major.
+    counts: Vec<u16>,
+}
+
+impl FlyNN {
+    /// An unfitted classifier hashing on the CPU.
+    pub fn new(config: FlyNNConfig) -> Self {
+        FlyNN { config, device: Target::CPU, fitted: None }
+    }
+
+    /// The same, hashing on `device`.
+    pub fn with_device(mut self, device: Target) -> Self {
+        self.device = device;
+        self
+    }
+
+    fn fitted(&self) -> Result<&Fitted> {
+        self.fitted.as_ref().ok_or(Error::NotFitted("FlyNN"))
+    }
+
+    /// The class labels, sorted.
+    pub fn classes(&self) -> Result<&[i64]> {
+        Ok(&self.fitted()?.classes)
+    }
+
+    /// The fitted FlyHash.
+    pub fn hasher(&self) -> Result<&FlyHash> {
+        Ok(&self.fitted()?.hasher)
+    }
+
+    /// Forgets any earlier fit, then learns `x` with labels `y`.
+    pub fn fit(&mut self, x: &Matrix, y: &[i64]) -> Result<&mut Self> {
+        self.fitted = None;
+        self.partial_fit(x, y)
+    }
+
+    /// Learns `x` with labels `y` on top of what was learned before (the first call fixes the
+    /// input dimension and the projection). New labels add classes.
+    pub fn partial_fit(&mut self, x: &Matrix, y: &[i64]) -> Result<&mut Self> {
+        self.config.validate()?;
+        if y.len() != x.rows {
+            return Err(Error::input("the labels", format!("{} labels for {} vectors", y.len(), x.rows)));
+        }
+        if self.fitted.is_none() {
+            let mut hasher = FlyHash::new(self.config.hash.clone());
+            hasher.fit_params(self.config.hash.params_with(x.cols, |m| m / 250)?)?;
+            self.fitted = Some(Fitted { hasher, classes: Vec::new(), counts: Vec::new() });
+        }
+        let device = self.device;
+        let f = self.fitted.as_mut().expect("fitted above");
+        f.hasher.device = device;
+        let m = f.hasher.params()?.m as usize;
+        let codes = f.hasher.transform(x)?;
+        // New classes join in sorted order, their memories empty.
+        let mut classes = f.classes.clone();
+        classes.extend_from_slice(y);
+        classes.sort_unstable();
+        classes.dedup();
+        if classes.len() > MAX_CLASSES {
+            return Err(Error::input("the labels", format!("{} classes, at most {MAX_CLASSES}", classes.len())));
+        }
+        crate::io::memory::ensure_fits("the class memories", classes.len() as u128 * m as u128 * 2)?;
+        let mut counts = vec![0u16; classes.len() * m];
+        for (c, label) in f.classes.iter().enumerate() {
+            let to = classes.binary_search(label).expect("old classes are kept");
+            counts[to * m..(to + 1) * m].copy_from_slice(&f.counts[c * m..(c + 1) * m]);
+        }
+        let idx: Vec<u8> = y.iter().map(|l| classes.binary_search(l).expect("added above") as u8).collect();
+        let batch = flynn::train(&codes, &idx, classes.len(), m);
+        for (a, b) in counts.iter_mut().zip(batch) {
+            *a = a.saturating_add(b);
+        }
+        f.classes = classes;
+        f.counts = counts;
+        Ok(self)
+    }
+
+    fn weights(&self) -> Vec<u64> {
+        let mut w = vec![0u64; FLYNN_WEIGHTS];
+        flynn_weights(self.config.decay, &mut w);
+        w
+    }
+
+    /// The class of each row of `x`.
+    pub fn predict(&self, x: &Matrix) -> Result<Vec<i64>> {
+        let f = self.fitted()?;
+        let m = f.hasher.params()?.m as usize;
+        let codes = self.hash(x)?;
+        let idx = flynn::classify(&f.counts, f.classes.len(), m, &self.weights(), &codes);
+        Ok(idx.into_iter().map(|c| f.classes[c as usize]).collect())
+    }
+
+    /// For each row of `x`, one value per class (in [`FlyNN::classes`] order) summing to 1: the
+    /// familiarity `1 − novelty/(k·2^63)` of the row's code to each class, normalised. The
+    /// largest is the predicted class (ties: the lower class, as in `predict`). A score for
+    /// ranking, not a calibrated probability.
+    pub fn predict_proba(&self, x: &Matrix) -> Result<Vec<f64>> {
+        use rayon::prelude::*;
+        let f = self.fitted()?;
+        let p = f.hasher.params()?;
+        let (m, nc) = (p.m as usize, f.classes.len());
+        let codes = self.hash(x)?;
+        let w = self.weights();
+        let full = p.k as f64 * 9_223_372_036_854_775_808.0;
+        Ok(codes
+            .par_chunks(p.code_words())
+            .flat_map_iter(|code| {
+                let fam: Vec<f64> = (0..nc)
+                    .map(|c| 1.0 - flynn_novelty(code, |i| f.counts[c * m + i], |n| w[n as usize]) as f64 / full)
+                    .collect();
+                let sum: f64 = fam.iter().sum();
+                fam.into_iter().map(move |v| if sum > 0.0 { v / sum } else { 1.0 / nc as f64 })
+            })
+            .collect())
+    }
+
+    /// Fraction of rows of `x` predicted as labelled in `y`.
+    pub fn score(&self, x: &Matrix, y: &[i64]) -> Result<f64> {
+        if y.len() != x.rows {
+            return Err(Error::input("the labels", format!("{} labels for {} vectors", y.len(), x.rows)));
+        }
+        let pred = self.predict(x)?;
+        Ok(pred.iter().zip(y).filter(|(p, y)| p == y).count() as f64 / y.len() as f64)
+    }
+
+    fn hash(&self, x: &Matrix) -> Result<Vec<u64>> {
+        let mut h = self.fitted()?.hasher.clone();
+        h.device = self.device;
+        h.transform(x)
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct SavedFlyNN {
+    config: FlyNNConfig,
+    hasher: SavedHasher,
+    classes: Vec<i64>,
+}
+
+impl Model for FlyNN {
+    const KIND: &'static str = "flynn";
+
+    fn parts(&self) -> Result<(serde_json::Value, Vec<u8>)> {
+        let f = self.fitted()?;
+        let head =
+            SavedFlyNN { config: self.config.clone(), hasher: SavedHasher::of(&f.hasher)?, classes: f.classes.clone() };
+        let v = serde_json::to_value(head).map_err(|e| Error::input("flynn", e.to_string()))?;
+        Ok((v, std::mem::take(Payload::default().u16s(&f.counts)).0))
+    }
+
+    fn from_parts(saved: &Saved, name: &str) -> Result<Self> {
+        let head: SavedFlyNN = model_file::config(saved, name)?;
+        let hasher = head.hasher.hasher(name)?;
+        let mut r = Reader::new(&saved.payload, name);
+        let counts = r.u16s()?;
+        r.finish()?;
+        let m = hasher.params()?.m as usize;
+        let sorted = head.classes.windows(2).all(|w| w[0] < w[1]);
+        if !sorted
+            || head.classes.is_empty()
+            || head.classes.len() > MAX_CLASSES
+            || counts.len() != head.classes.len() * m
+        {
+            return Err(Error::input(
+                name,
+                "class memories do not match the classes and code length (a corrupted file?)",
+            ));
+        }
+        head.config.validate().map_err(|e| Error::input(name, e.to_string()))?;
+        Ok(FlyNN {
+            config: head.config,
+            device: Target::CPU,
+            fitted: Some(Fitted { hasher, classes: head.classes, counts }),
+        })
+    }
+}

@@ -1,0 +1,136 @@
+//! `neurobits flynn fit|predict`: a FlyNN classifier kept in a model file.
+
+use clap::{Args, Subcommand};
+use neurobits::device::Target;
+use neurobits::flyhash::classifier::{FlyNN, FlyNNConfig};
+use neurobits::flyhash::cpu::Wta;
+use neurobits::flyhash::model::FlyHashConfig;
+use neurobits::model::Model;
+use neurobits::outln;
+use std::path::PathBuf;
+
+/// `neurobits flynn …`.
+#[derive(Debug, Subcommand)]
+pub enum FlynnCommand {
+    /// Fit a FlyNN classifier on labelled vectors and save it (`-o`).
+    Fit(FitArgs),
+    /// Predict the class of each input row with a saved classifier; with --labels, also print
+    /// the accuracy.
+    Predict(PredictArgs),
+}
+
+/// `flynn fit`.
+#[derive(Debug, Args)]
+pub struct FitArgs {
+    /// Training vectors: NPY, NPZ, CSV/TSV, whitespace text or IDX (gzip or not); `-` for
+    /// standard input.
+    #[arg(short, long)]
+    pub input: PathBuf,
+    /// One integer label per training vector (same formats).
+    #[arg(long)]
+    pub labels: PathBuf,
+    /// The model file to write.
+    #[arg(short, long)]
+    pub out: PathBuf,
+    /// Code length m (default 32·d).
+    #[arg(long, alias = "m", value_parser = neurobits::validate::positive)]
+    pub code_bits: Option<usize>,
+    /// Inputs sampled per projection row s (default 5 % of d).
+    #[arg(long, alias = "s", value_parser = neurobits::validate::positive)]
+    pub ones_per_row: Option<usize>,
+    /// Winners k per code (default m/250).
+    #[arg(long, alias = "k", value_parser = neurobits::validate::positive)]
+    pub winners: Option<usize>,
+    /// Seed of the projection.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Decay γ in [0, 1]: a memory bit weighs γ^n after n training codes of its class.
+    #[arg(long, alias = "gamma", default_value_t = 0.99, value_parser = neurobits::validate::unit_interval)]
+    pub decay: f64,
+    /// Winner-take-all variant.
+    #[arg(long, value_enum, default_value_t = Wta::Exact)]
+    pub wta: Wta,
+    /// Where to hash: cpu, gpu, cuda:N or auto.
+    #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
+    pub device: Target,
+}
+
+/// `flynn predict`.
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    /// A model written by `flynn fit`.
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Vectors to classify (formats as for `fit`).
+    #[arg(short, long)]
+    pub input: PathBuf,
+    /// Predictions, one label per input row: NPY when the name ends in `.npy`, else one
+    /// integer per line (`-`: standard output).
+    #[arg(short, long)]
+    pub out: PathBuf,
+    /// True labels: print the accuracy.
+    #[arg(long)]
+    pub labels: Option<PathBuf>,
+    /// Where to hash: cpu, gpu, cuda:N or auto.
+    #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
+    pub device: Target,
+}
+
+/// Runs `flynn fit` or `flynn predict`.
+pub fn run(c: &FlynnCommand) -> anyhow::Result<()> {
+    match c {
+        FlynnCommand::Fit(a) => fit(a),
+        FlynnCommand::Predict(a) => predict(a),
+    }
+}
+
+fn fit(a: &FitArgs) -> anyhow::Result<()> {
+    let config = FlyNNConfig {
+        hash: FlyHashConfig {
+            code_bits: a.code_bits,
+            ones_per_row: a.ones_per_row,
+            winners: a.winners,
+            seed: a.seed,
+            wta: a.wta,
+        },
+        decay: a.decay,
+    };
+    config.validate()?;
+    neurobits::io::atomic::check_writable(&a.out)?;
+    let x = super::read_matrix(&a.input)?;
+    let y = super::read_labels(&a.labels)?;
+    let mut clf = FlyNN::new(config).with_device(a.device);
+    clf.fit(&x, &y)?;
+    clf.save(&a.out)?;
+    let p = clf.hasher()?.params()?;
+    eprintln!(
+        "FlyNN fitted on {} vectors of {} values, {} classes (m={}, s={}, k={}); saved to {}",
+        x.rows,
+        x.cols,
+        clf.classes()?.len(),
+        p.m,
+        p.s,
+        p.k,
+        a.out.display()
+    );
+    Ok(())
+}
+
+fn predict(a: &PredictArgs) -> anyhow::Result<()> {
+    neurobits::io::atomic::check_writable(&a.out)?;
+    let clf = FlyNN::load(&a.model)?.with_device(a.device);
+    let x = super::read_matrix(&a.input)?;
+    let y = a.labels.as_deref().map(super::read_labels).transpose()?;
+    if let Some(y) = &y {
+        if y.len() != x.rows {
+            anyhow::bail!("{}: {} labels for {} vectors", a.labels.as_ref().unwrap().display(), y.len(), x.rows);
+        }
+    }
+    let pred = clf.predict(&x)?;
+    neurobits::io::labels_out::write(&a.out, &pred)?;
+    if let Some(y) = y {
+        let acc = pred.iter().zip(&y).filter(|(p, y)| p == y).count() as f64 / y.len() as f64;
+        outln!("accuracy {acc:.4} on {} vectors", y.len())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,135 @@
+//! `neurobits flyhash index build|add|search`: a FlyHash index kept in one file that `add`
+//! appends to without rewriting.
+
+use clap::{Args, Subcommand};
+use neurobits::device::Target;
+use neurobits::flyhash::cpu::Wta;
+use neurobits::flyhash::index::FlyIndex;
+use neurobits::flyhash::model::FlyHashConfig;
+use neurobits::model::Model;
+use std::path::PathBuf;
+
+/// `neurobits flyhash index …`.
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Hash vectors into a new index file (`-o`).
+    Build(BuildArgs),
+    /// Hash vectors with a saved index's FlyHash and append them to its file (ids continue).
+    Add(AddArgs),
+    /// The k nearest indexed vectors of each query, by Hamming distance of their codes (exact).
+    Search(SearchArgs),
+}
+
+/// `flyhash index build`.
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// Vectors: NPY, NPZ, CSV/TSV, whitespace text or IDX (gzip or not); `-` for standard input.
+    #[arg(short, long)]
+    pub input: PathBuf,
+    /// The index file to write.
+    #[arg(short, long)]
+    pub out: PathBuf,
+    /// Code length m (default 32·d).
+    #[arg(long, alias = "m", value_parser = neurobits::validate::positive)]
+    pub code_bits: Option<usize>,
+    /// Inputs sampled per projection row s (default 5 % of d).
+    #[arg(long, alias = "s", value_parser = neurobits::validate::positive)]
+    pub ones_per_row: Option<usize>,
+    /// Winners k per code (default m/20).
+    #[arg(long, alias = "k", value_parser = neurobits::validate::positive)]
+    pub winners: Option<usize>,
+    /// Seed of the projection.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Winner-take-all variant.
+    #[arg(long, value_enum, default_value_t = Wta::Exact)]
+    pub wta: Wta,
+    /// Where to hash: cpu, gpu, cuda:N or auto.
+    #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
+    pub device: Target,
+}
+
+/// `flyhash index add`.
+#[derive(Debug, Args)]
+pub struct AddArgs {
+    /// The index file (written by `build`); the new codes are appended to it.
+    #[arg(long)]
+    pub index: PathBuf,
+    /// Vectors to add (formats as for `build`).
+    #[arg(short, long)]
+    pub input: PathBuf,
+    /// Where to hash: cpu, gpu, cuda:N or auto.
+    #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
+    pub device: Target,
+}
+
+/// `flyhash index search`.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// The index file.
+    #[arg(long)]
+    pub index: PathBuf,
+    /// Query vectors (formats as for `build`).
+    #[arg(short, long)]
+    pub input: PathBuf,
+    /// Neighbours per query.
+    #[arg(short = 'k', long, default_value_t = 10, value_parser = neurobits::validate::positive)]
+    pub neighbours: usize,
+    /// CSV `query,rank,id,distance`, one neighbour per line, nearest first, ties by id (`-`:
+    /// standard output).
+    #[arg(short, long)]
+    pub out: PathBuf,
+    /// Where to hash and search: cpu, gpu, cuda:N or auto.
+    #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
+    pub device: Target,
+}
+
+/// Runs an index command.
+pub fn run(c: &IndexCommand) -> anyhow::Result<()> {
+    match c {
+        IndexCommand::Build(a) => {
+            let config = FlyHashConfig {
+                code_bits: a.code_bits,
+                ones_per_row: a.ones_per_row,
+                winners: a.winners,
+                seed: a.seed,
+                wta: a.wta,
+            };
+            config.validate()?;
+            neurobits::io::atomic::check_writable(&a.out)?;
+            let x = super::read_matrix(&a.input)?;
+            let mut index = FlyIndex::new(config, x.cols)?.with_device(a.device);
+            index.add(&x)?;
+            index.save(&a.out)?;
+            let p = index.hasher().params()?;
+            eprintln!(
+                "index of {} codes (m={}, s={}, k={}) written to {}",
+                index.len(),
+                p.m,
+                p.s,
+                p.k,
+                a.out.display()
+            );
+        }
+        IndexCommand::Add(a) => {
+            let x = super::read_matrix(&a.input)?;
+            let ids = FlyIndex::append(&a.index, &x, a.device)?;
+            eprintln!("added ids {}..{} to {}", ids.start, ids.end, a.index.display());
+        }
+        IndexCommand::Search(a) => {
+            neurobits::io::atomic::check_writable(&a.out)?;
+            let index = FlyIndex::load(&a.index)?.with_device(a.device);
+            let q = super::read_matrix(&a.input)?;
+            let hits = index.search(&q, a.neighbours)?;
+            let mut s = String::from("query,rank,id,distance\n");
+            let rows = hits.ids.chunks(hits.k).zip(hits.distances.chunks(hits.k));
+            for (qi, (ids, ds)) in rows.enumerate() {
+                for (rank, (id, d)) in ids.iter().zip(ds).enumerate().filter(|(_, (&id, _))| id >= 0) {
+                    s += &format!("{qi},{rank},{id},{d}\n");
+                }
+            }
+            neurobits::io::atomic::write_string(&a.out, &s)?;
+        }
+    }
+    Ok(())
+}
