@@ -81,7 +81,7 @@ pub enum CorticalCommand {
 #[derive(Subcommand, Debug)]
 pub enum OcnnCommand {
     /// Cluster points: one label per input line.
-    Cluster(neurobits::ocnn::ClusterConfig),
+    Cluster(crate::commands::ocnn::ClusterArgs),
     /// The FCPS sets with known classes over seeds: k and adjusted Rand index.
     Experiment(neurobits::ocnn::experiment::ExperimentConfig),
     /// The paper's Table 2 workload on every GPU decomposition and the CPU, side by side.
@@ -169,7 +169,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Cortical(CorticalCommand::ProfileFigure(a)) => neurobits::cortical::split::figure::run(&a),
         Command::Cortical(CorticalCommand::Features(a)) => neurobits::cortical::features::run(&a),
         Command::Cortical(CorticalCommand::BenchFigure(a)) => neurobits::cortical::bench_figure::run(&a).map(|_| ()),
-        Command::Ocnn(OcnnCommand::Cluster(a)) => neurobits::ocnn::run_cluster(&a),
+        Command::Ocnn(OcnnCommand::Cluster(a)) => crate::commands::ocnn::run(&a),
         Command::Ocnn(OcnnCommand::Experiment(a)) => neurobits::ocnn::experiment::run(&a),
         Command::Ocnn(OcnnCommand::Bench(a)) => neurobits::ocnn::bench::run(&a),
     }

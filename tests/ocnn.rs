@@ -1,7 +1,7 @@
 //! The OCNN on the CPU: the spec's Lsun test vector (§11.3) exactly, the scale constant from the
 //! Delaunay triangulation, and the clustering rules on hand-made cases.
 
-use neurobits::ocnn::{self, points, ClusterConfig, Dtype, SyncArg};
+use neurobits::ocnn::{self, points, Config, Dtype, SyncArg};
 use std::path::{Path, PathBuf};
 
 fn fcps(name: &str) -> Option<PathBuf> {
@@ -17,22 +17,17 @@ fn fcps(name: &str) -> Option<PathBuf> {
     None
 }
 
-fn config(input: PathBuf) -> ClusterConfig {
-    ClusterConfig {
-        input,
-        out: PathBuf::from("-"),
+fn config() -> Config {
+    Config {
         seed: 1,
         iters: 1000,
         transient: 0,
         sync: SyncArg::Phase,
         eps: 0.2,
-        threshold: "auto".into(),
+        threshold: None,
         scale: None,
         cutoff: None,
         dtype: Dtype::F32,
-        device: neurobits::device::DeviceChoice::Cpu,
-        json: None,
-        plots: None,
         variant: ocnn::Variant::XThreads,
     }
 }
@@ -44,7 +39,7 @@ fn lsun_test_vector() {
     let p = points::load(&path).unwrap().skip(3);
     assert_eq!((p.n, p.dim), (400, 2));
     let a = 0.21925040730964698;
-    let r = ocnn::cluster_cpu::<f32>(&p, Some(a), &config(path)).unwrap();
+    let r = ocnn::cluster_cpu::<f32>(&p, Some(a), &config()).unwrap();
     assert_eq!(&r.hits_sha256[..16], "4851193aa2faeb7b", "hit matrix digest");
     assert_eq!(&r.state_sha256[..16], "1ef5fddbef11217c", "final state digest");
     assert_eq!((r.threshold_percent, r.k), (65, 3));
@@ -238,7 +233,7 @@ fn sparse_coupling_equals_the_dense_one_with_zeros() {
 fn lsun_with_a_cutoff_finds_the_three_clusters() {
     let Some(path) = fcps("Lsun.data") else { return };
     let p = points::load(&path).unwrap().skip(3);
-    let c = ClusterConfig { cutoff: Some(3.0), ..config(path) };
+    let c = Config { cutoff: Some(3.0), ..config() };
     let r = ocnn::cluster_cpu::<f32>(&p, Some(0.21925040730964698), &c).unwrap();
     assert_eq!(r.k, 3);
     assert!(r.coupled_pairs < 400 * 399 / 2 / 5, "{} coupled pairs", r.coupled_pairs);
@@ -246,7 +241,7 @@ fn lsun_with_a_cutoff_finds_the_three_clusters() {
     assert_eq!(sizes, [200, 100, 100]);
     // A cutoff beyond every distance couples every pair: the sparse path then reproduces the
     // spec's dense test vector (final state) exactly.
-    let c = ClusterConfig { cutoff: Some(1e9), ..c };
+    let c = Config { cutoff: Some(1e9), ..c };
     let r = ocnn::cluster_cpu::<f32>(&p, Some(0.21925040730964698), &c).unwrap();
     assert_eq!(r.coupled_pairs, 400 * 399 / 2);
     assert_eq!(&r.state_sha256[..16], "1ef5fddbef11217c", "final state digest through the sparse path");

@@ -3,26 +3,21 @@
 //! Needs a CUDA GPU (`make gpu-test`); the FCPS sets come from `make setup`.
 
 use neurobits::device::DeviceChoice;
-use neurobits::ocnn::{self, points, ClusterConfig, Dtype, SyncArg};
+use neurobits::ocnn::{self, points, Config, Dtype, SyncArg};
 use neurobits_gpu_host::Gpu;
 use std::path::PathBuf;
 
-fn config(sync: SyncArg, dtype: Dtype, iters: u32) -> ClusterConfig {
-    ClusterConfig {
-        input: PathBuf::from("-"),
-        out: PathBuf::from("-"),
+fn config(sync: SyncArg, dtype: Dtype, iters: u32) -> Config {
+    Config {
         seed: 3,
         iters,
         transient: 10,
         sync,
         eps: 0.2,
-        threshold: "auto".into(),
+        threshold: None,
         scale: None,
         cutoff: None,
         dtype,
-        device: DeviceChoice::Gpu,
-        json: None,
-        plots: None,
         variant: ocnn::Variant::XThreads,
     }
 }
@@ -74,7 +69,7 @@ fn ocnn_gpu_equals_cpu_bit_for_bit() {
         for variant in
             [ocnn::Variant::XThreads, ocnn::Variant::ThreadPerNeuron, ocnn::Variant::YThreads, ocnn::Variant::LaneRows]
         {
-            let c = ClusterConfig { variant, ..c.clone() };
+            let c = Config { variant, ..c.clone() };
             let gpu_r = ocnn::cluster(p, &c, Some(&gpu)).unwrap();
             assert_eq!(cpu.state_sha256, gpu_r.state_sha256, "{name} {variant:?}: final state");
             assert_eq!(cpu.hits_sha256, gpu_r.hits_sha256, "{name} {variant:?}: hit matrix");
@@ -92,8 +87,8 @@ fn ocnn_gpu_equals_cpu_bit_for_bit() {
         );
     }
     // Fixed thresholds below and inside the grid: the GPU's forest starts at the lower one.
-    for threshold in ["35", "80"] {
-        let c = ClusterConfig { threshold: threshold.into(), ..config(SyncArg::Phase, Dtype::F32, 300) };
+    for threshold in [35u32, 80] {
+        let c = Config { threshold: Some(threshold), ..config(SyncArg::Phase, Dtype::F32, 300) };
         let (cpu, gpu_r) =
             (ocnn::cluster(&sets[0].1, &c, None).unwrap(), ocnn::cluster(&sets[0].1, &c, Some(&gpu)).unwrap());
         assert_eq!((cpu.labels, cpu.k, cpu.curve), (gpu_r.labels, gpu_r.k, gpu_r.curve), "Lsun at {threshold} %");
@@ -119,7 +114,7 @@ fn ocnn_sparse_gpu_equals_cpu_bit_for_bit() {
         ("random 3-D n=700 cutoff 3 f64 fragmentary", random(700, 3, 14), 3.0, SyncArg::Fragmentary, Dtype::F64),
     ];
     for (name, p, r, sync, dtype) in &sets {
-        let c = ClusterConfig { cutoff: Some(*r), threshold: "60".into(), ..config(*sync, *dtype, 300) };
+        let c = Config { cutoff: Some(*r), threshold: Some(60), ..config(*sync, *dtype, 300) };
         let (cpu, gpu_r) = (ocnn::cluster(p, &c, None).unwrap(), ocnn::cluster(p, &c, Some(&gpu)).unwrap());
         assert_eq!(cpu.state_sha256, gpu_r.state_sha256, "{name}: final state");
         assert_eq!(cpu.hits_sha256, gpu_r.hits_sha256, "{name}: coupled pairs' hits");

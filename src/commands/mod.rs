@@ -5,6 +5,7 @@
 
 pub mod flynn;
 pub mod index;
+pub mod ocnn;
 
 use neurobits::device::Target;
 use neurobits::flyhash::data::Matrix;

@@ -204,22 +204,12 @@ fn sparse(b: &BenchConfig, r: f64, use_cpu: bool, gpu: Option<&neurobits_gpu_hos
     let mut rows = Vec::new();
     for &n in &b.sizes {
         let p = random_points(n, 2, b.seed);
-        let c = super::ClusterConfig {
-            input: "-".into(),
-            out: "-".into(),
+        let c = super::Config {
             seed: b.seed,
             iters: b.iters,
-            transient: 0,
-            sync: super::SyncArg::Phase,
-            eps: 0.2,
-            threshold: "auto".into(),
-            scale: None,
             cutoff: Some(r),
-            dtype: super::Dtype::F32,
-            device: crate::device::DeviceChoice::Cpu,
-            json: None,
-            plots: None,
             variant: super::Variant::XThreads,
+            ..Default::default()
         };
         let mut devices: Vec<(String, Option<&neurobits_gpu_host::Gpu>)> = Vec::new();
         if let Some(g) = gpu {

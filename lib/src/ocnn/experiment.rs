@@ -4,7 +4,7 @@
 use anyhow::{bail, Result};
 use std::path::PathBuf;
 
-use super::{cluster_on, points, ClusterConfig, Dtype, SyncArg};
+use super::{cluster_on, points, Config, Dtype, SyncArg};
 use crate::device::{Device, DeviceChoice};
 use crate::io::atomic::write_set;
 
@@ -155,21 +155,16 @@ pub fn run(e: &ExperimentConfig) -> Result<()> {
         let classes = truth.iter().max().map_or(0, |m| m + 1);
         let a = super::scale::scale(&p)?;
         for &seed in &e.seeds {
-            let c = ClusterConfig {
+            let c = Config {
                 cutoff: None,
-                input: e.data.join(set.file),
-                out: "-".into(),
                 seed,
                 iters: e.iters,
                 transient: 0,
                 sync: SyncArg::Phase,
                 eps: 0.2,
-                threshold: "auto".into(),
+                threshold: None,
                 scale: Some(a),
                 dtype: Dtype::F32,
-                device: e.device,
-                json: None,
-                plots: None,
                 variant: super::Variant::LaneRows,
             };
             let t = std::time::Instant::now();

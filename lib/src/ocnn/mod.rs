@@ -6,6 +6,7 @@ pub mod clusters;
 pub mod cpu;
 pub mod digest;
 pub mod experiment;
+pub mod model;
 pub mod points;
 pub mod scale;
 pub mod weights;
@@ -14,15 +15,14 @@ use anyhow::Result;
 use neurobits_core::ocnn::SyncMode;
 use neurobits_gpu_host::ocnn::{Decomposition, GpuReal};
 use neurobits_gpu_host::Gpu;
-use std::path::PathBuf;
 
-use crate::device::DeviceChoice;
 pub use clusters::Clustering;
 use points::Points;
 
 /// Synchronization measure on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
 pub enum SyncArg {
     /// Phase synchronization: both outputs rose, or both did not (the default).
     Phase,
@@ -31,8 +31,9 @@ pub enum SyncArg {
 }
 
 /// The GPU decomposition on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
 pub enum Variant {
     /// A warp per neuron (the paper's X-threads with a full warp).
     XThreads,
@@ -57,8 +58,9 @@ impl From<Variant> for Decomposition {
 }
 
 /// Working type of the dynamics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
 pub enum Dtype {
     /// 32-bit floats (the paper's choice; the default).
     F32,
@@ -66,62 +68,86 @@ pub enum Dtype {
     F64,
 }
 
-/// `ocnn cluster`: cluster the points of a file.
-#[derive(Debug, Clone)]
-#[cfg_attr(feature = "cli", derive(clap::Args))]
-pub struct ClusterConfig {
-    /// Points, one per line, coordinates separated by whitespace or commas (`#`/`%` lines skipped).
-    #[cfg_attr(feature = "cli", arg(long))]
-    pub input: PathBuf,
-    /// Labels CSV: one label per input point, clusters numbered by their smallest member.
-    #[cfg_attr(feature = "cli", arg(long))]
-    pub out: PathBuf,
+/// The OCNN's configuration: everything `fit` needs besides the points and the device.
+///
+/// ```
+/// let c = neurobits::ocnn::Config { threshold: Some(65), ..Default::default() };
+/// assert!(c.validate().is_ok());
+/// assert!(neurobits::ocnn::Config { iters: 0, ..c }.validate().is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Config {
     /// Seed of the initial state (SplitMix64).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
-    /// Observed iterations T.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000)))]
+    /// Observed iterations T (1..=10⁶).
     pub iters: u32,
-    /// Iterations run before observing.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1_000_000)))]
+    /// Iterations run before observing (0..=10⁶).
     pub transient: u32,
     /// Synchronization measure.
-    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = SyncArg::Phase))]
     pub sync: SyncArg,
-    /// ε of fragmentary synchronization.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.2))]
+    /// ε of fragmentary synchronization (positive).
     pub eps: f64,
-    /// Link threshold: `auto` (longest plateau of equal k on the percent grid) or a percent P.
-    #[cfg_attr(feature = "cli", arg(long, default_value = "auto"))]
-    pub threshold: String,
-    /// Scale constant a (default: from the Delaunay triangulation).
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// Link threshold in percent (0..=99); `None`: automatic (the longest plateau of equal k on
+    /// the percent grid).
+    pub threshold: Option<u32>,
+    /// Scale constant a (positive); `None`: from the Delaunay triangulation.
     pub scale: Option<f64>,
     /// Couple only pairs within R·a (sparse rows; synchronization counted on those pairs only);
-    /// default: dense coupling of every pair, as in the paper.
-    #[cfg_attr(feature = "cli", arg(long, value_name = "R"))]
+    /// `None`: dense coupling of every pair, as in the paper.
     pub cutoff: Option<f64>,
     /// Working type of the dynamics.
-    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Dtype::F32))]
     pub dtype: Dtype,
-    /// Where to compute.
-    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = DeviceChoice::Cpu))]
-    pub device: DeviceChoice,
-    /// Also write a JSON report (sizes, a, θ*, k, the k(θ) curve, times, digests).
-    #[cfg_attr(feature = "cli", arg(long))]
-    pub json: Option<PathBuf>,
-    /// GPU decomposition of the update (all give the same bits; lane-rows is the fastest from
-    /// a few thousand points up, x-threads below).
-    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Variant::LaneRows))]
+    /// GPU decomposition of the update (all give the same bits; lane-rows is the fastest from a
+    /// few thousand points up, x-threads below).
     pub variant: Variant,
-    /// Also write clusters.svg (the points coloured by cluster; the first two coordinates for
-    /// more than 2-D) and k-theta.svg (clusters against the threshold) into this directory.
-    #[cfg_attr(feature = "cli", arg(long))]
-    pub plots: Option<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            seed: 1,
+            iters: 1000,
+            transient: 0,
+            sync: SyncArg::Phase,
+            eps: 0.2,
+            threshold: None,
+            scale: None,
+            cutoff: None,
+            dtype: Dtype::F32,
+            variant: Variant::LaneRows,
+        }
+    }
+}
+
+impl Config {
+    /// Checks every field, before any data is read.
+    pub fn validate(&self) -> crate::Result<()> {
+        use crate::Error;
+        if !(1..=1_000_000).contains(&self.iters) {
+            return Err(Error::config("iters", self.iters, "must be in 1..=1000000"));
+        }
+        if self.transient > 1_000_000 {
+            return Err(Error::config("transient", self.transient, "must be in 0..=1000000"));
+        }
+        if self.sync == SyncArg::Fragmentary && !(self.eps.is_finite() && self.eps > 0.0) {
+            return Err(Error::config("eps", self.eps, "must be a positive number"));
+        }
+        if let Some(t) = self.threshold.filter(|&t| t >= 100) {
+            return Err(Error::config("threshold", t, "must be a percent in 0..=99 (or automatic)"));
+        }
+        if let Some(a) = self.scale.filter(|a| !(a.is_finite() && *a > 0.0)) {
+            return Err(Error::config("scale", a, "must be a positive number"));
+        }
+        if let Some(r) = self.cutoff.filter(|r| !(r.is_finite() && *r > 0.0)) {
+            return Err(Error::config("cutoff", r, "must be a positive number (in units of a)"));
+        }
+        Ok(())
+    }
 }
 
 /// Everything a run reports.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Report {
     /// Points.
     pub n: usize,
@@ -145,7 +171,7 @@ pub struct Report {
     /// SHA-256 of the final state (LE, working type).
     pub state_sha256: String,
     /// Seconds per stage.
-    pub seconds: std::collections::BTreeMap<&'static str, f64>,
+    pub seconds: std::collections::BTreeMap<String, f64>,
     /// Labels.
     #[serde(skip)]
     pub labels: Vec<u32>,
@@ -163,13 +189,13 @@ pub fn parse_threshold(s: &str) -> Result<Option<u32>> {
 }
 
 /// Clusters `p` on the CPU with working type `T`.
-pub fn cluster_cpu<T: GpuReal + Send + Sync>(p: &Points, a: Option<f64>, c: &ClusterConfig) -> Result<Report> {
+pub fn cluster_cpu<T: GpuReal + Send + Sync>(p: &Points, a: Option<f64>, c: &Config) -> Result<Report> {
     cluster_on::<T>(p, a, c, None)
 }
 
 /// Clusters `p` in `c.dtype` with `c.scale` (the Delaunay scale when `None`), the dynamics and
 /// synchronization on `gpu` when given, else on the CPU: [`cluster_on`] for the chosen type.
-pub fn cluster(p: &Points, c: &ClusterConfig, gpu: Option<&Gpu>) -> Result<Report> {
+pub fn cluster(p: &Points, c: &Config, gpu: Option<&Gpu>) -> Result<Report> {
     match c.dtype {
         Dtype::F32 => cluster_on::<f32>(p, c.scale, c, gpu),
         Dtype::F64 => cluster_on::<f64>(p, c.scale, c, gpu),
@@ -181,9 +207,10 @@ pub fn cluster(p: &Points, c: &ClusterConfig, gpu: Option<&Gpu>) -> Result<Repor
 pub fn cluster_on<T: GpuReal + Send + Sync>(
     p: &Points,
     a: Option<f64>,
-    c: &ClusterConfig,
+    c: &Config,
     gpu: Option<&Gpu>,
 ) -> Result<Report> {
+    c.validate()?;
     use std::time::Instant;
     let mut seconds = std::collections::BTreeMap::new();
     let t0 = Instant::now();
@@ -198,7 +225,7 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         SyncArg::Fragmentary if c.eps.is_finite() && c.eps > 0.0 => SyncMode::Fragmentary(T::from_f64(c.eps)),
         SyncArg::Fragmentary => anyhow::bail!("--eps {}: must be a positive number", c.eps),
     };
-    let (grid, fixed) = (clusters::grid(c.sync == SyncArg::Phase), parse_threshold(&c.threshold)?);
+    let (grid, fixed) = (clusters::grid(c.sync == SyncArg::Phase), c.threshold);
     let (tr, cl, hits_sha256, coupled_pairs) = if let Some(r) = c.cutoff {
         let t0 = Instant::now();
         let w = weights::sparse::<T>(p, a, r)?;
@@ -287,57 +314,9 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         hits_sha256,
         coupled_pairs,
         state_sha256: digest::state(&tr.state),
-        seconds,
+        seconds: seconds.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
         labels: cl.labels,
     })
-}
-
-/// Runs `ocnn cluster`: labels to `--out`, the report to `--json`, a summary on stderr.
-pub fn run_cluster(c: &ClusterConfig) -> Result<()> {
-    crate::io::atomic::check_writable(&c.out)?;
-    if let Some(j) = &c.json {
-        crate::io::atomic::check_writable(j)?;
-    }
-    parse_threshold(&c.threshold)?;
-    if let Some(r) = c.cutoff {
-        anyhow::ensure!(r.is_finite() && r > 0.0, "--cutoff {r}: must be a positive number (in units of a)");
-    }
-    let p = points::load(&c.input)?;
-    let device = crate::device::Device::open(c.device)?;
-    let report = device.run(|g| cluster(&p, c, Some(g)), |cpu| cpu.install(|| cluster(&p, c, None)))?;
-    crate::io::atomic::write_atomic(&c.out, |w| {
-        for l in &report.labels {
-            w.write_all(format!("{l}\n").as_bytes())?;
-        }
-        Ok(())
-    })?;
-    if let Some(j) = &c.json {
-        let mut v = serde_json::to_value(&report)?;
-        v["a"] = serde_json::Value::String(format!("{:.17}", report.a));
-        v["seed"] = c.seed.into();
-        v["iters"] = c.iters.into();
-        v["transient"] = c.transient.into();
-        v["sync"] = format!("{:?}", c.sync).to_lowercase().into();
-        v["dtype"] = format!("{:?}", c.dtype).to_lowercase().into();
-        v["input"] = c.input.display().to_string().into();
-        v["cutoff"] = c.cutoff.into();
-        crate::io::json::write(j, &v)?;
-    }
-    #[cfg(feature = "plots")]
-    if let Some(dir) = &c.plots {
-        plots(dir, &p, &report, &c.input.display().to_string())?;
-    }
-    eprintln!(
-        "{} points in {}-D, a = {:.17}: {} clusters ({} of more than one point) at threshold {} % -> {}",
-        report.n,
-        report.dim,
-        report.a,
-        report.k,
-        report.k_non_singleton,
-        report.threshold_percent,
-        c.out.display()
-    );
-    Ok(())
 }
 
 /// Writes `clusters.svg` and `k-theta.svg` for a run into `dir` (together, or neither).

@@ -1,0 +1,144 @@
+//! `neurobits ocnn cluster`: cluster the points of a file in any format the library reads.
+
+use clap::Args;
+use neurobits::device::Target;
+use neurobits::io::atomic::check_writable;
+use neurobits::model::Model;
+use neurobits::ocnn::{model::Ocnn, Config, Dtype, SyncArg, Variant};
+use std::path::PathBuf;
+
+/// `ocnn cluster`.
+#[derive(Debug, Clone, Args)]
+pub struct ClusterArgs {
+    /// Points: NPY, NPZ, CSV/TSV (a header row is skipped), whitespace text (FCPS `.data`;
+    /// `#`/`%` lines skipped) or IDX; `-` for standard input.
+    #[arg(short, long)]
+    pub input: PathBuf,
+    /// Labels: one per input point, clusters numbered by their smallest member (`-`: standard
+    /// output).
+    #[arg(short, long)]
+    pub out: PathBuf,
+    /// Seed of the initial state (SplitMix64).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Observed iterations T.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub iters: u32,
+    /// Iterations run before observing.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub transient: u32,
+    /// Synchronization measure.
+    #[arg(long, value_enum, default_value_t = SyncArg::Phase)]
+    pub sync: SyncArg,
+    /// ε of fragmentary synchronization.
+    #[arg(long, default_value_t = 0.2)]
+    pub eps: f64,
+    /// Link threshold: `auto` (longest plateau of equal k on the percent grid) or a percent P.
+    #[arg(long, default_value = "auto", value_parser = threshold)]
+    // Spelled out so that clap takes the parser's `Option` as the value, not as "optional flag".
+    pub threshold: std::option::Option<u32>,
+    /// Scale constant a (default: from the Delaunay triangulation).
+    #[arg(long)]
+    pub scale: Option<f64>,
+    /// Couple only pairs within R·a (sparse rows; synchronization counted on those pairs only);
+    /// default: dense coupling of every pair, as in the paper.
+    #[arg(long, value_name = "R")]
+    pub cutoff: Option<f64>,
+    /// Working type of the dynamics.
+    #[arg(long, value_enum, default_value_t = Dtype::F32)]
+    pub dtype: Dtype,
+    /// GPU decomposition of the update (all give the same bits; lane-rows is the fastest from
+    /// a few thousand points up, x-threads below).
+    #[arg(long, value_enum, default_value_t = Variant::LaneRows)]
+    pub variant: Variant,
+    /// Where to compute: cpu, gpu, cuda:N or auto.
+    #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
+    pub device: Target,
+    /// Also write a JSON report (sizes, a, θ*, k, the k(θ) curve, times, digests).
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Also save the clustering as a model file (configuration, report, labels).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Also write clusters.svg (the points coloured by cluster; the first two coordinates for
+    /// more than 2-D) and k-theta.svg (clusters against the threshold) into this folder.
+    #[arg(long)]
+    pub plots: Option<PathBuf>,
+}
+
+/// `--threshold`: `auto` or a percent 0..99.
+fn threshold(s: &str) -> Result<Option<u32>, String> {
+    if s == "auto" {
+        return Ok(None);
+    }
+    match s.trim_end_matches('%').parse::<u32>() {
+        Ok(p) if p < 100 => Ok(Some(p)),
+        _ => Err(format!("'{s}': expected auto or a percent 0..99")),
+    }
+}
+
+impl ClusterArgs {
+    /// The library configuration these flags ask for.
+    pub fn config(&self) -> Config {
+        Config {
+            seed: self.seed,
+            iters: self.iters,
+            transient: self.transient,
+            sync: self.sync,
+            eps: self.eps,
+            threshold: self.threshold,
+            scale: self.scale,
+            cutoff: self.cutoff,
+            dtype: self.dtype,
+            variant: self.variant,
+        }
+    }
+}
+
+/// Runs `ocnn cluster`: labels to `--out`, the report to `--json`, a summary on stderr.
+pub fn run(c: &ClusterArgs) -> anyhow::Result<()> {
+    let config = c.config();
+    config.validate()?;
+    for p in [Some(&c.out), c.json.as_ref(), c.model.as_ref()].into_iter().flatten() {
+        check_writable(p)?;
+    }
+    let p = neurobits::ocnn::points::load(&c.input)?;
+    let mut ocnn = Ocnn::new(config).with_device(c.device);
+    ocnn.fit(&p)?;
+    let report = ocnn.report()?;
+    neurobits::io::atomic::write_atomic(&c.out, |w| {
+        for l in &report.labels {
+            w.write_all(format!("{l}\n").as_bytes())?;
+        }
+        Ok(())
+    })?;
+    if let Some(j) = &c.json {
+        let mut v = serde_json::to_value(report)?;
+        v["a"] = serde_json::Value::String(format!("{:.17}", report.a));
+        v["seed"] = c.seed.into();
+        v["iters"] = c.iters.into();
+        v["transient"] = c.transient.into();
+        v["sync"] = format!("{:?}", c.sync).to_lowercase().into();
+        v["dtype"] = format!("{:?}", c.dtype).to_lowercase().into();
+        v["input"] = c.input.display().to_string().into();
+        v["cutoff"] = c.cutoff.into();
+        neurobits::io::json::write(j, &v)?;
+    }
+    if let Some(m) = &c.model {
+        ocnn.save(m)?;
+    }
+    if let Some(dir) = &c.plots {
+        neurobits::ocnn::plots(dir, &p, report, &c.input.display().to_string())?;
+    }
+    eprintln!(
+        "{} points in {}-D, a = {:.17}: {} clusters ({} of more than one point) at threshold {} % -> {}",
+        report.n,
+        report.dim,
+        report.a,
+        report.k,
+        report.k_non_singleton,
+        report.threshold_percent,
+        c.out.display()
+    );
+    Ok(())
+}
