@@ -56,6 +56,10 @@ pub enum Command {
 /// `neurobits cortical …`.
 #[derive(Debug, Subcommand)]
 pub enum CorticalCommand {
+    /// Train a network on labelled images and save it with its readout (the model verbs).
+    Fit(crate::commands::cortical::FitArgs),
+    /// Label images with a network saved by `cortical fit`.
+    Predict(crate::commands::cortical::PredictArgs),
     /// Train a network on labelled images; print and save its digests and quality.
     Train(neurobits::cortical::TrainConfig),
     /// Judge a saved network: strict memorisation of the training list, the nearest-feature
@@ -162,6 +166,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(&mut out)?;
             neurobits::out!("{}", String::from_utf8_lossy(&out))
         }
+        Command::Cortical(CorticalCommand::Fit(a)) => crate::commands::cortical::fit(&a),
+        Command::Cortical(CorticalCommand::Predict(a)) => crate::commands::cortical::predict(&a),
         Command::Cortical(CorticalCommand::Train(a)) => neurobits::cortical::run_train(&a),
         Command::Cortical(CorticalCommand::Eval(a)) => neurobits::cortical::run_eval(&a),
         Command::Cortical(CorticalCommand::Bench(a)) => neurobits::cortical::bench::run(&a),

@@ -17,8 +17,8 @@ fn config_a(seed: u64) -> TrainConfig {
 
 fn run(c: &TrainConfig, threads: Threads) -> cortical::TrainReport {
     let p = cortical::prepare(c).unwrap();
-    let (mut net, s) = cortical::train_cpu(&p, c, threads).unwrap();
-    cortical::report(&mut net, &p, c, "cpu".into(), s)
+    let (mut net, s) = cortical::train_cpu(&p, &c.config(), threads).unwrap();
+    cortical::report(&mut net, &p, &c.config(), "cpu".into(), s)
 }
 
 #[test]
@@ -93,7 +93,7 @@ fn network_file_round_trips_and_rejects_damage() {
     let dir = tempfile::tempdir().unwrap();
     let c = config_a(1);
     let p = cortical::prepare(&c).unwrap();
-    let (net, _) = cortical::train_cpu(&p, &c, Threads::Rayon).unwrap();
+    let (net, _) = cortical::train_cpu(&p, &c.config(), Threads::Rayon).unwrap();
     let path = dir.path().join("a.net");
     net.save(&path).unwrap();
     let back = Network::load(&path).unwrap();

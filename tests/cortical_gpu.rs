@@ -26,8 +26,8 @@ fn configuration_a_on_the_gpu_gives_the_spec_digests_and_the_cpu_winners() {
     for variant in [VariantArg::PerLevel, VariantArg::Queue, VariantArg::Graph] {
         let c = config_a(ScheduleArg::Synchronous, variant);
         let p = cortical::prepare(&c).unwrap();
-        let (mut net, s) = gpu::train_gpu(&g, &p, &c, variant.for_schedule(c.schedule)).unwrap();
-        let r = cortical::report(&mut net, &p, &c, "gpu".into(), s);
+        let (mut net, s) = gpu::train_gpu(&g, &p, &c.config(), variant.for_schedule(c.schedule)).unwrap();
+        let r = cortical::report(&mut net, &p, &c.config(), "gpu".into(), s);
         assert_eq!((r.weights_sha256.as_str(), r.winners_sha256.as_str()), (A_WEIGHTS, A_WINNERS), "{variant:?}");
         // The evaluation pass on the GPU gives the CPU's winners.
         let mut tr = gpu::upload(&g, &net, &p.train_x, variant.for_schedule(c.schedule), LTD).unwrap();
@@ -37,10 +37,12 @@ fn configuration_a_on_the_gpu_gives_the_spec_digests_and_the_cpu_winners() {
     }
     let c = config_a(ScheduleArg::Pipelined, VariantArg::PerLevel);
     let p = cortical::prepare(&c).unwrap();
-    let (mut gn, gs) = gpu::train_gpu(&g, &p, &c, Variant::Pipelined).unwrap();
-    let (mut cn, cs) = cortical::train_cpu(&p, &c, cpu::Threads::Single).unwrap();
-    let (gr, cr) =
-        (cortical::report(&mut gn, &p, &c, "gpu".into(), gs), cortical::report(&mut cn, &p, &c, "cpu".into(), cs));
+    let (mut gn, gs) = gpu::train_gpu(&g, &p, &c.config(), Variant::Pipelined).unwrap();
+    let (mut cn, cs) = cortical::train_cpu(&p, &c.config(), cpu::Threads::Single).unwrap();
+    let (gr, cr) = (
+        cortical::report(&mut gn, &p, &c.config(), "gpu".into(), gs),
+        cortical::report(&mut cn, &p, &c.config(), "cpu".into(), cs),
+    );
     assert_eq!((gr.weights_sha256, gr.winners_sha256), (cr.weights_sha256.clone(), cr.winners_sha256.clone()));
     assert_ne!(cr.weights_sha256, A_WEIGHTS);
     println!("configuration A pipelined: GPU = CPU ({})", cr.weights_sha256);

@@ -130,7 +130,12 @@ fn predict(a: &PredictArgs) -> anyhow::Result<()> {
     neurobits::io::labels_out::write(&a.out, &pred)?;
     if let Some(y) = y {
         let acc = pred.iter().zip(&y).filter(|(p, y)| p == y).count() as f64 / y.len() as f64;
-        outln!("accuracy {acc:.4} on {} vectors", y.len())?;
+        // With predictions on standard output, the summary goes to stderr.
+        if a.out.as_os_str() == "-" {
+            eprintln!("accuracy {acc:.4} on {} vectors", y.len());
+        } else {
+            outln!("accuracy {acc:.4} on {} vectors", y.len())?;
+        }
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! reads its inputs with the library's one reader, calls one library verb and writes the result.
 //! No model logic lives here.
 
+pub mod cortical;
 pub mod flynn;
 pub mod index;
 pub mod ocnn;

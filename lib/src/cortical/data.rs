@@ -57,20 +57,11 @@ impl Dataset {
                 (m.cols - 1, (0..m.rows).map(|r| m.row(r)[m.cols - 1]).collect())
             }
         };
-        let side = (cols as f64).sqrt().round() as usize;
-        if side * side != cols || side == 0 {
-            bail!("{name}: {cols} pixels per image is not a square image");
-        }
         let mut raw = Vec::with_capacity(m.rows * cols);
         for r in 0..m.rows {
             raw.extend_from_slice(&m.row(r)[..cols]);
         }
-        if let Some(v) = raw.iter().find(|v| v.fract() != 0.0 || **v < 0.0 || **v > 255.0) {
-            bail!("{name}: pixel value {v} is not an integer in 0..=255");
-        }
-        let eight_bit = raw.iter().any(|&v| v > 16.0);
-        let pixels =
-            raw.iter().map(|&v| if eight_bit { ((v as u32 * 16 + 127) / 255) as u8 } else { v as u8 }).collect();
+        let (pixels, side) = pixels(&raw, cols, &name)?;
         let labels = labels
             .iter()
             .enumerate()
@@ -135,6 +126,21 @@ impl Dataset {
         }
         Ok(out)
     }
+}
+
+/// Images of `cols` pixels each (values 0…16, or 8-bit 0…255 scaled to 0…16 as
+/// `(p·16 + 127) / 255` when any value is above 16) as pixels 0…16 and the square's side.
+pub fn pixels(raw: &[f32], cols: usize, name: &str) -> Result<(Vec<u8>, usize)> {
+    let side = (cols as f64).sqrt().round() as usize;
+    if side * side != cols || side == 0 {
+        bail!("{name}: {cols} pixels per image is not a square image");
+    }
+    if let Some(v) = raw.iter().find(|v| v.fract() != 0.0 || **v < 0.0 || **v > 255.0) {
+        bail!("{name}: pixel value {v} is not an integer in 0..=255");
+    }
+    let eight_bit = raw.iter().any(|&v| v > 16.0);
+    let pixels = raw.iter().map(|&v| if eight_bit { ((v as u32 * 16 + 127) / 255) as u8 } else { v as u8 }).collect();
+    Ok((pixels, side))
 }
 
 /// `(H, W)` with `H·W = need` holding a `side × side` image: the square, or `H × 2H`.

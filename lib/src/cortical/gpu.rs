@@ -7,7 +7,7 @@ use neurobits_core::cortical::Learner;
 use neurobits_gpu_host::cortical::{CorticalGpu, StepArgs, Variant};
 use neurobits_gpu_host::{Gpu, GpuError};
 
-use super::{Network, Prepared, TrainConfig};
+use super::{Network, Prepared};
 
 /// A network resident on a GPU as a [`Learner`].
 pub struct GpuTrainer<'g> {
@@ -49,7 +49,7 @@ pub fn download(tr: &GpuTrainer<'_>, net: &mut Network) -> Result<()> {
 
 /// Trains the configuration on `gpu` with `variant`; returns the network and the seconds spent
 /// (the device finishes before the clock stops).
-pub fn train_gpu(gpu: &Gpu, p: &Prepared, c: &TrainConfig, variant: Variant) -> Result<(Network, f64)> {
+pub fn train_gpu(gpu: &Gpu, p: &Prepared, c: &super::Config, variant: Variant) -> Result<(Network, f64)> {
     let mut net = Network::new(p.geo, c.seed)?;
     let mut tr = upload(gpu, &net, &p.train_x, variant, c.ltd())?;
     let s = super::run_protocol(&mut tr, p, c, |tr| Ok(tr.dev.synchronize()?))?;

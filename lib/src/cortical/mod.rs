@@ -5,11 +5,13 @@
 pub mod bench;
 #[cfg(feature = "cli")]
 pub mod bench_figure;
+mod config;
 pub mod cpu;
 pub mod data;
 #[cfg(feature = "cli")]
 pub mod features;
 pub mod gpu;
+pub mod model;
 pub mod network;
 pub mod quality;
 pub mod split;
@@ -21,10 +23,11 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::device::DeviceChoice;
+pub use config::Config;
 pub use network::Network;
 
 /// Level schedule on the command line (D-11).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum ScheduleArg {
@@ -44,7 +47,7 @@ impl From<ScheduleArg> for Schedule {
 }
 
 /// GPU variant on the command line (the pipelined one follows from `--schedule pipelined`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum VariantArg {
@@ -138,9 +141,19 @@ pub struct TrainConfig {
 }
 
 impl TrainConfig {
-    /// β in Q0.16.
-    pub fn ltd(&self) -> u16 {
-        (self.beta * 65536.0).round().min(65535.0) as u16
+    /// The library configuration these flags ask for.
+    pub fn config(&self) -> Config {
+        Config {
+            levels: self.levels,
+            minicolumns: self.minicolumns,
+            epochs: self.epochs,
+            exposure: self.exposure,
+            seed: self.seed,
+            beta: self.beta,
+            schedule: self.schedule,
+            upsample: self.images.upsample,
+            variant: self.variant,
+        }
     }
 }
 
@@ -219,7 +232,7 @@ pub fn prepare(c: &TrainConfig) -> Result<Prepared> {
 }
 
 /// Trains on the CPU (`threads`) and returns the network and the seconds spent.
-pub fn train_cpu(p: &Prepared, c: &TrainConfig, threads: cpu::Threads) -> Result<(Network, f64)> {
+pub fn train_cpu(p: &Prepared, c: &Config, threads: cpu::Threads) -> Result<(Network, f64)> {
     let mut net = Network::new(p.geo, c.seed)?;
     let mut trainer = cpu::CpuTrainer::new(&mut net, &p.train_x, c.schedule.into(), threads);
     trainer.ltd = c.ltd();
@@ -232,7 +245,7 @@ pub fn train_cpu(p: &Prepared, c: &TrainConfig, threads: cpu::Threads) -> Result
 pub fn run_protocol<L: Learner>(
     learner: &mut L,
     p: &Prepared,
-    c: &TrainConfig,
+    c: &Config,
     finish: impl FnOnce(&mut L) -> Result<()>,
 ) -> Result<f64>
 where
@@ -249,7 +262,7 @@ where
 }
 
 /// Evaluates `net` on the training and test lists and fills the report.
-pub fn report(net: &mut Network, p: &Prepared, c: &TrainConfig, device: String, seconds: f64) -> TrainReport {
+pub fn report(net: &mut Network, p: &Prepared, c: &Config, device: String, seconds: f64) -> TrainReport {
     let geo = p.geo;
     let n_hc = geo.hypercolumns();
     let levels: Vec<(usize, usize)> = (0..geo.levels()).map(|l| (geo.offset(l), geo.level_len(l))).collect();
@@ -350,7 +363,7 @@ pub fn run_eval(e: &EvalConfig) -> Result<()> {
         out: None,
     };
     let p = prepare(&c)?;
-    let r = report(&mut net, &p, &c, crate::device::Cpu::new(None)?.name(), 0.0);
+    let r = report(&mut net, &p, &c.config(), crate::device::Cpu::new(None)?.name(), 0.0);
     outln!(
         "cortical eval: {} levels x {} minicolumns, {} learning steps done; {} training and {} test images",
         r.levels,
@@ -380,15 +393,15 @@ pub fn run_train(c: &TrainConfig) -> Result<()> {
     let variant = c.variant.for_schedule(c.schedule);
     let (mut net, seconds, device) = device.run(
         |g| {
-            let (n, s) = gpu::train_gpu(g, &p, c, variant)?;
+            let (n, s) = gpu::train_gpu(g, &p, &c.config(), variant)?;
             Ok((n, s, format!("gpu ({}, {variant:?})", g.name())))
         },
         |_| {
-            let (n, s) = train_cpu(&p, c, threads)?;
+            let (n, s) = train_cpu(&p, &c.config(), threads)?;
             Ok((n, s, if c.single_thread { "cpu (1 thread)".into() } else { crate::device::Cpu::new(None)?.name() }))
         },
     )?;
-    let r = report(&mut net, &p, c, device, seconds);
+    let r = report(&mut net, &p, &c.config(), device, seconds);
     outln!(
         "cortical: {} levels x {} minicolumns ({} hypercolumns), {} training images, {} steps on {} in {:.3} s ({:.1} us/step)",
         r.levels,

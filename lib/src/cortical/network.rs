@@ -5,7 +5,6 @@ use anyhow::{anyhow, bail, Context, Result};
 use neurobits_core::cortical::rng::{key, BASELINE};
 use neurobits_core::cortical::rules::baseline_weight;
 use neurobits_core::cortical::{digest, Geometry, Net};
-use std::io::Read;
 use std::path::Path;
 
 use crate::io::{atomic::write_atomic, memory::ensure_fits};
@@ -95,32 +94,36 @@ impl Network {
         crate::io::hex(&digest::weights_sha256(&self.geo, &self.w))
     }
 
-    /// Saves the network (see the README's "File formats"): magic `NBCORT1\0`, then
-    /// little-endian `u32` levels, `u32` M, `u64` seed, `u64` t, the weights (`u16`, `[hc][i][m]`),
-    /// the counters (`u32`) and the random-firing flags (`u8`). `Ω` is recomputed on load.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        write_atomic(path, |f| {
-            f.write_all(MAGIC)?;
-            f.write_all(&(self.geo.levels() as u32).to_le_bytes())?;
-            f.write_all(&(self.geo.minicolumns() as u32).to_le_bytes())?;
-            f.write_all(&self.seed.to_le_bytes())?;
-            f.write_all(&self.t.to_le_bytes())?;
-            let mut buf = Vec::with_capacity(self.w.len() * 2);
-            self.w.iter().for_each(|w| buf.extend_from_slice(&w.to_le_bytes()));
-            self.cnt.iter().for_each(|c| buf.extend_from_slice(&c.to_le_bytes()));
-            buf.extend_from_slice(&self.rf);
-            f.write_all(&buf)?;
-            Ok(())
-        })
+    /// The network file's bytes (see the README's "File formats"): magic `NBCORT1\0`, then
+    /// little-endian `u32` levels, `u32` M, `u64` seed, `u64` t, the weights (`u16`,
+    /// `[hc][i][m]`), the counters (`u32`) and the random-firing flags (`u8`). `Ω` is recomputed
+    /// on load.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut buf = Vec::with_capacity(32 + self.w.len() * 2 + self.cnt.len() * 5);
+        buf.extend_from_slice(MAGIC);
+        buf.extend_from_slice(&(self.geo.levels() as u32).to_le_bytes());
+        buf.extend_from_slice(&(self.geo.minicolumns() as u32).to_le_bytes());
+        buf.extend_from_slice(&self.seed.to_le_bytes());
+        buf.extend_from_slice(&self.t.to_le_bytes());
+        self.w.iter().for_each(|w| buf.extend_from_slice(&w.to_le_bytes()));
+        self.cnt.iter().for_each(|c| buf.extend_from_slice(&c.to_le_bytes()));
+        buf.extend_from_slice(&self.rf);
+        buf
     }
 
-    /// Loads a network written by [`Network::save`], checking every size against the file.
-    pub fn load(path: &Path) -> Result<Self> {
-        let name = path.display();
-        let mut f = std::fs::File::open(path).with_context(|| format!("cannot read {name}"))?;
-        let len = f.metadata()?.len();
-        let mut head = [0u8; 32];
-        f.read_exact(&mut head).map_err(|_| anyhow!("{name}: not a cortical network file (too short)"))?;
+    /// Saves the network ([`Network::encode`]) atomically.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let b = self.encode();
+        write_atomic(path, |f| Ok(f.write_all(&b)?))
+    }
+
+    /// A network from [`Network::encode`]'s bytes, checking every size against them (`name`
+    /// names them in errors).
+    pub fn decode(b: &[u8], name: &str) -> Result<Self> {
+        if b.len() < 32 {
+            bail!("{name}: not a cortical network file (too short)");
+        }
+        let (head, body) = b.split_at(32);
         if &head[..8] != MAGIC {
             bail!("{name}: not a cortical network file (bad magic)");
         }
@@ -129,12 +132,9 @@ impl Network {
         let geo = Geometry::new(levels, m).map_err(|e| anyhow!("{name}: {e}"))?;
         let per_m = geo.hypercolumns() * m;
         let need = geo.weights() as u128 * 2 + per_m as u128 * 5 + 32;
-        if need != len as u128 {
-            bail!("{name}: {len} bytes, but a network of {levels} levels x {m} minicolumns has {need}");
+        if need != b.len() as u128 {
+            bail!("{name}: {} bytes, but a network of {levels} levels x {m} minicolumns has {need}", b.len());
         }
-        ensure_fits(&format!("{name}: the network"), need)?;
-        let mut body = vec![0u8; (need - 32) as usize];
-        f.read_exact(&mut body).with_context(|| format!("cannot read {name}"))?;
         let (wb, rest) = body.split_at(geo.weights() * 2);
         let (cb, rf) = rest.split_at(per_m * 4);
         if rf.iter().any(|&r| r > 1) {
@@ -151,6 +151,15 @@ impl Network {
         };
         n.recompute_omega();
         Ok(n)
+    }
+
+    /// Loads a network written by [`Network::save`], checking its size before reading it.
+    pub fn load(path: &Path) -> Result<Self> {
+        let name = path.display().to_string();
+        let len = std::fs::metadata(path).with_context(|| format!("cannot read {name}"))?.len();
+        ensure_fits(&format!("{name}: the network"), len as u128)?;
+        let b = std::fs::read(path).with_context(|| format!("cannot read {name}"))?;
+        Self::decode(&b, &name)
     }
 
     /// `Ω` of every minicolumn from its weights.

@@ -65,19 +65,29 @@ pub fn memorisation(
 /// nearest features (`Net::features`: per hypercolumn the best-matching minicolumn, firing or
 /// not) agree on the most hypercolumns (ties → the earliest training image). Returns `(accuracy, NMI of (predicted, true))`.
 pub fn readout(train: &[i32], train_labels: &[u32], test: &[i32], test_labels: &[u32], n_hc: usize) -> (f64, f64) {
-    let mut pairs = Vec::with_capacity(test_labels.len());
-    for (x, &truth) in test.chunks(n_hc).zip(test_labels) {
-        let mut best = (0usize, 0usize);
-        for (k, y) in train.chunks(n_hc).enumerate() {
-            let same = x.iter().zip(y).filter(|(a, b)| a == b).count();
-            if k == 0 || same > best.0 {
-                best = (same, k);
-            }
-        }
-        pairs.push((train_labels[best.1] as i64, truth as i64));
-    }
+    let near = nearest(train, test, n_hc);
+    let pairs: Vec<(i64, i64)> =
+        near.iter().zip(test_labels).map(|(&k, &truth)| (train_labels[k] as i64, truth as i64)).collect();
     let right = pairs.iter().filter(|(p, t)| p == t).count();
     (right as f64 / pairs.len().max(1) as f64, nmi(&pairs))
+}
+
+/// For each test feature row (`n_hc` values), the training row sharing the most values with it
+/// (ties: the first): the readout's nearest neighbour.
+pub fn nearest(train: &[i32], test: &[i32], n_hc: usize) -> Vec<usize> {
+    use rayon::prelude::*;
+    test.par_chunks(n_hc)
+        .map(|x| {
+            let mut best = (0usize, 0usize);
+            for (k, y) in train.chunks(n_hc).enumerate() {
+                let same = x.iter().zip(y).filter(|(a, b)| a == b).count();
+                if k == 0 || same > best.0 {
+                    best = (same, k);
+                }
+            }
+            best.1
+        })
+        .collect()
 }
 
 /// Normalised mutual information `I(A; B) / sqrt(H(A)·H(B))` (0 when either is constant).

@@ -182,6 +182,13 @@ impl Payload {
         self
     }
 
+    /// Appends a length-prefixed byte string.
+    pub fn bytes(&mut self, v: &[u8]) -> &mut Self {
+        self.u64(v.len() as u64);
+        self.0.extend_from_slice(v);
+        self
+    }
+
     /// Appends a length-prefixed slice of `i32`.
     pub fn i32s(&mut self, v: &[i32]) -> &mut Self {
         self.u64(v.len() as u64);
@@ -243,6 +250,12 @@ impl<'a> Reader<'a> {
     pub fn u16s(&mut self) -> Result<Vec<u16>> {
         let n = self.len(2)?;
         Ok(self.take(2 * n)?.chunks_exact(2).map(|c| u16::from_le_bytes(c.try_into().expect("2"))).collect())
+    }
+
+    /// A length-prefixed byte string.
+    pub fn bytes(&mut self) -> Result<&'a [u8]> {
+        let n = self.len(1)?;
+        self.take(n)
     }
 
     /// A length-prefixed slice of `i32`.
