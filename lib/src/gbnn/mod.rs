@@ -15,6 +15,7 @@ pub mod gpus;
 #[cfg(feature = "cli")]
 pub mod hwcost;
 pub mod mcu;
+pub mod model;
 /// `gbnn retrieve`.
 pub mod retrieve;
 pub mod scenario;
@@ -70,9 +71,10 @@ pub fn strict_rate_decoded(c: usize, decoded: &[neurobits_core::gbnn::decode::De
     ok as f64 / k.max(1) as f64
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-/// A retrieval rule on the command line.
+#[serde(rename_all = "kebab-case")]
+/// A retrieval rule (of the command line and of [`model::GbnnConfig`]).
 pub enum RuleArg {
     /// Sum-of-sum (Eq. 3–5).
     SumOfSum,
@@ -81,6 +83,7 @@ pub enum RuleArg {
     /// Bail-out-early (Section IV-D).
     BailOutEarly,
     /// Joint (Algorithm 2).
+    #[default]
     Joint,
 }
 

@@ -21,7 +21,8 @@ use std::path::Path;
 use super::atomic::write_atomic;
 use super::memory::ensure_fits;
 
-const MAGIC: &[u8; 8] = b"NBGBNN\r\n";
+/// The first eight bytes of a network file.
+pub const MAGIC: &[u8; 8] = b"NBGBNN\r\n";
 const VERSION: u32 = 1;
 const HEADER: usize = 40;
 
