@@ -1,0 +1,195 @@
+//! The model API of the library: every model fits, saves, loads and predicts the same; batches
+//! learned with `partial_fit` equal one `fit`; an index grown by `append` equals one built at
+//! once; every damaged model file is refused with one line naming it.
+
+use neurobits::cortical::{model::Cortical, Config as CorticalConfig};
+use neurobits::flyhash::classifier::{FlyNN, FlyNNConfig};
+use neurobits::flyhash::data::Matrix;
+use neurobits::flyhash::index::FlyIndex;
+use neurobits::flyhash::model::{FlyHash, FlyHashConfig};
+use neurobits::gbnn::model::{Gbnn, GbnnConfig};
+use neurobits::model::Model;
+use neurobits::ocnn::{model::Ocnn, points::Points, Config as OcnnConfig};
+use neurobits::Error;
+use neurobits_core::prng;
+
+/// `rows` vectors of `cols` values in 0..256 from the portable PRNG, in `classes` groups around
+/// their own centres (so that a classifier has something to learn).
+fn blobs(rows: usize, cols: usize, classes: usize, seed: u64) -> (Matrix, Vec<i64>) {
+    let key = prng::stream_key(seed, 77);
+    let draw = |i: u64| prng::draw(key, i);
+    let mut data = Vec::with_capacity(rows * cols);
+    let mut labels = Vec::with_capacity(rows);
+    for r in 0..rows {
+        let c = r % classes;
+        labels.push(c as i64 * 10 + 3); // labels need not be 0..classes
+        for j in 0..cols {
+            let centre = (draw((c * cols + j) as u64) % 200) as f32;
+            let noise = (draw((1 << 40) + (r * cols + j) as u64) % 40) as f32;
+            data.push(centre + noise);
+        }
+    }
+    (Matrix { rows, cols, data }, labels)
+}
+
+fn rows(m: &Matrix, r: std::ops::Range<usize>) -> Matrix {
+    Matrix { rows: r.len(), cols: m.cols, data: m.data[r.start * m.cols..r.end * m.cols].to_vec() }
+}
+
+#[test]
+fn flynn_partial_fit_in_batches_equals_one_fit_and_survives_saving() {
+    let (x, y) = blobs(300, 40, 4, 1);
+    let cfg = FlyNNConfig { hash: FlyHashConfig { code_bits: Some(640), ..Default::default() }, decay: 0.9 };
+    let mut whole = FlyNN::new(cfg.clone());
+    whole.fit(&x, &y).unwrap();
+    let mut parts = FlyNN::new(cfg);
+    // The second batch brings a class the first did not have.
+    let order: Vec<usize> = (0..300).filter(|r| y[*r] != 33).chain((0..300).filter(|r| y[*r] == 33)).collect();
+    let pick = |ids: &[usize]| Matrix {
+        rows: ids.len(),
+        cols: 40,
+        data: ids.iter().flat_map(|&r| x.data[r * 40..(r + 1) * 40].to_vec()).collect(),
+    };
+    let (a, b) = order.split_at(150);
+    parts.partial_fit(&pick(a), &a.iter().map(|&r| y[r]).collect::<Vec<_>>()).unwrap();
+    parts.partial_fit(&pick(b), &b.iter().map(|&r| y[r]).collect::<Vec<_>>()).unwrap();
+    assert_eq!(whole.classes().unwrap(), [3, 13, 23, 33]);
+    assert_eq!(whole.to_bytes().unwrap(), parts.to_bytes().unwrap(), "the same memories either way");
+    let acc = whole.score(&x, &y).unwrap();
+    assert!(acc > 0.9, "separable blobs: accuracy {acc}");
+    let back = FlyNN::from_bytes(&whole.to_bytes().unwrap(), "mem").unwrap();
+    assert_eq!(back.predict(&x).unwrap(), whole.predict(&x).unwrap());
+    let proba = whole.predict_proba(&x).unwrap();
+    let pred = whole.predict(&x).unwrap();
+    for (row, p) in proba.chunks(4).zip(&pred) {
+        assert!((row.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        let best = row.iter().enumerate().fold(0, |b, (i, v)| if *v > row[b] { i } else { b });
+        assert_eq!(whole.classes().unwrap()[best], *p, "the largest value is the predicted class");
+    }
+}
+
+#[test]
+fn an_index_grown_by_append_answers_as_one_built_at_once() {
+    let (x, _) = blobs(200, 30, 5, 2);
+    let cfg = FlyHashConfig { code_bits: Some(512), winners: Some(32), ..Default::default() };
+    let mut all = FlyIndex::new(cfg.clone(), 30).unwrap();
+    all.add(&x).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("half.nbi");
+    let mut half = FlyIndex::new(cfg, 30).unwrap();
+    half.add(&rows(&x, 0..120)).unwrap();
+    half.save(&path).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let ids = FlyIndex::append(&path, &rows(&x, 120..200), neurobits::device::Target::CPU).unwrap();
+    assert_eq!(ids, 120..200);
+    let after = std::fs::read(&path).unwrap();
+    assert_eq!(&after[..before.len()], &before[..], "append leaves what was there untouched");
+    let grown = FlyIndex::load(&path).unwrap();
+    assert_eq!(grown.codes(), all.codes());
+    let q = rows(&x, 0..50);
+    let (a, b) = (all.search(&q, 7).unwrap(), grown.search(&q, 7).unwrap());
+    assert_eq!(a, b);
+    // Each vector's nearest code is its own (or an identical one of a lower id: ties by id).
+    let w = all.codes().len() / all.len();
+    let code = |i: usize| &all.codes()[i * w..(i + 1) * w];
+    assert!((0..50).all(|i| a.distances[i * 7] == 0 && code(a.ids[i * 7] as usize) == code(i) && a.ids[i * 7] <= i as i64));
+    // More neighbours than codes: padded as faiss pads.
+    let small = FlyIndex::load(&path).unwrap();
+    let tiny = FlyIndex::new(small.hasher().config.clone(), 30).unwrap();
+    let hits = tiny.search(&q, 3).unwrap();
+    assert!(hits.ids.iter().all(|&i| i == -1) && hits.distances.iter().all(|&d| d == u32::MAX));
+}
+
+#[test]
+fn flyhash_transform_is_the_same_after_loading_and_refuses_other_widths() {
+    let (x, _) = blobs(20, 16, 2, 3);
+    let mut h = FlyHash::new(FlyHashConfig::default());
+    assert!(matches!(h.transform(&x), Err(Error::NotFitted(_))));
+    h.fit(&x).unwrap();
+    let back = FlyHash::from_bytes(&h.to_bytes().unwrap(), "mem").unwrap();
+    assert_eq!(back.transform(&x).unwrap(), h.transform(&x).unwrap());
+    let p = h.params().unwrap();
+    assert_eq!((p.d, p.m, p.s, p.k), (16, 512, 1, 25));
+    let e = h.transform(&rows(&blobs(2, 8, 1, 0).0, 0..2)).unwrap_err().to_string();
+    assert!(e.contains("8 features per row") && e.contains("fitted on 16"), "{e}");
+}
+
+#[test]
+fn gbnn_fit_retrieve_save_load_and_old_network_files() {
+    let cfg = GbnnConfig { clusters: 4, neurons: 16, ..Default::default() };
+    let msgs: Vec<i64> = (0..40).map(|i| (i * 7 + i / 4) % 16).collect();
+    let mut a = Gbnn::new(cfg.clone());
+    a.fit(&msgs).unwrap();
+    let mut b = Gbnn::new(cfg);
+    b.partial_fit(&msgs[..20]).unwrap().partial_fit(&msgs[20..]).unwrap();
+    assert_eq!(a.network().unwrap().weights(), b.network().unwrap().weights());
+    let probes: Vec<i64> = msgs.chunks(4).flat_map(|m| [-1, m[1], m[2], m[3]]).collect();
+    let out = a.retrieve(&probes).unwrap();
+    let back = Gbnn::from_bytes(&a.to_bytes().unwrap(), "mem").unwrap();
+    assert_eq!(back.retrieve(&probes).unwrap(), out);
+    // A network file of `gbnn store` loads as a model.
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.nb");
+    neurobits::io::netfile::save(&old, a.network().unwrap()).unwrap();
+    assert_eq!(Gbnn::load(&old).unwrap().retrieve(&probes).unwrap(), out);
+    let e = a.retrieve(&[0, 1, 2, 16]).unwrap_err().to_string();
+    assert!(e.contains("cluster 4 of row 1 is 16"), "{e}");
+}
+
+#[test]
+fn ocnn_fit_predict_and_saved_labels() {
+    let (x, _) = blobs(40, 2, 2, 4);
+    let p = Points { n: 40, dim: 2, coords: x.data.iter().map(|&v| v as f64).collect() };
+    let mut m = Ocnn::new(OcnnConfig { iters: 200, ..Default::default() });
+    let labels = m.fit_predict(&p).unwrap();
+    assert_eq!(labels.len(), 40);
+    let back = Ocnn::from_bytes(&m.to_bytes().unwrap(), "mem").unwrap();
+    assert_eq!(back.labels().unwrap(), labels);
+    assert_eq!(back.report().unwrap().hits_sha256, m.report().unwrap().hits_sha256);
+    assert!(OcnnConfig { threshold: Some(100), ..Default::default() }.validate().is_err());
+}
+
+#[test]
+fn cortical_fit_predict_twice_and_after_loading() {
+    let (raw, y) = blobs(30, 64, 3, 5);
+    let x = Matrix { data: raw.data.iter().map(|v| (v / 16.0).floor().min(16.0)).collect(), ..raw };
+    let mut net = Cortical::new(CorticalConfig { epochs: 3, ..Default::default() });
+    net.fit(&x, &y).unwrap();
+    let first = net.predict(&x).unwrap();
+    assert_eq!(net.predict(&x).unwrap(), first);
+    let back = Cortical::from_bytes(&net.to_bytes().unwrap(), "mem").unwrap();
+    assert_eq!(back.predict(&x).unwrap(), first);
+    assert_eq!(back.transform(&x).unwrap(), net.transform(&x).unwrap());
+    assert_eq!(back.network().unwrap().weights_sha256(), net.network().unwrap().weights_sha256());
+}
+
+/// Damaged files: each refusal is one line naming the file and what is wrong.
+#[test]
+fn damaged_model_files_are_refused_by_name() {
+    let (x, y) = blobs(40, 8, 2, 6);
+    let mut clf = FlyNN::new(FlyNNConfig::default());
+    clf.fit(&x, &y).unwrap();
+    let good = clf.to_bytes().unwrap();
+    let check = |b: &[u8], want: &str| {
+        let e = FlyNN::from_bytes(b, "m.nbm").unwrap_err().to_string();
+        assert!(e.starts_with("m.nbm: ") && e.contains(want) && !e.contains('\n'), "{e}");
+    };
+    check(&good[..good.len() - 1], "truncated");
+    check(&good[..20], "truncated");
+    let mut flipped = good.clone();
+    let mid = good.len() - 40;
+    flipped[mid] ^= 1;
+    check(&flipped, "checksum mismatch");
+    let mut newer = good.clone();
+    newer[8] = 9;
+    check(&newer, "version 9 is newer");
+    check(b"hello world, not a model", "bad magic");
+    let mut longer = good.clone();
+    longer.push(0);
+    check(&longer, "after the end");
+    let e = Ocnn::from_bytes(&good, "m.nbm").unwrap_err().to_string();
+    assert!(e.contains("holds a flynn model, not a ocnn model"), "{e}");
+    assert!(matches!(FlyNN::new(FlyNNConfig::default()).to_bytes(), Err(Error::NotFitted(_))));
+    let bad = FlyNNConfig { decay: 1.5, ..Default::default() };
+    assert_eq!(bad.validate().unwrap_err().to_string(), "decay = 1.5: must be in [0, 1]");
+}
