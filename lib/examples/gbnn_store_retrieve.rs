@@ -1,37 +1,34 @@
-//! Store messages in a GBNN and retrieve erased ones, on the device of your choice, without the
-//! CLI: `cargo run --release --example gbnn_store_retrieve -- [cpu|gpu|auto]`.
-//!
-//! The network is made resident once (`Device::gbnn`: W is uploaded to the GPU when there is one)
-//! and then answers batches; the CPU and GPU give identical states.
+//! Store messages in a GBNN, save it, load it back and complete erased probes, on the device of
+//! your choice: `cargo run -p neurobits --release --example gbnn_store_retrieve -- [cpu|gpu|auto]`.
 
-use anyhow::Result;
-use clap::ValueEnum;
-use neurobits::device::{Device, DeviceChoice};
-use neurobits_core::gbnn::workload::ProbePlan;
-use neurobits_core::gbnn::{Network, Params, Rule};
+use neurobits::device::Target;
+use neurobits::gbnn::model::{Gbnn, GbnnConfig};
+use neurobits::gbnn::RuleArg;
+use neurobits::model::Model;
+use neurobits_core::prng;
 
-fn main() -> Result<()> {
-    // `cpu` (default), `gpu` or `auto`, as `--device` takes them.
-    let arg = std::env::args().nth(1).unwrap_or_else(|| "cpu".into());
-    let choice = DeviceChoice::from_str(&arg, true).map_err(anyhow::Error::msg)?;
-    // 8 clusters of 128 neurons; 5000 random messages from the portable PRNG (seed 1).
-    let mut net = Network::new(8, 128)?;
-    net.store_random(1, 5000);
-    let g = *net.geometry();
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let device: Target = std::env::args().nth(1).unwrap_or_else(|| "cpu".into()).parse()?;
+    // 5000 random messages of 8 symbols in 0..128 from the portable PRNG (seed 1).
+    let (c, l, k) = (8, 128, 5000);
+    let key = prng::stream_key(1, 1);
+    let messages: Vec<i64> = (0..k * c).map(|i| (prng::draw(key, i as u64) % l as u64) as i64).collect();
+    let mut memory = Gbnn::new(GbnnConfig { clusters: c, neurons: l, rule: RuleArg::Joint, ..Default::default() });
+    memory.fit(&messages)?;
 
-    // 1000 distinct stored messages with 4 clusters erased.
-    let plan = ProbePlan::new(g, 1, net.stored(), 2, 1000, 4)?;
-    let (mut probes, mut truth) = (vec![0u16; 1000 * 8], vec![0u16; 1000 * 8]);
-    for p in 0..1000 {
-        plan.probe(p, &mut probes[p as usize * 8..][..8]);
-        plan.truth(p, &mut truth[p as usize * 8..][..8]);
-    }
+    let dir = std::env::temp_dir().join(format!("neurobits-example-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join("memory.nbm");
+    memory.save(&path)?;
+    let memory = Gbnn::load(&path)?.with_device(device);
 
-    let device = Device::open(choice)?;
-    let resident = device.gbnn(&net)?;
-    let batch = resident.retrieve(&probes, Rule::Joint, &Params::default())?;
-    let rates = neurobits::gbnn::rates(&g, &batch.states, &truth);
-    println!("joint on {}: {:.1} % of 1000 probes retrieved exactly", resident.name(), 100.0 * rates.strict);
-    assert!(rates.strict > 0.9);
+    // The first 1000 messages with their first four symbols erased (-1).
+    let probes: Vec<i64> =
+        messages[..1000 * c].chunks(c).flat_map(|m| (0..c).map(|j| if j < 4 { -1 } else { m[j] })).collect();
+    let out = memory.retrieve(&probes)?;
+    let exact = out.symbols.chunks(c).zip(messages.chunks(c)).filter(|(got, want)| got == want).count();
+    println!("joint on {device:?}: {exact} of 1000 probes retrieved exactly");
+    assert!(exact > 900);
+    std::fs::remove_dir_all(&dir)?;
     Ok(())
 }

@@ -1,0 +1,34 @@
+//! The cortical network trained on sklearn's 8x8 digits (one image per class, the spec's list),
+//! saved, loaded, and applied to the next 50 images of each class: `cargo run -p neurobits
+//! --release --example cortical_fit_predict -- [cpu|gpu|auto]` (the digits come from `make
+//! setup`).
+
+use neurobits::cortical::{data::Dataset, model::Cortical, Config};
+use neurobits::device::Target;
+use neurobits::flyhash::data::Matrix;
+use neurobits::model::Model;
+use std::path::Path;
+
+fn images(ds: &Dataset, ids: &[usize]) -> (Matrix, Vec<i64>) {
+    let data = ids.iter().flat_map(|&i| ds.image(i).iter().map(|&p| p as f32)).collect();
+    (Matrix { rows: ids.len(), cols: ds.side * ds.side, data }, ids.iter().map(|&i| ds.labels[i] as i64).collect())
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let device: Target = std::env::args().nth(1).unwrap_or_else(|| "cpu".into()).parse()?;
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/digits/digits.csv.gz");
+    let ds = Dataset::read(&file)?;
+    let (train, test) = ds.split(1, 50);
+    let ((x, y), (xt, yt)) = (images(&ds, &train), images(&ds, &test));
+
+    let mut net = Cortical::new(Config::default()).with_device(device);
+    net.fit(&x, &y)?;
+    let path = std::env::temp_dir().join(format!("neurobits-cortical-{}.nbm", std::process::id()));
+    net.save(&path)?;
+    let net = Cortical::load(&path)?;
+    std::fs::remove_file(&path)?;
+    let (accuracy, nmi) = net.score(&xt, &yt)?;
+    println!("cortical network trained on {device:?}: test accuracy {accuracy:.3}, NMI {nmi:.3}");
+    assert!(accuracy > 0.2, "well above chance (0.1)");
+    Ok(())
+}
