@@ -199,11 +199,11 @@ pub fn parse_labels(bytes: &[u8], name: &str, opts: &ReadOptions) -> Result<Vec<
     if t.rows != 1 && t.cols != 1 {
         return Err(Error::input(name, format!("labels must be one column or one row, found {} x {}", t.rows, t.cols)));
     }
-    let what = if t.cols == 1 { "row" } else { "column" };
+    // Label `i` belongs to the data's row `i`, whichever way the labels were laid out.
     t.data
         .iter()
         .enumerate()
-        .map(|(i, l)| l.0.map_err(|v| Error::input(name, format!("{what} {}: label {v} is not an integer", i + 1))))
+        .map(|(i, l)| l.0.map_err(|v| Error::input(name, format!("row {}: label {v} is not an integer", i + 1))))
         .collect()
 }
 

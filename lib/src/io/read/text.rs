@@ -17,7 +17,7 @@ pub(crate) enum Split {
     CommaOrSpace,
 }
 
-/// What detection tries, in order: the first found in the sample wins (`1, 2` is comma-separated).
+/// What detection tries, in order (`1, 2` is comma-separated).
 const DELIMITERS: [u8; 3] = [b',', b'\t', b';'];
 
 /// Lines looked at to detect the delimiter: enough to see past a header row and a few rows.
@@ -39,11 +39,20 @@ impl Split {
         }
     }
 
-    /// The delimiter of `text`: the first of `,`, tab, `;` seen in its first rows, else
-    /// whitespace runs (or `,` for `csv`, whose one-column files have none).
+    /// The delimiter of `text`: the first of `,`, tab, `;` found on every one of its first rows
+    /// (a header row may lack it), else whitespace runs (or `,` for `csv`, whose one-column
+    /// files have none). "Every row" keeps aligned columns that mix spaces and tabs
+    /// whitespace-separated.
     pub(crate) fn detect(text: &str, csv: bool) -> Split {
         let sample: Vec<&str> = significant(text).take(SAMPLE).map(|(_, l)| l).collect();
-        match DELIMITERS.into_iter().find(|&d| sample.iter().any(|l| l.as_bytes().contains(&d))) {
+        let (first, rest) = sample.split_first().map_or(("", &[][..]), |(f, r)| (*f, r));
+        // The first row may lack the delimiter only if it is a header: no token of it, however
+        // cut, is a number (else `1   2.5` above tab-separated rows would be taken for one).
+        let header =
+            !first.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';')).any(|t| t.parse::<f64>().is_ok());
+        let has = |l: &str, d: u8| l.as_bytes().contains(&d);
+        let fits = |d: u8| (has(first, d) || (header && !rest.is_empty())) && rest.iter().all(|l| has(l, d));
+        match DELIMITERS.into_iter().find(|&d| fits(d)) {
             Some(d) => Split::Byte(d),
             None if csv => Split::Byte(b','),
             None => Split::Whitespace,
@@ -169,6 +178,11 @@ mod tests {
         assert_eq!(Split::detect("1\t2\n", false), Split::Byte(b'\t'));
         assert_eq!(Split::detect("# a,b\n1;2\n", false), Split::Byte(b';'));
         assert_eq!(Split::detect("  1   2\n", false), Split::Whitespace);
+        assert_eq!(Split::detect("1 2\n3\t4\n5 6\n", false), Split::Whitespace);
+        assert_eq!(Split::detect("x, y\n1 2\n", false), Split::Whitespace);
+        assert_eq!(Split::detect("values\n1,2\n", false), Split::Byte(b','));
+        assert_eq!(Split::detect("1   2.5\n-3\t  4\n", false), Split::Whitespace);
+        assert_eq!(Split::detect("", false), Split::Whitespace);
         assert_eq!(Split::detect("1\n2\n", true), Split::Byte(b','));
         assert_eq!(auto("1, 2\n3, 4\n").unwrap().data, [1., 2., 3., 4.]);
     }
