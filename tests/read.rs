@@ -397,6 +397,9 @@ fn fcps_points_are_read_as_before() {
     assert_eq!(points::load(&npy).unwrap(), skipped);
     let csv: String = skipped.coords.chunks(2).map(|c| format!("{:?},{:?}\n", c[0], c[1])).collect();
     assert_eq!(points::load(&write(d.path(), "l.csv", format!("x,y\n{csv}"))).unwrap(), skipped);
+    // Rows separated by spaces and rows by commas in one file, as the point reader always allowed.
+    let mixed = points::load(&write(d.path(), "mixed.txt", "# two\n0 0.5\n10,10.5\n1\t2\n")).unwrap();
+    assert_eq!((mixed.n, mixed.coords), (3, vec![0.0, 0.5, 10.0, 10.5, 1.0, 2.0]));
     let e = points::load(&write(d.path(), "one.csv", "1,2\n")).unwrap_err().to_string();
     assert!(e.ends_with("one.csv: clustering needs at least 2 points, found 1"), "{e}");
 }

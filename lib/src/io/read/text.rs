@@ -20,9 +20,6 @@ pub(crate) enum Split {
 /// What detection tries, in order (`1, 2` is comma-separated).
 const DELIMITERS: [u8; 3] = [b',', b'\t', b';'];
 
-/// Lines looked at to detect the delimiter: enough to see past a header row and a few rows.
-const SAMPLE: usize = 5;
-
 impl Split {
     /// A delimiter given by the user; a space means runs of whitespace.
     pub(crate) fn given(d: u8) -> Result<Split> {
@@ -39,23 +36,30 @@ impl Split {
         }
     }
 
-    /// The delimiter of `text`: the first of `,`, tab, `;` found on every one of its first rows
-    /// (a header row may lack it), else whitespace runs (or `,` for `csv`, whose one-column
-    /// files have none). "Every row" keeps aligned columns that mix spaces and tabs
-    /// whitespace-separated.
+    /// The delimiter of `text`: the first of `,`, tab, `;` found on every row (a header row
+    /// may lack it). Otherwise commas or whitespace runs mixed freely, as OCNN point files have
+    /// always been read (aligned columns of spaces and tabs, `1 2` and `3,4` rows in one file),
+    /// unless the rows hold semicolons and no commas: then `;`, so a ragged row is reported
+    /// where it is. For `csv` the first delimiter seen anywhere, else `,` (one column).
     pub(crate) fn detect(text: &str, csv: bool) -> Split {
-        let sample: Vec<&str> = significant(text).take(SAMPLE).map(|(_, l)| l).collect();
-        let (first, rest) = sample.split_first().map_or(("", &[][..]), |(f, r)| (*f, r));
+        let mut rows = significant(text).map(|(_, l)| l);
+        let first = rows.next().unwrap_or("");
+        let more = rows.clone().next().is_some();
         // The first row may lack the delimiter only if it is a header: no token of it, however
         // cut, is a number (else `1   2.5` above tab-separated rows would be taken for one).
         let header =
             !first.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';')).any(|t| t.parse::<f64>().is_ok());
         let has = |l: &str, d: u8| l.as_bytes().contains(&d);
-        let fits = |d: u8| (has(first, d) || (header && !rest.is_empty())) && rest.iter().all(|l| has(l, d));
-        match DELIMITERS.into_iter().find(|&d| fits(d)) {
-            Some(d) => Split::Byte(d),
+        let fits = |d: u8| (has(first, d) || (header && more)) && rows.clone().all(|l| has(l, d));
+        if let Some(d) = DELIMITERS.into_iter().find(|&d| fits(d)) {
+            return Split::Byte(d);
+        }
+        let seen = |d: u8| has(first, d) || rows.clone().any(|l| has(l, d));
+        match DELIMITERS.into_iter().find(|&d| seen(d)) {
+            Some(d) if csv => Split::Byte(d),
             None if csv => Split::Byte(b','),
-            None => Split::Whitespace,
+            Some(b';') => Split::Byte(b';'),
+            _ => Split::CommaOrSpace,
         }
     }
 
@@ -79,7 +83,7 @@ fn unquote(f: &str) -> &str {
 }
 
 /// Non-blank, non-comment lines, trimmed, with their 1-based line numbers.
-fn significant(text: &str) -> impl Iterator<Item = (usize, &str)> {
+fn significant(text: &str) -> impl Iterator<Item = (usize, &str)> + Clone {
     text.lines()
         .enumerate()
         .map(|(i, l)| (i + 1, l.trim()))
@@ -177,12 +181,15 @@ mod tests {
         assert_eq!(Split::detect("1, 2\n3, 4\n", false), Split::Byte(b','));
         assert_eq!(Split::detect("1\t2\n", false), Split::Byte(b'\t'));
         assert_eq!(Split::detect("# a,b\n1;2\n", false), Split::Byte(b';'));
-        assert_eq!(Split::detect("  1   2\n", false), Split::Whitespace);
-        assert_eq!(Split::detect("1 2\n3\t4\n5 6\n", false), Split::Whitespace);
-        assert_eq!(Split::detect("x, y\n1 2\n", false), Split::Whitespace);
+        assert_eq!(Split::detect("  1   2\n", false), Split::CommaOrSpace);
+        assert_eq!(Split::detect("1 2\n3\t4\n5 6\n", false), Split::CommaOrSpace);
+        assert_eq!(Split::detect("x, y\n1 2\n", false), Split::CommaOrSpace);
+        assert_eq!(Split::detect("1 2\n3,4\n5 6\n", false), Split::CommaOrSpace);
+        assert_eq!(Split::detect("1;2\n3\n5;6\n", false), Split::Byte(b';'));
+        assert_eq!(Split::detect("1;2\n3\n5;6\n", true), Split::Byte(b';'));
         assert_eq!(Split::detect("values\n1,2\n", false), Split::Byte(b','));
-        assert_eq!(Split::detect("1   2.5\n-3\t  4\n", false), Split::Whitespace);
-        assert_eq!(Split::detect("", false), Split::Whitespace);
+        assert_eq!(Split::detect("1   2.5\n-3\t  4\n", false), Split::CommaOrSpace);
+        assert_eq!(Split::detect("", false), Split::CommaOrSpace);
         assert_eq!(Split::detect("1\n2\n", true), Split::Byte(b','));
         assert_eq!(auto("1, 2\n3, 4\n").unwrap().data, [1., 2., 3., 4.]);
     }
