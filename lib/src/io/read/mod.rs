@@ -49,8 +49,9 @@ impl<T> Table<T> {
 #[serde(rename_all = "lowercase")]
 pub enum Format {
     /// From the content: NPY, NPZ or IDX by their magic, else text with the delimiter detected
-    /// (`,`, tab, `;`, else whitespace runs). A `.npy` or `.npz` name without its magic is read
-    /// as that format, so the error says what is wrong with it instead of "not a number".
+    /// (`,`, tab or `;` when every row has it, else commas or whitespace runs as in
+    /// [`Format::Text`]). A `.npy` or `.npz` name without its magic is read as that format, so
+    /// the error says what is wrong with it instead of "not a number".
     #[default]
     Auto,
     /// NumPy's `.npy` array.
@@ -137,7 +138,7 @@ pub fn read<T: Element>(path: &Path, opts: &ReadOptions) -> Result<Table<T>> {
     parse(&bytes, &name, opts)
 }
 
-/// [`read`] over bytes already in memory; `name` is what messages call them.
+/// [`read`] over bytes already in memory (gzipped or not); `name` is what messages call them.
 pub fn parse<T: Element>(bytes: &[u8], name: &str, opts: &ReadOptions) -> Result<Table<T>> {
     let owned;
     let b = if bytes.starts_with(&[0x1f, 0x8b]) {
