@@ -10,6 +10,7 @@ pub mod model_file;
 pub mod netfile;
 pub mod output;
 pub mod projection;
+pub mod read;
 pub mod symbols;
 
 /// Lowercase hex of a digest.

@@ -1,7 +1,9 @@
 //! Point files: one point per line, coordinates separated by whitespace or commas (FCPS `.data`
-//! files as they are); blank lines and lines starting with `#` or `%` are skipped.
+//! files as they are); blank lines and lines starting with `#` or `%` are skipped. Also CSV,
+//! NPY and NPZ: everything [`crate::io::read`] reads.
 
-use anyhow::{anyhow, bail, Context, Result};
+use crate::io::read::{self, Format, ReadOptions, Table};
+use anyhow::{bail, Result};
 use std::path::Path;
 
 /// `n` points of dimension `dim`, row-major `f64`.
@@ -28,13 +30,21 @@ impl Points {
     }
 }
 
-/// Reads a point file.
+/// Reads a point file with [`crate::io::read`]: text as FCPS ships it, CSV with or without a
+/// header, NPY, NPZ (its only array), gzipped or not, or standard input (`-`).
 pub fn load(path: &Path) -> Result<Points> {
-    let name = path.display().to_string();
-    parse(&std::fs::read_to_string(path).with_context(|| format!("cannot read {name}"))?, &name)
+    load_with(path, &ReadOptions::default())
 }
 
-/// Parses point text; at least 2 points, all finite, all of one dimension.
+/// Reads a point file as `opts` say (format, delimiter, rows to skip, NPZ array); at least 2
+/// points, all finite.
+pub fn load_with(path: &Path, opts: &ReadOptions) -> Result<Points> {
+    let name = if path == Path::new("-") { read::STDIN.to_string() } else { path.display().to_string() };
+    points(read::read(path, opts)?, &name)
+}
+
+/// Parses point text: coordinates separated by commas or whitespace (mixed freely), a header
+/// row allowed; at least 2 points, all finite, all of one dimension.
 ///
 /// ```
 /// let p = neurobits::ocnn::points::parse("% header\n1 2\n3,4\n\n5\t6\n", "mem").unwrap();
@@ -42,31 +52,13 @@ pub fn load(path: &Path) -> Result<Points> {
 /// assert!(neurobits::ocnn::points::parse("1 2\n3\n", "mem").is_err());
 /// ```
 pub fn parse(text: &str, name: &str) -> Result<Points> {
-    let (mut coords, mut dim, mut n) = (Vec::new(), None, 0usize);
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') || line.starts_with('%') {
-            continue;
-        }
-        let before = coords.len();
-        for f in line.split(|c: char| c == ',' || c.is_whitespace()).filter(|f| !f.is_empty()) {
-            let v: f64 = f.parse().map_err(|_| anyhow!("{name}:{}: '{f}' is not a number", i + 1))?;
-            if !v.is_finite() {
-                bail!("{name}:{}: {v} is not a finite number", i + 1);
-            }
-            coords.push(v);
-        }
-        let d = coords.len() - before;
-        match dim {
-            None => dim = Some(d),
-            Some(e) if e != d => bail!("{name}:{}: expected {e} coordinates, found {d}", i + 1),
-            _ => {}
-        }
-        n += 1;
+    let opts = ReadOptions { format: Format::Text, ..ReadOptions::default() };
+    points(read::parse(text.as_bytes(), name, &opts)?, name)
+}
+
+fn points(t: Table<f64>, name: &str) -> Result<Points> {
+    if t.rows < 2 {
+        bail!("{name}: clustering needs at least 2 points, found {}", t.rows);
     }
-    let dim = dim.ok_or_else(|| anyhow!("{name}: no points (the file is empty)"))?;
-    if n < 2 {
-        bail!("{name}: clustering needs at least 2 points, found {n}");
-    }
-    Ok(Points { n, dim, coords })
+    Ok(Points { n: t.rows, dim: t.cols, coords: t.data })
 }
