@@ -211,7 +211,7 @@ impl Device {
             DeviceChoice::Auto => match Gpu::open(0) {
                 Ok(g) => Device { cpu, gpu: Some(g), fallback: true },
                 Err(e) => {
-                    eprintln!("note: {e}; using the CPU");
+                    crate::noteln!("note: {e}; using the CPU");
                     Device { cpu, gpu: None, fallback: true }
                 }
             },
@@ -246,7 +246,7 @@ impl Device {
         if let Some(g) = &self.gpu {
             match on_gpu(g) {
                 Err(e) if self.fallback && e.downcast_ref::<GpuError>().is_some() => {
-                    eprintln!("note: {e}; using the CPU");
+                    crate::noteln!("note: {e}; using the CPU");
                 }
                 r => return r,
             }
@@ -261,7 +261,7 @@ pub fn bench_devices(choice: BenchDevice) -> Result<(bool, Option<Gpu>)> {
     let open_or_note = || match Gpu::open(0) {
         Ok(g) => Some(g),
         Err(e) => {
-            eprintln!("note: {e}; timing the CPU only");
+            crate::noteln!("note: {e}; timing the CPU only");
             None
         }
     };

@@ -70,7 +70,7 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
     }
     let net = s.network(a.seed)?;
     let backend = device.gbnn(&net)?;
-    eprintln!(
+    crate::noteln!(
         "scenario {}: C={}, L={}, {} stored, {} probes, erased {e0}..{e1}, on {}",
         s.id,
         s.clusters,
@@ -94,7 +94,7 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
         _ => Vec::new(),
     };
     if !rows.is_empty() {
-        eprintln!(
+        crate::noteln!(
             "resuming: {} of {} points already done ({})",
             rows.len(),
             (e1 - e0 + 1) * configs.len(),
@@ -152,7 +152,7 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
     write_outputs(a, s.gamma, &rows)?;
     std::fs::remove_file(&partial).ok();
     crate::out!("{}", table(&rows, s.gamma))?;
-    eprintln!(
+    crate::noteln!(
         "wrote results.csv, results.json, retrieval.svg, expected.svg, gamma.svg, time.svg to {}",
         a.out.display()
     );

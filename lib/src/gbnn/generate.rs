@@ -43,7 +43,7 @@ pub fn run(a: &GenerateConfig) -> Result<()> {
         }
         Ok(())
     })?;
-    eprintln!("wrote {} messages and {} probes to {}", a.messages, a.probes, a.out.display());
+    crate::noteln!("wrote {} messages and {} probes to {}", a.messages, a.probes, a.out.display());
     Ok(())
 }
 

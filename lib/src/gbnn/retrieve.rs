@@ -25,7 +25,7 @@ pub fn run(a: &RetrieveConfig) -> Result<()> {
     };
     write_string(&a.out, &text)?;
     let unconverged = stats.iter().filter(|s| !s.converged).count();
-    eprintln!(
+    crate::noteln!(
         "retrieved {} probes with {} on {} -> {}{}",
         stats.len(),
         rule.name(),
