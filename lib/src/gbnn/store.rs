@@ -32,6 +32,6 @@ pub struct StoreConfig {
     #[cfg_attr(feature = "cli", arg(long))]
     pub messages: PathBuf,
     /// Network file to write.
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: PathBuf,
 }
