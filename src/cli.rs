@@ -1,7 +1,10 @@
 //! The command tree and its dispatch: each command parses its flags into a configuration and calls
 //! one library function; `main.rs` only adds error presentation.
 
-use clap::{Parser, Subcommand};
+use std::io::Write as _;
+
+use anyhow::Context as _;
+use clap::{ArgMatches, Parser, Subcommand};
 
 use neurobits::gbnn::bench::BenchConfig;
 use neurobits::gbnn::experiment::ExperimentConfig;
@@ -19,6 +22,26 @@ pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
+    /// No progress bars and no summaries or tables on stdout/stderr; errors and warnings only.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// CPU threads of every computing command (default: one per core).
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub threads: Option<u32>,
+}
+
+/// The options that name an output path: `-` among them sends data to standard output.
+const OUTPUTS: [&str; 3] = ["out", "json", "levels_out"];
+
+/// Whether the command line gives `-` (standard output) to one of its output options: then
+/// standard output carries data only, and human text goes to standard error
+/// (`neurobits::console`).
+pub fn stdout_is_data(matches: &ArgMatches) -> bool {
+    let mut m = matches;
+    while let Some((_, sub)) = m.subcommand() {
+        m = sub;
+    }
+    OUTPUTS.iter().any(|id| m.try_get_raw(id).ok().flatten().is_some_and(|mut v| v.any(|v| v == "-")))
 }
 
 /// Every command.
@@ -132,8 +155,18 @@ pub enum FlyCommand {
     Index(crate::commands::index::IndexCommand),
 }
 
-/// Runs a parsed command line.
+/// Writes data (not human text: `--quiet` leaves it alone) to standard output.
+fn data_out(bytes: &[u8]) -> anyhow::Result<()> {
+    std::io::stdout().write_all(bytes).context("cannot write to standard output")
+}
+
+/// Runs a parsed command line: applies the global options, then the command.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    neurobits::console::set_quiet(cli.quiet);
+    if let Some(n) = cli.threads {
+        // Before any command starts a thread: rayon's global pool is built once.
+        neurobits::device::set_cpu_threads(n as usize)?;
+    }
     match cli.command {
         Command::Gbnn(cmd) => match cmd {
             GbnnCommand::Store(a) => gbnn::store::run(&a),
@@ -159,12 +192,12 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut <Cli as clap::CommandFactory>::command(), "neurobits", &mut out);
-            neurobits::out!("{}", String::from_utf8_lossy(&out))
+            data_out(&out)
         }
         Command::Man => {
             let mut out = Vec::new();
             clap_mangen::Man::new(<Cli as clap::CommandFactory>::command()).render(&mut out)?;
-            neurobits::out!("{}", String::from_utf8_lossy(&out))
+            data_out(&out)
         }
         Command::Cortical(CorticalCommand::Fit(a)) => crate::commands::cortical::fit(&a),
         Command::Cortical(CorticalCommand::Predict(a)) => crate::commands::cortical::predict(&a),

@@ -1,5 +1,6 @@
 use clap::error::ErrorKind;
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
+use neurobits_cli::cli::{self, Cli, Command};
 
 /// Every failure is one line on stderr and exit code 2.
 fn fail(msg: &str) -> ! {
@@ -15,17 +16,9 @@ fn main() {
     if let Err(e) = neurobits::io::atomic::install_signal_cleanup() {
         fail(&format!("{e:#}"));
     }
-    // Old spellings still work, with a warning (clap's aliases cannot warn).
-    let args: Vec<String> = std::env::args().collect();
-    if args.get(1).is_some_and(|a| a == "fpga") {
-        for (old, new) in [("--rule", "--rules"), ("--json", "--out")] {
-            if args.iter().any(|a| a == old || a.starts_with(&format!("{old}="))) {
-                eprintln!("warning: `fpga {old}` is deprecated; use `{new}`");
-            }
-        }
-    }
-    let cli = match neurobits_cli::cli::Cli::try_parse() {
-        Ok(cli) => cli,
+    // The matches, not only the parsed struct: `cli::stdout_is_data` reads which options were given.
+    let matches = match Cli::command().try_get_matches() {
+        Ok(m) => m,
         Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => e.exit(),
         // A bare command (`neurobits`, `neurobits gbnn`): its help, as clap renders it, exit 2.
         Err(e) if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
@@ -44,7 +37,19 @@ fn main() {
             fail(&line);
         }
     };
-    if let Err(e) = neurobits_cli::cli::run(cli) {
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| fail(&e.to_string()));
+    neurobits::console::set_stdout_is_data(cli::stdout_is_data(&matches));
+    // Old spellings still work, with a warning (clap's aliases cannot warn). Checked on the parsed
+    // command, so that global options before it (`neurobits -q fpga …`) do not hide it.
+    if matches!(cli.command, Command::Fpga(_)) {
+        let args: Vec<String> = std::env::args().collect();
+        for (old, new) in [("--rule", "--rules"), ("--json", "--out")] {
+            if args.iter().any(|a| a == old || a.starts_with(&format!("{old}="))) {
+                eprintln!("warning: `fpga {old}` is deprecated; use `{new}`");
+            }
+        }
+    }
+    if let Err(e) = cli::run(cli) {
         fail(&format!("{e:#}").replace('\n', " "));
     }
 }

@@ -198,7 +198,7 @@ fn nonsense_arguments_are_refused() {
     fails(&["fpga", "--clock-mhz", "inf"], "--clock-mhz");
     fails(&["flyhash", "eval", "--neighbours", "0", "--out", o], "--neighbours");
     fails(&["flyhash", "eval", "--queries", "0", "--out", o], "--queries");
-    fails(&["flyhash", "eval", "--ks", "0", "--out", o], "--ks");
+    fails(&["flyhash", "eval", "--ks", "0", "--out", o], "--winners");
     fails(&["flyhash", "bench", "--config", "batch", "--max-exp", "40"], "--max-exp");
     fails(&["gbnn", "bench", "--repeats", "0"], "--repeats");
     fails(&["gbnn", "bench-gpus", "--probes", "0"], "--probes");

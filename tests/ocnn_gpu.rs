@@ -2,7 +2,6 @@
 //! equal on 12 point sets — 2-D and 3-D, f32 and f64, phase and fragmentary synchronization.
 //! Needs a CUDA GPU (`make gpu-test`); the FCPS sets come from `make setup`.
 
-use neurobits::device::DeviceChoice;
 use neurobits::ocnn::{self, points, Config, Dtype, SyncArg};
 use neurobits_gpu_host::Gpu;
 use std::path::PathBuf;

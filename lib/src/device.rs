@@ -4,6 +4,7 @@
 
 use anyhow::{Context, Result};
 use neurobits_gpu_host::{Gpu, GpuError};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What `--device` asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,17 +150,43 @@ pub fn simd() -> bool {
     simd_level() >= Simd::Avx2
 }
 
+/// The thread count set by [`set_cpu_threads`] (0: not set).
+static CPU_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// Sets the CPU thread count of the whole process (the CLI's `--threads`): rayon's global pool,
+/// which the drivers that do not take a [`Cpu`] run on, is built with `n` threads, and every
+/// [`Cpu`] opened afterwards with `threads = None` gets `n` too. Call it once, before any
+/// parallel work: rayon's global pool can be built only once.
+///
+/// ```
+/// assert!(neurobits::device::set_cpu_threads(0).is_err());
+/// ```
+pub fn set_cpu_threads(n: usize) -> crate::Result<()> {
+    if n == 0 {
+        return Err(crate::Error::config("threads", 0, "must be at least 1"));
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build_global()
+        .map_err(|e| anyhow::anyhow!("cannot start the CPU thread pool of {n} threads: {e}"))?;
+    CPU_THREADS.store(n, Ordering::Relaxed);
+    Ok(())
+}
+
 /// A rayon thread pool: the CPU backend of every model.
 pub struct Cpu {
     pool: rayon::ThreadPool,
 }
 
 impl Cpu {
-    /// `threads = None`: as many threads as the global pool (one per core unless set).
+    /// `threads = None`: the count of [`set_cpu_threads`] if it was called, else one thread per
+    /// core.
     pub fn new(threads: Option<usize>) -> Result<Self> {
-        // `None` follows the global pool (the CLI's `--threads`, `RAYON_NUM_THREADS`), else one
-        // thread per core.
-        let b = rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or_else(rayon::current_num_threads));
+        let mut b = rayon::ThreadPoolBuilder::new();
+        let set = CPU_THREADS.load(Ordering::Relaxed);
+        if let Some(t) = threads.or((set > 0).then_some(set)) {
+            b = b.num_threads(t);
+        }
         Ok(Cpu { pool: b.build().context("cannot start the CPU thread pool")? })
     }
 
@@ -210,7 +237,7 @@ impl Device {
             DeviceChoice::Auto => match Gpu::open(0) {
                 Ok(g) => Device { cpu, gpu: Some(g), fallback: true },
                 Err(e) => {
-                    eprintln!("note: {e}; using the CPU");
+                    crate::noteln!("note: {e}; using the CPU");
                     Device { cpu, gpu: None, fallback: true }
                 }
             },
@@ -245,7 +272,7 @@ impl Device {
         if let Some(g) = &self.gpu {
             match on_gpu(g) {
                 Err(e) if self.fallback && e.downcast_ref::<GpuError>().is_some() => {
-                    eprintln!("note: {e}; using the CPU");
+                    crate::noteln!("note: {e}; using the CPU");
                 }
                 r => return r,
             }
@@ -260,7 +287,7 @@ pub fn bench_devices(choice: BenchDevice) -> Result<(bool, Option<Gpu>)> {
     let open_or_note = || match Gpu::open(0) {
         Ok(g) => Some(g),
         Err(e) => {
-            eprintln!("note: {e}; timing the CPU only");
+            crate::noteln!("note: {e}; timing the CPU only");
             None
         }
     };

@@ -22,25 +22,34 @@
 //! ```
 #![warn(missing_docs)]
 
-/// `print!` that returns an error (one line, exit code 2) instead of panicking when standard
-/// output cannot be written (a full device); a closed pipe ends the process quietly (SIGPIPE,
-/// restored by `main`), as for any Unix filter.
+/// `print!` for human text (tables, summaries) that returns an error (one line, exit code 2)
+/// instead of panicking when it cannot be written (a full device); a closed pipe ends the process
+/// quietly (SIGPIPE, restored by `main`), as for any Unix filter. Prints nothing under `--quiet`
+/// and goes to standard error while standard output carries data ([`console`]).
 #[macro_export]
 macro_rules! out {
-    ($($t:tt)*) => {{
-        use std::io::Write as _;
-        write!(std::io::stdout(), $($t)*).map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))
-    }};
+    ($($t:tt)*) => {
+        $crate::console::human(format_args!($($t)*))
+    };
 }
 
-/// `println!` that returns an error instead of panicking (see [`out!`]).
+/// `println!` for human text that returns an error instead of panicking (see [`out!`]).
 #[macro_export]
 macro_rules! outln {
-    ($($t:tt)*) => {{
-        use std::io::Write as _;
-        $crate::suspend_progress(|| writeln!(std::io::stdout(), $($t)*))
-            .map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))
-    }};
+    () => {
+        $crate::console::human(format_args!("\n"))
+    };
+    ($($t:tt)*) => {
+        $crate::console::human(format_args!("{}\n", format_args!($($t)*)))
+    };
+}
+
+/// `eprintln!` for notes and one-line summaries: nothing under `--quiet` ([`console`]).
+#[macro_export]
+macro_rules! noteln {
+    ($($t:tt)*) => {
+        $crate::console::note(format_args!("{}\n", format_args!($($t)*)))
+    };
 }
 
 /// `neurobits` version and the commit it was built from, e.g. `0.1.0 (0ac8e6c1a2b3)`.
@@ -52,6 +61,7 @@ pub fn suspend_progress<R>(f: impl FnOnce() -> R) -> R {
     progress::suspend(f)
 }
 
+pub mod console;
 pub mod cortical;
 pub mod device;
 pub mod error;

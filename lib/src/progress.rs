@@ -5,6 +5,8 @@
 //! a benchmark table), which shows the step running and the elapsed time but no ETA, because the
 //! next step's cost is not known. Both tick on their own, so the clock never freezes.
 //!
+//! Under `--quiet` ([`crate::console::quiet`]) both are hidden bars: the same calls, nothing drawn.
+//!
 //! Without the `progress` feature (a program using the library) nothing is drawn: the same calls
 //! go to a bar that does nothing, so the drivers need no feature checks of their own.
 
@@ -74,6 +76,9 @@ mod drawn {
 
     /// A bar of `len` equal-cost units labelled `msg`, ticking.
     pub fn bar(len: u64, msg: &str) -> ProgressBar {
+        if crate::console::quiet() {
+            return ProgressBar::hidden();
+        }
         let pb = ProgressBar::new(len);
         pb.set_style(
             ProgressStyle::with_template("{msg:>24} [{bar:40}] {pos}/{len} ({elapsed}, eta {eta})")
@@ -88,6 +93,9 @@ mod drawn {
 
     /// A ticking spinner over `len` unequal stages; set the message to the stage that runs.
     pub fn stages(len: u64) -> ProgressBar {
+        if crate::console::quiet() {
+            return ProgressBar::hidden();
+        }
         let pb = ProgressBar::new(len);
         pb.set_style(
             ProgressStyle::with_template("{spinner} step {pos}/{len} [{elapsed}] {wide_msg}").expect("static template"),

@@ -21,11 +21,11 @@ const INPUTS: u64 = 5;
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct BenchConfig {
-    /// Minicolumns per hypercolumn (the paper's 32 and 128).
-    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', default_values_t = vec![32usize, 128]))]
+    /// Minicolumns per hypercolumn, comma-separated (the paper's 32 and 128).
+    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', default_value = "32,128"))]
     pub minicolumns: Vec<usize>,
-    /// Levels (2^L - 1 hypercolumns; the paper's 31 … 65 535 are L = 5 … 16).
-    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', default_values_t = vec![5u32, 7, 9, 11, 13, 16]))]
+    /// Levels, comma-separated (2^L - 1 hypercolumns; the paper's 31 … 65 535 are L = 5 … 16).
+    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', default_value = "5,7,9,11,13,16"))]
     pub levels: Vec<u32>,
     /// Time the CPU only up to this many levels (the single thread takes seconds per step at 16).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 16))]
@@ -36,8 +36,8 @@ pub struct BenchConfig {
     /// Where to time.
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = BenchDevice::All))]
     pub device: BenchDevice,
-    /// Write the rows as JSON here (and an SVG of the speed-ups next to it).
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// Write the rows as JSON to this file (`-`: standard output).
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: Option<PathBuf>,
 }
 

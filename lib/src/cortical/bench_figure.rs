@@ -13,8 +13,8 @@ use crate::plot::{line_chart, Labels, Series};
 pub struct BenchFigureConfig {
     /// The JSON written by `cortical bench --out`.
     pub bench: PathBuf,
-    /// Directory for `speedup-m<M>.svg` and `variants-m<M>.svg`.
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// A folder for `speedup-m<M>.svg` and `variants-m<M>.svg`.
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: PathBuf,
 }
 

@@ -16,13 +16,13 @@ use crate::io::atomic::write_string;
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct FeaturesConfig {
     /// A network saved by `cortical train --out`.
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long = "model", alias = "net", value_name = "MODEL"))]
     pub net: PathBuf,
     /// Bottom hypercolumns to draw, from the first (a row of tiles each).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 8, value_parser = crate::validate::positive))]
     pub hypercolumns: usize,
-    /// Output SVG.
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// The SVG file to write.
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: PathBuf,
 }
 

@@ -29,8 +29,8 @@ pub struct FlyBenchConfig {
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = BenchDevice::Cpu))]
     /// Where to time: cpu, gpu, all (side by side) or auto.
     pub device: BenchDevice,
-    /// Fashion-MNIST directory.
-    #[cfg_attr(feature = "cli", arg(long, default_value = data::FASHION_MNIST))]
+    /// `fmnist`: folder of the Fashion-MNIST IDX files.
+    #[cfg_attr(feature = "cli", arg(short = 'i', long = "input", alias = "data", default_value = data::FASHION_MNIST))]
     pub data: PathBuf,
     /// Largest batch exponent of the `batch` sweep.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=20)))]
@@ -47,11 +47,11 @@ pub struct FlyBenchConfig {
     /// `search`: query codes.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=1_000_000).map(|v| v as usize)))]
     pub queries: usize,
-    /// `search`: neighbours per query.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000).map(|v| v as usize)))]
+    /// `search`: neighbours per query r.
+    #[cfg_attr(feature = "cli", arg(long = "neighbours", alias = "r", value_name = "R", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000).map(|v| v as usize)))]
     pub r: usize,
-    #[cfg_attr(feature = "cli", arg(long))]
-    /// Also write the results as JSON to this file.
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
+    /// Also write the results as JSON to this file (`-`: standard output).
     pub out: Option<PathBuf>,
 }
 

@@ -16,19 +16,19 @@ use crate::io::memory::ensure_fits;
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 /// `flyhash hash`: input vectors into FlyHash codes.
 pub struct HashConfig {
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(short = 'i', long))]
     /// Input vectors: IDX (optionally gzipped), CSV or NPY.
     pub input: PathBuf,
-    /// Projection CSV written by `projection` (else drawn from --m, --s, --seed).
+    /// Projection CSV written by `projection` (else drawn from --code-bits, --ones-per-row, --seed).
     #[cfg_attr(feature = "cli", arg(long))]
     pub projection: Option<PathBuf>,
-    #[cfg_attr(feature = "cli", arg(long))]
-    /// Code length m (required without --projection).
+    #[cfg_attr(feature = "cli", arg(long = "code-bits", alias = "m", value_name = "M"))]
+    /// Code length m in bits (required without --projection).
     pub m: Option<u32>,
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long = "ones-per-row", alias = "s", value_name = "S"))]
     /// Ones per projection row s (required without --projection).
     pub s: Option<u32>,
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long = "winners", alias = "k", value_name = "K"))]
     /// Winners per code k.
     pub k: u32,
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
@@ -43,8 +43,8 @@ pub struct HashConfig {
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = CodeFormat::Bin))]
     /// Output format of the codes.
     pub format: CodeFormat,
-    #[cfg_attr(feature = "cli", arg(long))]
-    /// Output path.
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
+    /// Output file (`-`: standard output).
     pub out: PathBuf,
 }
 
@@ -62,20 +62,20 @@ pub enum CodeFormat {
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 /// `flyhash projection`: the projection as CSV.
 pub struct ProjectionConfig {
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long = "input-dim", alias = "d", value_name = "D"))]
     /// Input dimension d.
     pub d: u32,
-    #[cfg_attr(feature = "cli", arg(long))]
-    /// Code length m (projection rows).
+    #[cfg_attr(feature = "cli", arg(long = "code-bits", alias = "m", value_name = "M"))]
+    /// Code length m in bits (projection rows).
     pub m: u32,
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long = "ones-per-row", alias = "s", value_name = "S"))]
     /// Ones per projection row s.
     pub s: u32,
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
-    #[cfg_attr(feature = "cli", arg(long))]
-    /// Output path.
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
+    /// Output file (`-`: standard output).
     pub out: PathBuf,
 }
 
@@ -89,14 +89,15 @@ pub struct SearchConfig {
     /// Query codes (`hash --format bin`).
     #[cfg_attr(feature = "cli", arg(long))]
     pub queries: PathBuf,
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 100, value_parser = crate::validate::positive))]
-    /// Neighbours per query.
+    #[cfg_attr(feature = "cli", arg(long = "neighbours", alias = "r", value_name = "R", default_value_t = 100, value_parser = crate::validate::positive))]
+    /// Neighbours per query r.
     pub r: usize,
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = DeviceChoice::Cpu))]
     /// Where to compute: cpu, gpu, or auto (the GPU when it can, else the CPU).
     pub device: DeviceChoice,
-    /// CSV: one line per query, `index:distance` of its r nearest, nearest first, ties by index.
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// CSV file (`-`: standard output): one line per query, `index:distance` of its r nearest,
+    /// nearest first, ties by index.
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: PathBuf,
 }
 
@@ -104,14 +105,14 @@ pub struct SearchConfig {
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 /// `flyhash eval`: FlyHash vs SimHash precision on Fashion-MNIST.
 pub struct EvalConfig {
-    /// Directory of the Fashion-MNIST IDX files.
-    #[cfg_attr(feature = "cli", arg(long, default_value = data::FASHION_MNIST))]
+    /// Folder of the Fashion-MNIST IDX files.
+    #[cfg_attr(feature = "cli", arg(short = 'i', long = "input", alias = "data", default_value = data::FASHION_MNIST))]
     pub data: PathBuf,
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000, value_parser = crate::validate::positive))]
     /// Query vectors (from the start of the set; the rest is the database).
     pub queries: usize,
-    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', default_values_t = [16u32, 32, 64], value_parser = clap::value_parser!(u32).range(1..=4096)))]
-    /// Winners k (FlyHash) and bits (SimHash) to compare.
+    #[cfg_attr(feature = "cli", arg(long = "winners", alias = "ks", value_name = "K", value_delimiter = ',', default_value = "16,32,64", value_parser = clap::value_parser!(u32).range(1..=4096)))]
+    /// Winners k (FlyHash) and bits (SimHash) to compare, comma-separated.
     pub ks: Vec<u32>,
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 100, value_parser = crate::validate::positive))]
     /// Neighbours per query whose precision is measured.
@@ -119,8 +120,8 @@ pub struct EvalConfig {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
-    #[cfg_attr(feature = "cli", arg(long))]
-    /// Output path.
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
+    /// A folder for eval.csv, eval.json and eval.svg.
     pub out: PathBuf,
 }
 
@@ -166,14 +167,14 @@ pub fn hash(a: &HashConfig) -> Result<()> {
             Some(path) => {
                 let (m, s, proj) = crate::io::projection::load(path, x.cols)?;
                 if a.m.is_some_and(|am| am != m) || a.s.is_some_and(|as_| as_ != s) {
-                    bail!("--m/--s disagree with the projection file ({m} rows of {s})");
+                    bail!("--code-bits/--ones-per-row disagree with the projection file ({m} rows of {s})");
                 }
                 (FlyParams::new(x.cols as u32, m, s, a.k, a.seed)?, proj)
             }
             None => {
                 let (m, s) = (
-                    a.m.ok_or_else(|| anyhow!("--m is required without --projection"))?,
-                    a.s.ok_or_else(|| anyhow!("--s is required without --projection"))?,
+                    a.m.ok_or_else(|| anyhow!("--code-bits is required without --projection"))?,
+                    a.s.ok_or_else(|| anyhow!("--ones-per-row is required without --projection"))?,
                 );
                 let p = FlyParams::new(x.cols as u32, m, s, a.k, a.seed)?;
                 ensure_fits("the projection", m as u128 * s as u128 * 4)?;

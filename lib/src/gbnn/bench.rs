@@ -467,7 +467,7 @@ pub struct BenchConfig {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
-    /// Also write the table as JSON.
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// Also write the table as JSON to this file (`-`: standard output).
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: Option<PathBuf>,
 }

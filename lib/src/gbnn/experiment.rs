@@ -70,7 +70,7 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
     }
     let net = s.network(a.seed)?;
     let backend = device.gbnn(&net)?;
-    eprintln!(
+    crate::noteln!(
         "scenario {}: C={}, L={}, {} stored, {} probes, erased {e0}..{e1}, on {}",
         s.id,
         s.clusters,
@@ -94,7 +94,7 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
         _ => Vec::new(),
     };
     if !rows.is_empty() {
-        eprintln!(
+        crate::noteln!(
             "resuming: {} of {} points already done ({})",
             rows.len(),
             (e1 - e0 + 1) * configs.len(),
@@ -152,7 +152,7 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
     write_outputs(a, s.gamma, &rows)?;
     std::fs::remove_file(&partial).ok();
     crate::out!("{}", table(&rows, s.gamma))?;
-    eprintln!(
+    crate::noteln!(
         "wrote results.csv, results.json, retrieval.svg, expected.svg, gamma.svg, time.svg to {}",
         a.out.display()
     );
@@ -272,13 +272,17 @@ pub struct ExperimentConfig {
     #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u8).range(1..=2)))]
     pub scenario: u8,
     /// Rules to compare (γ = 2, as in the paper).
-    #[cfg_attr(feature = "cli", arg(long, value_enum, value_delimiter = ',', default_values_t = [RuleArg::SumOfSum, RuleArg::SumOfMax, RuleArg::BailOutEarly, RuleArg::Joint]))]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long, value_enum, value_delimiter = ',', default_value = "sum-of-sum,sum-of-max,bail-out-early,joint")
+    )]
     pub rules: Vec<RuleArg>,
     /// Erased clusters: a number, or a range `a..b` (inclusive); default 1..C-1.
     #[cfg_attr(feature = "cli", arg(long))]
     pub erased: Option<String>,
-    /// γ values of the sum-of-sum sweep (Fig. 10); empty to skip.
-    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', num_args = 0.., default_values_t = [0u32, 1, 2, 4]))]
+    /// γ values of the sum-of-sum sweep (Fig. 10), comma-separated; `--gammas` alone skips it.
+    /// (Space-separated values are accepted too, the old form.)
+    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', num_args = 0.., default_value = "0,1,2,4"))]
     pub gammas: Vec<u32>,
     /// Probes per point (default: the scenario's).
     #[cfg_attr(feature = "cli", arg(long, value_parser = clap::value_parser!(u64).range(1..)))]
@@ -289,7 +293,7 @@ pub struct ExperimentConfig {
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = DeviceChoice::Cpu))]
     /// Where to compute: cpu, gpu, or auto (the GPU when it can, else the CPU).
     pub device: DeviceChoice,
-    /// Directory for results.csv, results.json and the SVG plots.
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// A folder for results.csv, results.json and the SVG plots.
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: PathBuf,
 }

@@ -198,6 +198,6 @@ pub struct FpgaConfig {
     /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
     /// Also write the report as JSON to this file. `--json` is the old spelling.
-    #[cfg_attr(feature = "cli", arg(long, alias = "json"))]
+    #[cfg_attr(feature = "cli", arg(short = 'o', long, alias = "json"))]
     pub out: Option<PathBuf>,
 }

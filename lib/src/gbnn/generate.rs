@@ -43,7 +43,7 @@ pub fn run(a: &GenerateConfig) -> Result<()> {
         }
         Ok(())
     })?;
-    eprintln!("wrote {} messages and {} probes to {}", a.messages, a.probes, a.out.display());
+    crate::noteln!("wrote {} messages and {} probes to {}", a.messages, a.probes, a.out.display());
     Ok(())
 }
 
@@ -69,7 +69,7 @@ pub struct GenerateConfig {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
-    /// Directory for messages.csv, probes.csv and truth.csv.
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// A folder: messages.csv, probes.csv and truth.csv are written into it.
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: PathBuf,
 }

@@ -42,8 +42,8 @@ pub struct GpusBenchConfig {
     /// Message and probe seed.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
-    /// JSON report.
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// Also write the report as JSON to this file (`-`: standard output).
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: Option<PathBuf>,
 }
 

@@ -405,7 +405,7 @@ pub struct HwcostConfig {
     /// Fail, rather than mark the target unavailable, when the firmware cannot run.
     #[cfg_attr(feature = "cli", arg(long))]
     pub require_mcu: bool,
-    /// Directory for hwcost.md, .csv, .json and .svg.
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// A folder for hwcost.md, .csv, .json and .svg.
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: PathBuf,
 }

@@ -25,7 +25,7 @@ pub fn run(a: &RetrieveConfig) -> Result<()> {
     };
     write_string(&a.out, &text)?;
     let unconverged = stats.iter().filter(|s| !s.converged).count();
-    eprintln!(
+    crate::noteln!(
         "retrieved {} probes with {} on {} -> {}{}",
         stats.len(),
         rule.name(),
@@ -65,8 +65,8 @@ pub struct RetrieveConfig {
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = DeviceChoice::Cpu))]
     /// Where to compute: cpu, gpu, or auto (the GPU when it can, else the CPU).
     pub device: DeviceChoice,
-    /// Output file.
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// Output file (`-`: standard output).
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: PathBuf,
 }
 

@@ -14,7 +14,7 @@ pub fn run(a: &StoreConfig) -> Result<()> {
         net.store(m).map_err(|e| anyhow!("{e}"))?;
     }
     netfile::save(&a.out, &net)?;
-    eprintln!("stored {} messages in a {}x{} network -> {}", net.stored(), a.clusters, a.neurons, a.out.display());
+    crate::noteln!("stored {} messages in a {}x{} network -> {}", net.stored(), a.clusters, a.neurons, a.out.display());
     Ok(())
 }
 
@@ -32,6 +32,6 @@ pub struct StoreConfig {
     #[cfg_attr(feature = "cli", arg(long))]
     pub messages: PathBuf,
     /// Network file to write.
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: PathBuf,
 }

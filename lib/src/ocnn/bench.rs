@@ -14,8 +14,8 @@ use crate::device::{bench_devices, BenchDevice};
 #[derive(Debug)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct BenchConfig {
-    /// Network sizes N (the paper's Table 2: 1000 … 16 000).
-    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', default_values_t = [1000usize, 2000, 4000, 10_000, 14_000, 16_000]))]
+    /// Network sizes N, comma-separated (the paper's Table 2: 1000 … 16 000).
+    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', default_value = "1000,2000,4000,10000,14000,16000"))]
     pub sizes: Vec<usize>,
     /// Observed iterations T.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000)))]
@@ -33,8 +33,8 @@ pub struct BenchConfig {
     /// runs the warp-per-neuron sparse kernel, the CPU runs N ≤ --cpu-max.
     #[cfg_attr(feature = "cli", arg(long, value_name = "R"))]
     pub cutoff: Option<f64>,
-    /// Also write the rows as JSON.
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// Also write the rows as JSON to this file (`-`: standard output).
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: Option<PathBuf>,
 }
 

@@ -84,11 +84,11 @@ pub fn ari(a: &[u32], b: &[u32]) -> f64 {
 #[derive(Debug)]
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct ExperimentConfig {
-    /// Directory of the FCPS `.data` files (`make setup` fetches them).
-    #[cfg_attr(feature = "cli", arg(long, default_value = "data/fcps"))]
+    /// Folder of the FCPS `.data` files (`make setup` fetches them).
+    #[cfg_attr(feature = "cli", arg(short = 'i', long = "input", alias = "data", default_value = "data/fcps"))]
     pub data: PathBuf,
-    /// Seeds of the initial state.
-    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', default_values_t = [1u64, 2, 3]))]
+    /// Seeds of the initial state, comma-separated.
+    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', default_value = "1,2,3"))]
     pub seeds: Vec<u64>,
     /// Observed iterations T.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000)))]
@@ -96,8 +96,8 @@ pub struct ExperimentConfig {
     /// Where to compute.
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = DeviceChoice::Cpu))]
     pub device: DeviceChoice,
-    /// Directory for results.csv and results.json.
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// A folder for results.csv and results.json.
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: PathBuf,
 }
 

@@ -52,8 +52,8 @@ pub struct ProfileConfig {
     /// Timed steps per trial (after 3 warm ones).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 20, value_parser = crate::validate::positive))]
     pub trial_steps: usize,
-    /// Write the profile, the choice and every run as JSON here.
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// Write the profile, the choice and every run as JSON to this file (`-`: standard output).
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: Option<PathBuf>,
 }
 

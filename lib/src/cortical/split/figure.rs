@@ -15,8 +15,8 @@ pub struct FigureConfig {
     /// JSON files written by `cortical profile --out`.
     #[cfg_attr(feature = "cli", arg(required = true))]
     pub runs: Vec<PathBuf>,
-    /// The SVG to write.
-    #[cfg_attr(feature = "cli", arg(long))]
+    /// The SVG file to write.
+    #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: PathBuf,
     /// Also write the time per level of every device profiled in the first run (Fig. 9) here.
     #[cfg_attr(feature = "cli", arg(long))]
