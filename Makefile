@@ -42,8 +42,10 @@ test: setup mcu-build
 	$(CARGO) fmt --manifest-path mcu/Cargo.toml --check
 	PTXAS=$(PTXAS) $(CARGO) test --workspace
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
-	$(CARGO) run -p neurobits --example gbnn_store_retrieve -- cpu
-	$(CARGO) run -p neurobits --example flyhash_hash_search -- cpu
+	@# One example per model, each fitting, saving, loading and predicting (on the GPU too:
+	@# `-- gpu`). Release: FlyNN's runs on all of Fashion-MNIST.
+	for e in gbnn_store_retrieve flyhash_index flynn_fit_predict ocnn_cluster cortical_fit_predict; do \
+	  $(CARGO) run -q -p neurobits --release --example $$e -- cpu || exit 1; done
 	@# The library a user adds pulls in no CLI, plotting or progress crates, and builds without them.
 	! $(CARGO) tree -p neurobits -e normal --prefix none | grep -E '^(clap|clap_builder|plotters|indicatif) '
 	$(CARGO) check -p neurobits --no-default-features

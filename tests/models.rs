@@ -92,7 +92,9 @@ fn an_index_grown_by_append_answers_as_one_built_at_once() {
     // Each vector's nearest code is its own (or an identical one of a lower id: ties by id).
     let w = all.codes().len() / all.len();
     let code = |i: usize| &all.codes()[i * w..(i + 1) * w];
-    assert!((0..50).all(|i| a.distances[i * 7] == 0 && code(a.ids[i * 7] as usize) == code(i) && a.ids[i * 7] <= i as i64));
+    assert!(
+        (0..50).all(|i| a.distances[i * 7] == 0 && code(a.ids[i * 7] as usize) == code(i) && a.ids[i * 7] <= i as i64)
+    );
     // More neighbours than codes: padded as faiss pads.
     let small = FlyIndex::load(&path).unwrap();
     let tiny = FlyIndex::new(small.hasher().config.clone(), 30).unwrap();

@@ -23,7 +23,8 @@ fn vectors(first: usize, rows: usize) -> Matrix {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let device: Target = std::env::args().nth(1).unwrap_or_else(|| "cpu".into()).parse()?;
     // Codes of 1024 bits with 32 winners; each projection row samples 8 inputs.
-    let config = FlyHashConfig { code_bits: Some(1024), ones_per_row: Some(8), winners: Some(32), ..Default::default() };
+    let config =
+        FlyHashConfig { code_bits: Some(1024), ones_per_row: Some(8), winners: Some(32), ..Default::default() };
     let mut index = FlyIndex::new(config, 64)?.with_device(device);
     index.add(&vectors(0, 100))?;
 

@@ -34,13 +34,14 @@ pub enum Error {
         why: String,
     },
     /// A file could not be read or written.
-    #[error("{name}: {source}")]
+    // The system's error is part of the one line, not a separate source (which would print it
+    // twice in a `{:#}` chain).
+    #[error("{name}: {error}")]
     Io {
         /// The file.
         name: String,
         /// The system's error.
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// `predict`, `transform`, `search`, `save` … before `fit`.
     #[error("this {0} is not fitted yet: call fit first")]
@@ -52,10 +53,10 @@ pub enum Error {
     #[error(transparent)]
     Gpu(#[from] neurobits_gpu_host::GpuError),
     /// A write to memory or a stream that failed.
-    #[error("{0}")]
+    #[error(transparent)]
     Write(#[from] std::io::Error),
     /// An error of the older command layer, passed through unchanged.
-    #[error("{0:#}")]
+    #[error(transparent)]
     Other(#[from] anyhow::Error),
 }
 
@@ -72,7 +73,7 @@ impl Error {
 
     /// An I/O failure on `path`.
     pub fn io(path: &Path, source: std::io::Error) -> Error {
-        Error::Io { name: path.display().to_string(), source }
+        Error::Io { name: path.display().to_string(), error: source }
     }
 
     /// Whether this is an I/O failure (exit code 1 in the CLI) rather than bad input (exit 2).

@@ -18,6 +18,9 @@ pub struct ImageArgs {
     /// with --labels, any format the library reads (`-`: standard input).
     #[arg(short, long)]
     pub input: PathBuf,
+    /// How the input is read.
+    #[command(flatten)]
+    pub read: super::ReadArgs,
     /// One integer label per image.
     #[arg(long)]
     pub labels: Option<PathBuf>,
@@ -88,7 +91,7 @@ pub struct PredictArgs {
 /// The selected images as pixel rows and their labels (`None` when the file has none).
 fn images(a: &ImageArgs) -> anyhow::Result<(Matrix, Option<Vec<i64>>)> {
     let ds = match &a.labels {
-        Some(l) => dataset(&a.input, l)?,
+        Some(l) => dataset(&a.input, &a.read, l)?,
         None => Dataset::read(&a.input)?,
     };
     let take = a.per_class.unwrap_or(usize::MAX - a.skip_per_class);
@@ -102,8 +105,8 @@ fn images(a: &ImageArgs) -> anyhow::Result<(Matrix, Option<Vec<i64>>)> {
     Ok((Matrix { rows: ids.len(), cols, data }, Some(labels)))
 }
 
-fn dataset(input: &Path, labels: &Path) -> anyhow::Result<Dataset> {
-    let m = super::read_matrix(input)?;
+fn dataset(input: &Path, how: &super::ReadArgs, labels: &Path) -> anyhow::Result<Dataset> {
+    let m = super::read_matrix(input, how)?;
     let y = super::read_labels(labels)?;
     if y.len() != m.rows {
         anyhow::bail!("{}: {} labels for {} images in {}", labels.display(), y.len(), m.rows, input.display());
@@ -139,7 +142,7 @@ pub fn fit(a: &FitArgs) -> anyhow::Result<()> {
     let mut net = Cortical::new(config).with_device(a.device);
     net.fit(&x, &y)?;
     net.save(&a.out)?;
-    eprintln!(
+    neurobits::noteln!(
         "cortical network of {} levels x {} minicolumns trained on {} images ({} steps); saved to {}",
         a.levels,
         a.minicolumns,
@@ -162,11 +165,8 @@ pub fn predict(a: &PredictArgs) -> anyhow::Result<()> {
         let acc = pairs.iter().filter(|(p, t)| p == t).count() as f64 / pairs.len() as f64;
         let line =
             format!("accuracy {acc:.4}, NMI {:.4} on {} images", neurobits::cortical::quality::nmi(&pairs), y.len());
-        if a.out.as_os_str() == "-" {
-            eprintln!("{line}");
-        } else {
-            outln!("{line}")?;
-        }
+        // With predictions on standard output, `outln!` writes to stderr.
+        outln!("{line}")?;
     }
     Ok(())
 }

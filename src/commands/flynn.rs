@@ -26,6 +26,9 @@ pub struct FitArgs {
     /// standard input.
     #[arg(short, long)]
     pub input: PathBuf,
+    /// How the input is read.
+    #[command(flatten)]
+    pub read: super::ReadArgs,
     /// One integer label per training vector (same formats).
     #[arg(long)]
     pub labels: PathBuf,
@@ -64,6 +67,9 @@ pub struct PredictArgs {
     /// Vectors to classify (formats as for `fit`).
     #[arg(short, long)]
     pub input: PathBuf,
+    /// How the input is read.
+    #[command(flatten)]
+    pub read: super::ReadArgs,
     /// Predictions, one label per input row: NPY when the name ends in `.npy`, else one
     /// integer per line (`-`: standard output).
     #[arg(short, long)]
@@ -97,13 +103,13 @@ fn fit(a: &FitArgs) -> anyhow::Result<()> {
     };
     config.validate()?;
     neurobits::io::atomic::check_writable(&a.out)?;
-    let x = super::read_matrix(&a.input)?;
+    let x = super::read_matrix(&a.input, &a.read)?;
     let y = super::read_labels(&a.labels)?;
     let mut clf = FlyNN::new(config).with_device(a.device);
     clf.fit(&x, &y)?;
     clf.save(&a.out)?;
     let p = clf.hasher()?.params()?;
-    eprintln!(
+    neurobits::noteln!(
         "FlyNN fitted on {} vectors of {} values, {} classes (m={}, s={}, k={}); saved to {}",
         x.rows,
         x.cols,
@@ -119,7 +125,7 @@ fn fit(a: &FitArgs) -> anyhow::Result<()> {
 fn predict(a: &PredictArgs) -> anyhow::Result<()> {
     neurobits::io::atomic::check_writable(&a.out)?;
     let clf = FlyNN::load(&a.model)?.with_device(a.device);
-    let x = super::read_matrix(&a.input)?;
+    let x = super::read_matrix(&a.input, &a.read)?;
     let y = a.labels.as_deref().map(super::read_labels).transpose()?;
     if let Some(y) = &y {
         if y.len() != x.rows {
@@ -130,12 +136,8 @@ fn predict(a: &PredictArgs) -> anyhow::Result<()> {
     neurobits::io::labels_out::write(&a.out, &pred)?;
     if let Some(y) = y {
         let acc = pred.iter().zip(&y).filter(|(p, y)| p == y).count() as f64 / y.len() as f64;
-        // With predictions on standard output, the summary goes to stderr.
-        if a.out.as_os_str() == "-" {
-            eprintln!("accuracy {acc:.4} on {} vectors", y.len());
-        } else {
-            outln!("accuracy {acc:.4} on {} vectors", y.len())?;
-        }
+        // With predictions on standard output, `outln!` writes to stderr.
+        outln!("accuracy {acc:.4} on {} vectors", y.len())?;
     }
     Ok(())
 }

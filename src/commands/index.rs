@@ -26,6 +26,9 @@ pub struct BuildArgs {
     /// Vectors: NPY, NPZ, CSV/TSV, whitespace text or IDX (gzip or not); `-` for standard input.
     #[arg(short, long)]
     pub input: PathBuf,
+    /// How the input is read.
+    #[command(flatten)]
+    pub read: super::ReadArgs,
     /// The index file to write.
     #[arg(short, long)]
     pub out: PathBuf,
@@ -58,6 +61,9 @@ pub struct AddArgs {
     /// Vectors to add (formats as for `build`).
     #[arg(short, long)]
     pub input: PathBuf,
+    /// How the input is read.
+    #[command(flatten)]
+    pub read: super::ReadArgs,
     /// Where to hash: cpu, gpu, cuda:N or auto.
     #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
     pub device: Target,
@@ -72,6 +78,9 @@ pub struct SearchArgs {
     /// Query vectors (formats as for `build`).
     #[arg(short, long)]
     pub input: PathBuf,
+    /// How the input is read.
+    #[command(flatten)]
+    pub read: super::ReadArgs,
     /// Neighbours per query.
     #[arg(short = 'k', long, default_value_t = 10, value_parser = neurobits::validate::positive)]
     pub neighbours: usize,
@@ -97,12 +106,12 @@ pub fn run(c: &IndexCommand) -> anyhow::Result<()> {
             };
             config.validate()?;
             neurobits::io::atomic::check_writable(&a.out)?;
-            let x = super::read_matrix(&a.input)?;
+            let x = super::read_matrix(&a.input, &a.read)?;
             let mut index = FlyIndex::new(config, x.cols)?.with_device(a.device);
             index.add(&x)?;
             index.save(&a.out)?;
             let p = index.hasher().params()?;
-            eprintln!(
+            neurobits::noteln!(
                 "index of {} codes (m={}, s={}, k={}) written to {}",
                 index.len(),
                 p.m,
@@ -112,14 +121,14 @@ pub fn run(c: &IndexCommand) -> anyhow::Result<()> {
             );
         }
         IndexCommand::Add(a) => {
-            let x = super::read_matrix(&a.input)?;
+            let x = super::read_matrix(&a.input, &a.read)?;
             let ids = FlyIndex::append(&a.index, &x, a.device)?;
-            eprintln!("added ids {}..{} to {}", ids.start, ids.end, a.index.display());
+            neurobits::noteln!("added ids {}..{} to {}", ids.start, ids.end, a.index.display());
         }
         IndexCommand::Search(a) => {
             neurobits::io::atomic::check_writable(&a.out)?;
             let index = FlyIndex::load(&a.index)?.with_device(a.device);
-            let q = super::read_matrix(&a.input)?;
+            let q = super::read_matrix(&a.input, &a.read)?;
             let hits = index.search(&q, a.neighbours)?;
             let mut s = String::from("query,rank,id,distance\n");
             let rows = hits.ids.chunks(hits.k).zip(hits.distances.chunks(hits.k));

@@ -8,35 +8,65 @@ pub mod flynn;
 pub mod index;
 pub mod ocnn;
 
+use clap::Args;
 use neurobits::device::Target;
 use neurobits::flyhash::data::Matrix;
+use neurobits::io::read::{self, Format, ReadOptions};
 use std::path::Path;
+
+/// How the data of `-i/--input` is read (every model verb takes these).
+#[derive(Debug, Clone, Default, Args)]
+pub struct ReadArgs {
+    /// Input format: auto (from the content), npy, npz, csv, text or idx.
+    #[arg(long, default_value = "auto", value_parser = |s: &str| s.parse::<Format>().map_err(|e| e.to_string()))]
+    pub format: Format,
+    /// Field delimiter of text input (one character; `\t` for tab, ` ` for whitespace runs);
+    /// default: detected.
+    #[arg(long, value_parser = delimiter)]
+    pub delimiter: Option<u8>,
+    /// Data rows to skip after any header (FCPS's `Lsun.data` starts with 3 rows of debris).
+    #[arg(long, default_value_t = 0)]
+    pub skip_rows: usize,
+    /// The array of an NPZ input (default: its only array).
+    #[arg(long)]
+    pub array: Option<String>,
+}
+
+impl ReadArgs {
+    /// The library's read options.
+    pub fn options(&self) -> ReadOptions {
+        ReadOptions {
+            format: self.format,
+            delimiter: self.delimiter,
+            skip_rows: self.skip_rows,
+            array: self.array.clone(),
+        }
+    }
+}
+
+fn delimiter(s: &str) -> Result<u8, String> {
+    match s {
+        "\\t" | "tab" => Ok(b'\t'),
+        _ if s.len() == 1 && s.is_ascii() => Ok(s.as_bytes()[0]),
+        _ => Err(format!("'{s}': expected one ASCII character (or \\t)")),
+    }
+}
 
 /// `--device`: `cpu`, `gpu`, `cuda`, `gpu:N`, `cuda:N` or `auto`.
 pub fn parse_target(s: &str) -> Result<Target, String> {
     s.parse()
 }
 
-/// Reads vectors (any format the library reads; `-` is standard input).
-pub fn read_matrix(path: &Path) -> anyhow::Result<Matrix> {
-    neurobits::flyhash::data::read(path)
+/// Reads vectors with the library's one reader (`-` is standard input); every value finite.
+pub fn read_matrix(path: &Path, how: &ReadArgs) -> anyhow::Result<Matrix> {
+    let t: read::Table<f32> = read::read(path, &how.options())?;
+    if t.rows == 0 || t.cols == 0 {
+        anyhow::bail!("{}: no vectors", path.display());
+    }
+    Ok(t.into())
 }
 
-/// Reads one integer label per row.
+/// Reads one integer label per row (any format the reader takes, detected from the content).
 pub fn read_labels(path: &Path) -> anyhow::Result<Vec<i64>> {
-    let m = neurobits::flyhash::data::read(path)?;
-    if m.cols != 1 && m.rows != 1 {
-        anyhow::bail!("{}: labels must be one column, found {} columns", path.display(), m.cols);
-    }
-    m.data
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| {
-            if v.fract() == 0.0 && v.abs() < 1e15 {
-                Ok(v as i64)
-            } else {
-                Err(anyhow::anyhow!("{}: row {}: label {v} is not an integer", path.display(), i + 1))
-            }
-        })
-        .collect()
+    Ok(read::read_labels(path, &ReadOptions::default())?)
 }

@@ -14,6 +14,9 @@ pub struct ClusterArgs {
     /// `#`/`%` lines skipped) or IDX; `-` for standard input.
     #[arg(short, long)]
     pub input: PathBuf,
+    /// How the input is read.
+    #[command(flatten)]
+    pub read: super::ReadArgs,
     /// Labels: one per input point, clusters numbered by their smallest member (`-`: standard
     /// output).
     #[arg(short, long)]
@@ -102,7 +105,7 @@ pub fn run(c: &ClusterArgs) -> anyhow::Result<()> {
     for p in [Some(&c.out), c.json.as_ref(), c.model.as_ref()].into_iter().flatten() {
         check_writable(p)?;
     }
-    let p = neurobits::ocnn::points::load(&c.input)?;
+    let p = neurobits::ocnn::points::load_with(&c.input, &c.read.options())?;
     let mut ocnn = Ocnn::new(config).with_device(c.device);
     ocnn.fit(&p)?;
     let report = ocnn.report()?;
@@ -130,7 +133,7 @@ pub fn run(c: &ClusterArgs) -> anyhow::Result<()> {
     if let Some(dir) = &c.plots {
         neurobits::ocnn::plots(dir, &p, report, &c.input.display().to_string())?;
     }
-    eprintln!(
+    neurobits::noteln!(
         "{} points in {}-D, a = {:.17}: {} clusters ({} of more than one point) at threshold {} % -> {}",
         report.n,
         report.dim,

@@ -79,7 +79,7 @@ impl VariantArg {
 pub struct ImageArgs {
     /// Images: sklearn's digits CSV (`data/digits/digits.csv.gz`, fetched by `make setup`) or an
     /// IDX image file with its `labels-idx1` sibling.
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(short = 'i', long = "input", alias = "data"))]
     pub data: PathBuf,
     /// Training images per class (the first ones of each class in file order): the list trained
     /// on and judged for memorisation, and the readout's reference.
@@ -136,7 +136,7 @@ pub struct TrainConfig {
     #[cfg_attr(feature = "cli", arg(long))]
     pub json: Option<PathBuf>,
     /// Save the trained network here.
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(short, long))]
     pub out: Option<PathBuf>,
 }
 
@@ -330,7 +330,7 @@ fn print_quality(r: &TrainReport) -> Result<()> {
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct EvalConfig {
     /// A network saved by `cortical train --out`.
-    #[cfg_attr(feature = "cli", arg(long))]
+    #[cfg_attr(feature = "cli", arg(long = "model", alias = "net"))]
     pub net: PathBuf,
     /// The images and the lists taken from them (as for `cortical train`).
     #[cfg_attr(feature = "cli", command(flatten))]

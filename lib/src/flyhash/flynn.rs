@@ -50,19 +50,19 @@ pub struct FlynnConfig {
     #[cfg_attr(feature = "cli", arg(long, value_parser = crate::validate::positive))]
     pub test_limit: Option<usize>,
     /// Code length m (default 32·d).
-    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::validate::positive))]
+    #[cfg_attr(feature = "cli", arg(long = "code-bits", alias = "m", value_parser = crate::validate::positive))]
     pub m: Option<usize>,
     /// Ones per projection row s (default 5 % of d).
-    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::validate::positive))]
+    #[cfg_attr(feature = "cli", arg(long = "ones-per-row", alias = "s", value_parser = crate::validate::positive))]
     pub s: Option<usize>,
     /// Winners k (default m/250: FlyNN wants sparser codes than search; see the README).
-    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::validate::positive))]
+    #[cfg_attr(feature = "cli", arg(long = "winners", alias = "k", value_parser = crate::validate::positive))]
     pub k: Option<usize>,
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     /// Seed of the portable random streams (projection).
     pub seed: u64,
     /// FlyNN's decay γ in [0, 1]: a memory bit weighs γ^n after n training codes of its class.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.99, value_parser = crate::validate::unit_interval))]
+    #[cfg_attr(feature = "cli", arg(long = "decay", alias = "gamma", default_value_t = 0.99, value_parser = crate::validate::unit_interval))]
     pub gamma: f64,
     /// Where FlyNN runs: cpu, gpu, all (side by side, compared) or auto.
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = BenchDevice::Cpu))]

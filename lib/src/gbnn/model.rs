@@ -40,7 +40,11 @@ impl GbnnConfig {
     /// Checks every field (the core's limits on C and L included).
     pub fn validate(&self) -> Result<()> {
         if self.max_iter > crate::validate::MAX_ITER {
-            return Err(Error::config("max_iter", self.max_iter, format!("must be at most {}", crate::validate::MAX_ITER)));
+            return Err(Error::config(
+                "max_iter",
+                self.max_iter,
+                format!("must be at most {}", crate::validate::MAX_ITER),
+            ));
         }
         neurobits_core::gbnn::Geometry::new(self.clusters, self.neurons)?;
         Ok(())
@@ -106,11 +110,17 @@ impl Gbnn {
         self.config.validate()?;
         let (c, l) = (self.config.clusters, self.config.neurons);
         if messages.is_empty() || !messages.len().is_multiple_of(c) {
-            return Err(Error::input("the messages", format!("{} symbols is not a whole number of {c}-symbol messages", messages.len())));
+            return Err(Error::input(
+                "the messages",
+                format!("{} symbols is not a whole number of {c}-symbol messages", messages.len()),
+            ));
         }
         let syms = symbols(messages, c, l, false)?;
         if self.net.is_none() {
-            crate::io::memory::ensure_fits(&format!("W of {c}x{l} neurons"), super::geometry(c, l)?.weight_words() as u128 * 8)?;
+            crate::io::memory::ensure_fits(
+                &format!("W of {c}x{l} neurons"),
+                super::geometry(c, l)?.weight_words() as u128 * 8,
+            )?;
             self.net = Some(Network::new(c, l)?);
         }
         let net = self.net.as_mut().expect("made above");
@@ -126,7 +136,10 @@ impl Gbnn {
         let g = *net.geometry();
         if probes.is_empty() || !probes.len().is_multiple_of(g.clusters()) {
             let c = g.clusters();
-            return Err(Error::input("the probes", format!("{} symbols is not a whole number of {c}-symbol probes", probes.len())));
+            return Err(Error::input(
+                "the probes",
+                format!("{} symbols is not a whole number of {c}-symbol probes", probes.len()),
+            ));
         }
         let probes = symbols(probes, g.clusters(), g.neurons_per_cluster(), true)?;
         let params = Params { gamma: self.config.gamma, max_iter: self.config.max_iter };

@@ -82,7 +82,7 @@ pub fn decode(b: &[u8], name: &str, kind: &str) -> Result<Saved> {
     }
     let mut at = 8usize;
     let mut take = |n: usize| -> Result<(usize, &[u8])> {
-        let s = b.get(at..at.checked_add(n).unwrap_or(usize::MAX)).ok_or_else(|| {
+        let s = b.get(at..at.saturating_add(n)).ok_or_else(|| {
             bad(format!("truncated at {} bytes: the file says it is longer (an interrupted write?)", b.len()))
         })?;
         at += n;
