@@ -9,6 +9,8 @@ LLVM_SIZE = $(shell rustc +$(TOOLCHAIN) --print sysroot)/lib/rustlib/x86_64-unkn
 DEFMT_PRINT = $(shell command -v defmt-print || echo $(HOME)/.cargo/bin/defmt-print)
 QEMU_MCU := qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb -nographic -monitor none -serial none \
 	-semihosting-config enable=on,target=native -icount shift=0
+# One example per model (lib/examples/): fit, save, load, predict.
+EXAMPLES := gbnn_store_retrieve flyhash_index flynn_fit_predict ocnn_cluster cortical_fit_predict
 PTXAS = $(shell python3 -c "import nvidia.cuda_nvcc as m, os; print(os.path.join(list(m.__path__)[0], 'bin', 'ptxas'))" 2>/dev/null)
 
 .PHONY: peers completions fuzz setup demo test mcu-build mcu-test bench gpu-bundle gpu-test gpu-bench nccl-link clean
@@ -44,7 +46,7 @@ test: setup mcu-build
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
 	@# One example per model, each fitting, saving, loading and predicting (on the GPU too:
 	@# `-- gpu`). Release: FlyNN's runs on all of Fashion-MNIST.
-	for e in gbnn_store_retrieve flyhash_index flynn_fit_predict ocnn_cluster cortical_fit_predict; do \
+	for e in $(EXAMPLES); do \
 	  $(CARGO) run -q -p neurobits --release --example $$e -- cpu || exit 1; done
 	@# The library a user adds pulls in no CLI, plotting or progress crates, and builds without them.
 	! $(CARGO) tree -p neurobits -e normal --prefix none | grep -E '^(clap|clap_builder|plotters|indicatif) '
@@ -92,7 +94,9 @@ gpu-bundle: setup
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/$$t; done
 	for t in ocnn_gpu cortical_gpu; do cp $$($(CARGO) test --release --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable') and m['target']['name'] == sys.argv[1]]" $$t) .bundle/$$t; done
-	strip .bundle/*
+	$(CARGO) build -p neurobits --release --examples
+	mkdir -p .bundle/examples && for e in $(EXAMPLES); do cp target/release/examples/$$e .bundle/examples/; done
+	strip .bundle/* .bundle/examples/* 2>/dev/null || true
 	mkdir -p .bundle/data && cp -r data/fcps data/digits .bundle/data/
 	cp /usr/share/datasets/fashion-mnist/*-ubyte.gz .bundle/
 	cp Makefile .bundle/
@@ -114,6 +118,7 @@ gpu-test: nccl-link
 	.bundle/flyhash --ignored --nocapture --test-threads=1
 	cd .bundle && ./ocnn_gpu --ignored --nocapture --test-threads=1
 	cd .bundle && ./cortical_gpu --ignored --nocapture --test-threads=1
+	cd .bundle && for e in $(EXAMPLES); do ./examples/$$e gpu . || exit 1; done
 
 # On a machine with a CUDA GPU: the side-by-side tables of Scenarios 2 and 3.
 gpu-bench: nccl-link

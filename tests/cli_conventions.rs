@@ -13,7 +13,8 @@ use std::path::Path;
 const PENDING: &[(&str, &str, &str)] = &[];
 
 /// Short flags and the one long option each may stand for.
-const SHORTS: &[(char, &str)] = &[('i', "input"), ('o', "out"), ('q', "quiet"), ('h', "help"), ('V', "version")];
+const SHORTS: &[(char, &str)] =
+    &[('i', "input"), ('o', "out"), ('q', "quiet"), ('h', "help"), ('V', "version"), ('k', "neighbours")];
 
 fn built() -> clap::Command {
     let mut c = Cli::command();

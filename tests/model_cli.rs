@@ -80,7 +80,7 @@ fn flynn_fit_then_predict_equals_the_experiment() {
         "-o",
         &s("pred.npy"),
     ]);
-    let acc: f64 = out.trim().split_whitespace().nth(1).unwrap().parse().unwrap();
+    let acc: f64 = out.split_whitespace().nth(1).unwrap().parse().unwrap();
     assert_eq!(format!("{acc:.4}"), format!("{exp_acc:.4}"), "{out} vs {line}");
     assert!(acc > 0.5, "accuracy {acc}");
     // The predictions: an int64 NPY of one label per test vector, the same as the text output.

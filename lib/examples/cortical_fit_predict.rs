@@ -16,7 +16,13 @@ fn images(ds: &Dataset, ids: &[usize]) -> (Matrix, Vec<i64>) {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let device: Target = std::env::args().nth(1).unwrap_or_else(|| "cpu".into()).parse()?;
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/digits/digits.csv.gz");
+    let file = [
+        Path::new("data/digits/digits.csv.gz").to_path_buf(),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/digits/digits.csv.gz"),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
+    .unwrap_or_else(|| "data/digits/digits.csv.gz".into());
     let ds = Dataset::read(&file)?;
     let (train, test) = ds.split(1, 50);
     let ((x, y), (xt, yt)) = (images(&ds, &train), images(&ds, &test));

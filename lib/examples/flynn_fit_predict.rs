@@ -1,6 +1,6 @@
 //! FlyNN: fit a classifier, save it, load it, predict; on Fashion-MNIST when `make setup` has
-//! installed it (else on synthetic groups): `cargo run -p neurobits --release --example
-//! flynn_fit_predict -- [cpu|gpu|auto]`.
+//! installed it, or in the folder given second (else on synthetic groups): `cargo run -p
+//! neurobits --release --example flynn_fit_predict -- [cpu|gpu|auto] [FOLDER]`.
 
 use neurobits::device::Target;
 use neurobits::flyhash::classifier::{FlyNN, FlyNNConfig};
@@ -14,7 +14,8 @@ fn labels(m: &Matrix) -> Vec<i64> {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let device: Target = std::env::args().nth(1).unwrap_or_else(|| "cpu".into()).parse()?;
-    let dir = Path::new(FASHION_MNIST);
+    let dir = std::env::args().nth(2).unwrap_or_else(|| FASHION_MNIST.into());
+    let dir = Path::new(&dir);
     let ((x, y), (xt, yt)) = if dir.join("train-images-idx3-ubyte.gz").exists() {
         let f = |n: &str| read(&dir.join(n));
         (

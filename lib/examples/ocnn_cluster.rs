@@ -9,7 +9,13 @@ use std::path::Path;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let device: Target = std::env::args().nth(1).unwrap_or_else(|| "cpu".into()).parse()?;
-    let hepta = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/fcps/Hepta.data");
+    let hepta = [
+        Path::new("data/fcps/Hepta.data").to_path_buf(),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/fcps/Hepta.data"),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
+    .unwrap_or_else(|| "data/fcps/Hepta.data".into());
     let p = if hepta.exists() {
         points::load(&hepta)?
     } else {
