@@ -116,6 +116,15 @@ pub fn column_step(col: Column<'_>, hc: u64, x: &Input, ctx: &StepCtx) -> i32 {
     w as i32
 }
 
+/// Bottom hypercolumn `j`'s input from the bottom words `x`.
+#[inline(always)]
+pub fn bottom_input(geo: &Geometry, x: &[u64], j: usize) -> Input {
+    let nw = geo.input_words();
+    let mut xin = [0u64; 4];
+    xin[..nw].copy_from_slice(&x[j * nw..(j + 1) * nw]);
+    xin
+}
+
 /// The input of a hypercolumn above the bottom: child `2j`'s winner at bit `w`, child `2j+1`'s
 /// at bit `M + w` (silent children give no bit).
 ///

@@ -43,11 +43,12 @@ pub mod rng;
 pub mod rules;
 mod train;
 
+pub use column::bottom_input;
 pub use column::{
     bit, column_step, minicolumn_key, nearest_feature, parent_input, settle, tally_inputs, Column, Input, StepCtx,
 };
 pub use fixed::FixedNetwork;
 pub use geometry::{Geometry, MAX_LEVELS};
-pub use network::{bottom_input, init_column, Net, Schedule};
+pub use network::{init_column, Net, Schedule};
 pub use part::{Part, Span};
 pub use train::{evaluate, train, CpuLearner, Learner, Protocol};

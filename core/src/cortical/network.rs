@@ -1,7 +1,7 @@
 //! A whole network's state over borrowed slices (heap-backed on the host, arrays in
 //! [`super::FixedNetwork`] on the firmware) and the level schedules of D-11.
 
-use super::column::{column_step, nearest_feature, Column, Input, StepCtx};
+use super::column::{column_step, nearest_feature, Column, StepCtx};
 use super::geometry::Geometry;
 use super::part::Part;
 use super::rng::{key, INIT};
@@ -139,13 +139,4 @@ pub fn init_column(w: &mut [u16], init_key: u64, hc: u64, m: usize, n_in: usize)
             w[i * m + mm] = initial_weight(init_key, hc, m, mm, i);
         }
     }
-}
-
-/// Bottom hypercolumn `j`'s input from the bottom words `x`.
-#[inline(always)]
-pub fn bottom_input(geo: &Geometry, x: &[u64], j: usize) -> Input {
-    let nw = geo.input_words();
-    let mut xin = [0u64; 4];
-    xin[..nw].copy_from_slice(&x[j * nw..(j + 1) * nw]);
-    xin
 }

@@ -4,9 +4,8 @@
 //! below its first (`out`). The whole network is the one part whose slots are the hypercolumn ids,
 //! so the CPU loop, the rayon step and the GPU's per-level launches all walk spans.
 
-use super::column::{parent_input, Input};
+use super::column::{bottom_input, parent_input, Input};
 use super::geometry::{Geometry, MAX_LEVELS};
-use super::network::bottom_input;
 use crate::Error;
 
 /// Hypercolumns `first … first + count − 1` of level `level` on one worker.

@@ -3,6 +3,8 @@
 
 #[cfg(feature = "cli")]
 pub mod bench;
+#[cfg(feature = "cli")]
+mod bench_config;
 pub mod classifier;
 #[cfg(feature = "cli")]
 pub mod commands;

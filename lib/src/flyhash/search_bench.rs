@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::time::Instant;
 
-use super::bench::FlyBenchConfig;
+use super::bench_config::FlyBenchConfig;
 use crate::progress::stages;
 
 /// Code length and ones per code: the Fashion-MNIST configuration's codes.

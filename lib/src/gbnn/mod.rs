@@ -5,6 +5,8 @@
 pub mod backend;
 #[cfg(feature = "cli")]
 pub mod bench;
+#[cfg(feature = "cli")]
+mod bench_config;
 pub mod dense;
 #[cfg(feature = "cli")]
 pub mod experiment;
