@@ -1,0 +1,77 @@
+//! The iteration loop shared by the dense and sparse OCNN runs on the GPU.
+
+use cudarc::driver::CudaSlice;
+use neurobits_core::ocnn::{initial_state, SyncMode};
+use std::time::Instant;
+
+use crate::launch::KernelTimer;
+use crate::{Gpu, GpuError};
+
+use super::{GpuReal, OcnnRun};
+
+type Run<T> = (u64, u32, u32, SyncMode<T>);
+
+/// The iteration loop shared by the dense and sparse runs: transfer, `step`, then per observed
+/// iteration the phase bits (every 64 iterations `flush`) or `frag`; returns the final state and
+/// the `slots` hit counts (on the device).
+#[allow(clippy::type_complexity)]
+pub(super) fn iterate<T: GpuReal>(
+    g: &Gpu,
+    n: u32,
+    slots: usize,
+    (seed, transient, iters, mode): Run<T>,
+    mut step: impl FnMut(&mut KernelTimer, &CudaSlice<T>, &mut CudaSlice<T>) -> Result<(), GpuError>,
+    mut flush: impl FnMut(&mut KernelTimer, u32, &CudaSlice<u64>, &mut CudaSlice<u32>) -> Result<(), GpuError>,
+    mut frag: impl FnMut(&mut KernelTimer, T, &CudaSlice<T>, &mut CudaSlice<u32>) -> Result<(), GpuError>,
+) -> Result<Iterated<T>, GpuError> {
+    let start = Instant::now();
+    let st = &g.stream;
+    let x0: Vec<T> = (0..n as u64).map(|i| initial_state(seed, i)).collect();
+    let mut x = st.clone_htod(&x0)?;
+    let mut next = st.alloc_zeros::<T>(n as usize)?;
+    let mut f = st.alloc_zeros::<T>(n as usize)?;
+    let mut words = st.alloc_zeros::<u64>(n as usize)?;
+    let mut hits = st.alloc_zeros::<u32>(slots.max(1))?;
+    let mut t = KernelTimer::default();
+    for it in 0..transient + iters {
+        // SAFETY: x and f hold n values.
+        unsafe { T::transfer(g, &mut t, n, &x, &mut f)? };
+        step(&mut t, &f, &mut next)?;
+        if it >= transient {
+            let o = it - transient;
+            match mode {
+                SyncMode::Phase => {
+                    // SAFETY: x, next and words hold n values.
+                    unsafe { T::phase_bits(g, &mut t, n, o % 64, &x, &next, &mut words)? };
+                    if o % 64 == 63 || o + 1 == iters {
+                        flush(&mut t, o % 64 + 1, &words, &mut hits)?;
+                    }
+                }
+                SyncMode::Fragmentary(eps) => frag(&mut t, eps, &next, &mut hits)?,
+            }
+        }
+        std::mem::swap(&mut x, &mut next);
+    }
+    let state = st.clone_dtoh(&x)?;
+    let kernel_ms = t.total_ms()?;
+    Ok(Iterated { state, hits, slots, kernel_ms, start })
+}
+
+/// What [`iterate`] leaves: the final state, the hit counts still on the device.
+pub(super) struct Iterated<T> {
+    pub(super) state: Vec<T>,
+    pub(super) hits: CudaSlice<u32>,
+    pub(super) slots: usize,
+    pub(super) kernel_ms: f64,
+    pub(super) start: Instant,
+}
+
+impl<T> Iterated<T> {
+    /// The hits downloaded: the run's outcome.
+    pub(super) fn download(self, g: &Gpu) -> Result<OcnnRun<T>, GpuError> {
+        let mut hits = g.stream.clone_dtoh(&self.hits)?;
+        hits.truncate(self.slots);
+        let total_ms = self.start.elapsed().as_secs_f64() * 1e3;
+        Ok(OcnnRun { state: self.state, hits, kernel_ms: self.kernel_ms, total_ms })
+    }
+}

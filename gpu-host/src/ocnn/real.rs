@@ -1,0 +1,274 @@
+//! The working types the OCNN kernels exist for (`f32`, `f64`): one launch method per kernel
+//! family, written once by a macro over the two types' argument structs.
+
+use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
+use neurobits_core::ocnn::kernels as k;
+use neurobits_core::ocnn::Real;
+
+use crate::launch::{launch, rd, wr, KernelTimer};
+use crate::{Gpu, GpuError};
+
+use super::{Decomposition, RowLayout, RowsDev, RowsParts, SparseDev};
+
+/// A working type the kernels exist for (`f32`, `f64`).
+pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin {
+    /// Launches `f = transfer(x)`.
+    ///
+    /// # Safety
+    /// `x` and `f` hold `n` values on `gpu`'s stream.
+    unsafe fn transfer(
+        gpu: &Gpu,
+        t: &mut KernelTimer,
+        n: u32,
+        x: &CudaSlice<Self>,
+        f: &mut CudaSlice<Self>,
+    ) -> Result<(), GpuError>;
+    /// Launches one update with decomposition `d` (`partial`: `32·n` scratch for Y-threads).
+    ///
+    /// # Safety
+    /// `j` holds `n²` weights, `partial` `32·n` values, the others `n` values, on `gpu`'s stream.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn step(
+        gpu: &Gpu,
+        t: &mut KernelTimer,
+        d: Decomposition,
+        n: u32,
+        j: &CudaSlice<Self>,
+        norm: &CudaSlice<Self>,
+        f: &CudaSlice<Self>,
+        partial: &mut CudaSlice<Self>,
+        next: &mut CudaSlice<Self>,
+    ) -> Result<(), GpuError>;
+    /// Launches the phase bits of one iteration.
+    ///
+    /// # Safety
+    /// `before`, `now`, `words` hold `n` elements.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn phase_bits(
+        gpu: &Gpu,
+        t: &mut KernelTimer,
+        n: u32,
+        bit: u32,
+        before: &CudaSlice<Self>,
+        now: &CudaSlice<Self>,
+        words: &mut CudaSlice<u64>,
+    ) -> Result<(), GpuError>;
+    /// Launches one iteration of fragmentary counts.
+    ///
+    /// # Safety
+    /// `x` holds `n` values, `hits` `n²` counts.
+    unsafe fn fragmentary(
+        gpu: &Gpu,
+        t: &mut KernelTimer,
+        n: u32,
+        eps: Self,
+        x: &CudaSlice<Self>,
+        hits: &mut CudaSlice<u32>,
+    ) -> Result<(), GpuError>;
+    /// One update over rows of weights (a warp per neuron), laid out as `layout` says.
+    ///
+    /// # Safety
+    /// `c` holds `c.n` rows of that layout (checked where it was uploaded); `f` and `next` hold
+    /// `c.n` values.
+    unsafe fn step_rows(
+        gpu: &Gpu,
+        t: &mut KernelTimer,
+        layout: RowLayout,
+        c: &RowsDev<Self>,
+        f: &CudaSlice<Self>,
+        next: &mut CudaSlice<Self>,
+    ) -> Result<(), GpuError>;
+    /// Builds the lane rows of the dense `j` on the device (see [`OcnnGpu::with_lane_rows_built`]).
+    ///
+    /// # Safety
+    /// `j` holds `n²` weights on `gpu`'s stream.
+    unsafe fn build_lane_rows(gpu: &Gpu, n: u32, j: &CudaSlice<Self>) -> Result<RowsParts<Self>, GpuError>;
+    /// One iteration of fragmentary synchronization on the coupled pairs.
+    ///
+    /// # Safety
+    /// `x` holds `c.n` values and `hits` `c`'s slots.
+    unsafe fn fragmentary_sparse(
+        gpu: &Gpu,
+        t: &mut KernelTimer,
+        c: &SparseDev<Self>,
+        eps: Self,
+        x: &CudaSlice<Self>,
+        hits: &mut CudaSlice<u32>,
+    ) -> Result<(), GpuError>;
+}
+
+macro_rules! gpu_real {
+    ($t:ty, $Transfer:ident, $Step:ident, $Per:ident, $Lanes:ident, $Combine:ident, $Bits:ident, $Frag:ident,
+     $StepSparse:ident, $FragSparse:ident, $StepLaneRows:ident, $Width:ident, $Fill:ident) => {
+        impl GpuReal for $t {
+            unsafe fn build_lane_rows(gpu: &Gpu, n: u32, j: &CudaSlice<Self>) -> Result<RowsParts<Self>, GpuError> {
+                let mut t = KernelTimer::default();
+                let threads = n as u64 * 32;
+                let mut width = gpu.stream.alloc_zeros::<u32>(n as usize)?;
+                let args = k::$Width { n, j: rd(gpu, j), width: wr(gpu, &mut width) };
+                // SAFETY: `j` holds n² weights, `width` n; a warp per row.
+                unsafe { launch(gpu, &mut t, threads, args) }?;
+                let mut ptr = Vec::with_capacity(n as usize + 1);
+                ptr.push(0u64);
+                for w in gpu.stream.clone_dtoh(&width)? {
+                    ptr.push(ptr[ptr.len() - 1] + 32 * w as u64);
+                }
+                let total = ptr[n as usize];
+                gpu.ensure_fits(total * (4 + core::mem::size_of::<Self>() as u64) + ptr.len() as u64 * 8)?;
+                let ptr = gpu.stream.clone_htod(&ptr)?;
+                let (mut cols, mut vals) =
+                    (gpu.stream.alloc_zeros::<u32>(total as usize)?, gpu.stream.alloc_zeros::<Self>(total as usize)?);
+                let args = k::$Fill {
+                    n,
+                    j: rd(gpu, j),
+                    ptr: rd(gpu, &ptr),
+                    cols: wr(gpu, &mut cols),
+                    vals: wr(gpu, &mut vals),
+                };
+                // SAFETY: the rows from the widths hold every lane's nonzero weights; a warp per row.
+                unsafe { launch(gpu, &mut t, threads, args) }?;
+                Ok((ptr, cols, vals))
+            }
+            unsafe fn step_rows(
+                gpu: &Gpu,
+                t: &mut KernelTimer,
+                layout: RowLayout,
+                c: &RowsDev<Self>,
+                f: &CudaSlice<Self>,
+                next: &mut CudaSlice<Self>,
+            ) -> Result<(), GpuError> {
+                // The two kernels take the same arguments.
+                macro_rules! args {
+                    ($S:ident) => {
+                        k::$S {
+                            n: c.n,
+                            ptr: rd(gpu, &c.ptr),
+                            cols: rd(gpu, &c.cols),
+                            vals: rd(gpu, &c.vals),
+                            norm: rd(gpu, &c.norm),
+                            f: rd(gpu, f),
+                            next: wr(gpu, next),
+                        }
+                    };
+                }
+                let threads = c.n as u64 * 32;
+                match layout {
+                    RowLayout::Columns => unsafe { launch(gpu, t, threads, args!($StepSparse)) },
+                    RowLayout::Lanes => unsafe { launch(gpu, t, threads, args!($StepLaneRows)) },
+                }
+            }
+            unsafe fn fragmentary_sparse(
+                gpu: &Gpu,
+                t: &mut KernelTimer,
+                c: &SparseDev<Self>,
+                eps: Self,
+                x: &CudaSlice<Self>,
+                hits: &mut CudaSlice<u32>,
+            ) -> Result<(), GpuError> {
+                let a = k::$FragSparse {
+                    n: c.rows.n,
+                    eps,
+                    ptr: rd(gpu, &c.rows.ptr),
+                    upper: rd(gpu, &c.upper),
+                    hit_ptr: rd(gpu, &c.hit_ptr),
+                    cols: rd(gpu, &c.rows.cols),
+                    x: rd(gpu, x),
+                    hits: wr(gpu, hits),
+                };
+                unsafe { launch(gpu, t, c.rows.n as u64, a) }
+            }
+            unsafe fn transfer(
+                gpu: &Gpu,
+                t: &mut KernelTimer,
+                n: u32,
+                x: &CudaSlice<Self>,
+                f: &mut CudaSlice<Self>,
+            ) -> Result<(), GpuError> {
+                unsafe { launch(gpu, t, n as u64, k::$Transfer { n, x: rd(gpu, x), f: wr(gpu, f) }) }
+            }
+            unsafe fn step(
+                gpu: &Gpu,
+                t: &mut KernelTimer,
+                d: Decomposition,
+                n: u32,
+                j: &CudaSlice<Self>,
+                norm: &CudaSlice<Self>,
+                f: &CudaSlice<Self>,
+                partial: &mut CudaSlice<Self>,
+                next: &mut CudaSlice<Self>,
+            ) -> Result<(), GpuError> {
+                let (jp, normp, fp) = (rd(gpu, j), rd(gpu, norm), rd(gpu, f));
+                match d {
+                    Decomposition::XThreads => {
+                        let a = k::$Step { n, j: jp, norm: normp, f: fp, next: wr(gpu, next) };
+                        unsafe { launch(gpu, t, n as u64 * 32, a) }
+                    }
+                    Decomposition::ThreadPerNeuron => {
+                        let a = k::$Per { n, j: jp, norm: normp, f: fp, next: wr(gpu, next) };
+                        unsafe { launch(gpu, t, n as u64, a) }
+                    }
+                    Decomposition::YThreads => {
+                        let a = k::$Lanes { n, j: jp, f: fp, partial: wr(gpu, partial) };
+                        unsafe { launch(gpu, t, n as u64 * 8, a)? };
+                        let a = k::$Combine { n, partial: rd(gpu, partial), norm: normp, next: wr(gpu, next) };
+                        unsafe { launch(gpu, t, n as u64, a) }
+                    }
+                    Decomposition::LaneRows => Err(GpuError::Input("lane rows need with_lane_rows_built".into())),
+                }
+            }
+            unsafe fn phase_bits(
+                gpu: &Gpu,
+                t: &mut KernelTimer,
+                n: u32,
+                bit: u32,
+                before: &CudaSlice<Self>,
+                now: &CudaSlice<Self>,
+                words: &mut CudaSlice<u64>,
+            ) -> Result<(), GpuError> {
+                let a = k::$Bits { n, bit, before: rd(gpu, before), now: rd(gpu, now), words: wr(gpu, words) };
+                unsafe { launch(gpu, t, n as u64, a) }
+            }
+            unsafe fn fragmentary(
+                gpu: &Gpu,
+                t: &mut KernelTimer,
+                n: u32,
+                eps: Self,
+                x: &CudaSlice<Self>,
+                hits: &mut CudaSlice<u32>,
+            ) -> Result<(), GpuError> {
+                let a = k::$Frag { n, eps, x: rd(gpu, x), hits: wr(gpu, hits) };
+                unsafe { launch(gpu, t, n as u64 * n as u64, a) }
+            }
+        }
+    };
+}
+gpu_real!(
+    f32,
+    TransferF32,
+    StepF32,
+    StepPerNeuronF32,
+    LanesYF32,
+    CombineYF32,
+    PhaseBitsF32,
+    FragmentaryHitsF32,
+    StepSparseF32,
+    SparseFragmentaryHitsF32,
+    StepLaneRowsF32,
+    LaneWidthF32,
+    LaneFillF32
+);
+gpu_real!(
+    f64,
+    TransferF64,
+    StepF64,
+    StepPerNeuronF64,
+    LanesYF64,
+    CombineYF64,
+    PhaseBitsF64,
+    FragmentaryHitsF64,
+    StepSparseF64,
+    SparseFragmentaryHitsF64,
+    StepLaneRowsF64,
+    LaneWidthF64,
+    LaneFillF64
+);
