@@ -78,7 +78,7 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin {
         f: &CudaSlice<Self>,
         next: &mut CudaSlice<Self>,
     ) -> Result<(), GpuError>;
-    /// Builds the lane rows of the dense `j` on the device (see [`OcnnGpu::with_lane_rows_built`]).
+    /// Builds the lane rows of the dense `j` on the device (see [`super::OcnnGpu::with_lane_rows_built`]).
     ///
     /// # Safety
     /// `j` holds `n²` weights on `gpu`'s stream.

@@ -79,7 +79,7 @@ impl Gpu {
 }
 
 impl<T: GpuReal> OcnnSparseGpu<'_, T> {
-    /// As [`OcnnGpu::run`] on the sparse coupling: `hits` has one count per coupled pair, in
+    /// As [`super::OcnnGpu::run`] on the sparse coupling: `hits` has one count per coupled pair, in
     /// slot order.
     pub fn run(&self, seed: u64, transient: u32, iters: u32, mode: SyncMode<T>) -> Result<OcnnRun<T>, GpuError> {
         let (g, c) = (self.gpu, &self.c);
