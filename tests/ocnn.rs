@@ -56,7 +56,7 @@ fn lsun_scale_from_the_delaunay_triangulation() {
     let p = points::load(&path).unwrap().skip(3);
     let a = ocnn::scale::scale(&p).unwrap();
     // scipy/Qhull with `Qbb Qc Qz Q12` gives 0.21925040730964698; Lsun's grid-like points have
-    // several Delaunay triangulations, and the qhull crate's lifting picks another (README).
+    // several Delaunay triangulations, and the qhull crate's lifting picks another (docs/manual/src/ocnn.md).
     assert!((a - 0.21925040730964698).abs() / 0.21925 < 0.01, "a = {a:.17}");
     // Unchanged by a uniform rescaling of the data, up to rounding.
     let scaled = points::Points { coords: p.coords.iter().map(|c| c * 20.0).collect(), ..p.clone() };

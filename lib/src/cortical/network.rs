@@ -94,7 +94,7 @@ impl Network {
         crate::io::hex(&digest::weights_sha256(&self.geo, &self.w))
     }
 
-    /// The network file's bytes (see the README's "File formats"): magic `NBCORT1\0`, then
+    /// The network file's bytes (see the manual's "File formats", docs/manual/src/cli.md): magic `NBCORT1\0`, then
     /// little-endian `u32` levels, `u32` M, `u64` seed, `u64` t, the weights (`u16`,
     /// `[hc][i][m]`), the counters (`u32`) and the random-firing flags (`u8`). `Ω` is recomputed
     /// on load.

@@ -55,7 +55,7 @@ pub struct FlynnConfig {
     /// Ones per projection row s (default 5 % of d).
     #[cfg_attr(feature = "cli", arg(long = "ones-per-row", alias = "s", value_parser = crate::validate::positive))]
     pub s: Option<usize>,
-    /// Winners k (default m/250: FlyNN wants sparser codes than search; see the README).
+    /// Winners k (default m/250: FlyNN wants sparser codes than search; see the manual, docs/manual/src/flyhash.md).
     #[cfg_attr(feature = "cli", arg(long = "winners", alias = "k", value_parser = crate::validate::positive))]
     pub k: Option<usize>,
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]

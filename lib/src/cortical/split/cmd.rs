@@ -46,7 +46,7 @@ pub struct ProfileConfig {
     pub brute_force: bool,
     /// Plans to try for a few steps before choosing: the best predicted for each number of CPU
     /// top levels, at most this many. Default 1, the model's choice alone: on 2 H200s at
-    /// 2^14 - 1 hypercolumns, 8 such trials did not find the faster GPU-only plans (README).
+    /// 2^14 - 1 hypercolumns, 8 such trials did not find the faster GPU-only plans (docs/manual/src/cortical.md).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1, value_parser = crate::validate::positive))]
     pub trials: usize,
     /// Timed steps per trial (after 3 warm ones).
