@@ -315,3 +315,47 @@ pub enum BenchDevice {
     /// The GPU if present, else the CPU.
     Auto,
 }
+
+/// A model's opened device, kept between calls: the first `predict` on a GPU opens it (context,
+/// PTX) and later calls reuse it, as a resident handle should. Changing the model's
+/// [`Target`] opens the new one on the next call. A clone starts empty (it opens its own).
+#[derive(Default)]
+pub struct DeviceCache(std::sync::Mutex<Option<(Target, std::sync::Arc<Device>)>>);
+
+impl DeviceCache {
+    /// The device for `target`, opened now or kept from an earlier call.
+    pub fn get(&self, target: Target) -> crate::Result<std::sync::Arc<Device>> {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((t, d)) = slot.as_ref() {
+            if *t == target {
+                return Ok(d.clone());
+            }
+        }
+        let d = std::sync::Arc::new(Device::open_target(target)?);
+        *slot = Some((target, d.clone()));
+        Ok(d)
+    }
+}
+
+impl Clone for DeviceCache {
+    fn clone(&self) -> Self {
+        DeviceCache::default()
+    }
+}
+
+impl std::fmt::Debug for DeviceCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DeviceCache")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Models hold a `DeviceCache`; Python and threads need them `Send + Sync`.
+    #[test]
+    fn devices_are_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<super::Device>();
+        check::<super::DeviceCache>();
+    }
+}

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::data::{pixels, Dataset};
 use super::{cpu, quality, Config, Network, Prepared};
-use crate::device::{Device, Target};
+use crate::device::{DeviceCache, Target};
 use crate::error::{Error, Result};
 use crate::flyhash::data::Matrix;
 use crate::io::model_file::{self, Payload, Reader, Saved};
@@ -37,6 +37,7 @@ pub struct Cortical {
     pub config: Config,
     /// Where training runs (features and the readout on the CPU).
     pub device: Target,
+    opened: DeviceCache,
     fitted: Option<Fitted>,
 }
 
@@ -51,7 +52,7 @@ struct Fitted {
 impl Cortical {
     /// An untrained network training on the CPU.
     pub fn new(config: Config) -> Self {
-        Cortical { config, device: Target::CPU, fitted: None }
+        Cortical { config, device: Target::CPU, opened: DeviceCache::default(), fitted: None }
     }
 
     /// The same, training on `device`.
@@ -94,7 +95,7 @@ impl Cortical {
             Target::Cpu { threads: Some(1) } => cpu::Threads::Single,
             _ => cpu::Threads::Rayon,
         };
-        let device = Device::open_target(self.device)?;
+        let device = self.opened.get(self.device)?;
         let (mut net, _) = device.run(
             |g| super::gpu::train_gpu(g, &p, c, c.variant.for_schedule(c.schedule)),
             |cpu| cpu.install(|| super::train_cpu(&p, c, threads)),
@@ -175,6 +176,7 @@ impl Model for Cortical {
         Ok(Cortical {
             config: head.config,
             device: Target::CPU,
+            opened: DeviceCache::default(),
             fitted: Some(Fitted { net, side: head.side, features, labels }),
         })
     }

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::data::Matrix;
 use super::flynn;
 use super::model::{FlyHash, FlyHashConfig, SavedHasher};
-use crate::device::Target;
+use crate::device::{DeviceCache, Target};
 use crate::error::{Error, Result};
 use crate::io::model_file::{self, Payload, Reader, Saved};
 use crate::model::Model;
@@ -68,6 +68,7 @@ pub struct FlyNN {
     pub config: FlyNNConfig,
     /// Where hashing runs.
     pub device: Target,
+    opened: DeviceCache,
     fitted: Option<Fitted>,
 }
 
@@ -83,7 +84,7 @@ struct Fitted {
 impl FlyNN {
     /// An unfitted classifier hashing on the CPU.
     pub fn new(config: FlyNNConfig) -> Self {
-        FlyNN { config, device: Target::CPU, fitted: None }
+        FlyNN { config, device: Target::CPU, opened: DeviceCache::default(), fitted: None }
     }
 
     /// The same, hashing on `device`.
@@ -124,11 +125,10 @@ impl FlyNN {
             hasher.fit_params(self.config.hash.params_with(x.cols, |m| m / 250)?)?;
             self.fitted = Some(Fitted { hasher, classes: Vec::new(), counts: Vec::new() });
         }
-        let device = self.device;
+        let device = self.opened.get(self.device)?;
         let f = self.fitted.as_mut().expect("fitted above");
-        f.hasher.device = device;
         let m = f.hasher.params()?.m as usize;
-        let codes = f.hasher.transform(x)?;
+        let codes = f.hasher.transform_on(&device, x)?;
         // New classes join in sorted order, their memories empty.
         let mut classes = f.classes.clone();
         classes.extend_from_slice(y);
@@ -202,9 +202,7 @@ impl FlyNN {
     }
 
     fn hash(&self, x: &Matrix) -> Result<Vec<u64>> {
-        let mut h = self.fitted()?.hasher.clone();
-        h.device = self.device;
-        h.transform(x)
+        self.fitted()?.hasher.transform_on(&*self.opened.get(self.device)?, x)
     }
 }
 
@@ -248,6 +246,7 @@ impl Model for FlyNN {
         Ok(FlyNN {
             config: head.config,
             device: Target::CPU,
+            opened: DeviceCache::default(),
             fitted: Some(Fitted { hasher, classes: head.classes, counts }),
         })
     }

@@ -25,7 +25,7 @@ use std::path::Path;
 
 use super::data::Matrix;
 use super::model::{FlyHash, FlyHashConfig, SavedHasher};
-use crate::device::{Device, Target};
+use crate::device::Target;
 use crate::error::{Error, Result};
 use crate::io::model_file;
 use crate::model::Model;
@@ -142,7 +142,7 @@ impl FlyIndex {
         let nq = q.len() / words;
         let r = k.min(self.len());
         crate::io::memory::ensure_fits("the search results", nq as u128 * k as u128 * 12)?;
-        let device = Device::open_target(self.hasher.device)?;
+        let device = self.hasher.opened.get(self.hasher.device)?;
         let hits = if r == 0 {
             vec![Vec::new(); nq]
         } else {

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cpu::{self, Wta};
 use super::data::Matrix;
-use crate::device::{Device, Target};
+use crate::device::{Device, DeviceCache, Target};
 use crate::error::{Error, Result};
 use crate::io::memory::ensure_fits;
 use crate::io::model_file::Saved;
@@ -89,6 +89,7 @@ pub struct FlyHash {
     pub config: FlyHashConfig,
     /// Where `transform` computes.
     pub device: Target,
+    pub(crate) opened: DeviceCache,
     fitted: Option<Fitted>,
 }
 
@@ -101,7 +102,7 @@ struct Fitted {
 impl FlyHash {
     /// An unfitted FlyHash computing on the CPU.
     pub fn new(config: FlyHashConfig) -> Self {
-        FlyHash { config, device: Target::CPU, fitted: None }
+        FlyHash { config, device: Target::CPU, opened: DeviceCache::default(), fitted: None }
     }
 
     /// The same, computing on `device`.
@@ -139,11 +140,15 @@ impl FlyHash {
 
     /// Codes of every row of `x`: `rows · ⌈m/64⌉` words, bit `i` of a code in word `i / 64`.
     pub fn transform(&self, x: &Matrix) -> Result<Vec<Word>> {
+        self.transform_on(&*self.opened.get(self.device)?, x)
+    }
+
+    /// [`FlyHash::transform`] on an opened device (FlyNN and the index keep their own).
+    pub(crate) fn transform_on(&self, device: &Device, x: &Matrix) -> Result<Vec<Word>> {
         let f = self.fitted()?;
         check_features("the vectors", x.rows, x.cols, f.params.d as usize)?;
         x.check_finite("the vectors")?;
-        let device = Device::open_target(self.device)?;
-        Ok(hash_matrix(&f.params, &f.projection, x, self.config.wta, &device)?)
+        Ok(hash_matrix(&f.params, &f.projection, x, self.config.wta, device)?)
     }
 }
 

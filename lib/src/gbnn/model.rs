@@ -8,7 +8,7 @@ use neurobits_core::Word;
 use serde::{Deserialize, Serialize};
 
 use super::RuleArg;
-use crate::device::{Device, Target};
+use crate::device::{DeviceCache, Target};
 use crate::error::{Error, Result};
 use crate::io::model_file::{self, Saved};
 use crate::io::netfile;
@@ -79,13 +79,14 @@ pub struct Gbnn {
     pub config: GbnnConfig,
     /// Where retrieval runs.
     pub device: Target,
+    opened: DeviceCache,
     net: Option<Network>,
 }
 
 impl Gbnn {
     /// An empty memory retrieving on the CPU.
     pub fn new(config: GbnnConfig) -> Self {
-        Gbnn { config, device: Target::CPU, net: None }
+        Gbnn { config, device: Target::CPU, opened: DeviceCache::default(), net: None }
     }
 
     /// The same, retrieving on `device`.
@@ -143,7 +144,7 @@ impl Gbnn {
         }
         let probes = symbols(probes, g.clusters(), g.neurons_per_cluster(), true)?;
         let params = Params { gamma: self.config.gamma, max_iter: self.config.max_iter };
-        let device = Device::open_target(self.device)?;
+        let device = self.opened.get(self.device)?;
         let batch = device.gbnn(net)?.retrieve(&probes, self.config.rule.into(), &params)?;
         let symbols = batch
             .states
@@ -185,7 +186,7 @@ impl Model for Gbnn {
         if (g.clusters(), g.neurons_per_cluster()) != (config.clusters, config.neurons) {
             return Err(Error::input(name, "the network's size differs from its configuration (a corrupted file?)"));
         }
-        Ok(Gbnn { config, device: Target::CPU, net: Some(net) })
+        Ok(Gbnn { config, device: Target::CPU, opened: DeviceCache::default(), net: Some(net) })
     }
 
     fn from_bytes(b: &[u8], name: &str) -> Result<Self> {
@@ -194,7 +195,7 @@ impl Model for Gbnn {
             let net = netfile::decode(b, b.len() as u64, name)?;
             let g = *net.geometry();
             let config = GbnnConfig { clusters: g.clusters(), neurons: g.neurons_per_cluster(), ..Default::default() };
-            return Ok(Gbnn { config, device: Target::CPU, net: Some(net) });
+            return Ok(Gbnn { config, device: Target::CPU, opened: DeviceCache::default(), net: Some(net) });
         }
         let saved = model_file::decode(b, name, Self::KIND)?;
         if saved.end != b.len() {

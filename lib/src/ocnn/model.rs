@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::points::Points;
 use super::{Config, Report};
-use crate::device::{Device, Target};
+use crate::device::{DeviceCache, Target};
 use crate::error::{Error, Result};
 use crate::io::model_file::{self, Payload, Reader, Saved};
 use crate::model::Model;
@@ -31,13 +31,14 @@ pub struct Ocnn {
     pub config: Config,
     /// Where the dynamics and synchronization run.
     pub device: Target,
+    opened: DeviceCache,
     report: Option<Report>,
 }
 
 impl Ocnn {
     /// An unfitted clusterer computing on the CPU.
     pub fn new(config: Config) -> Self {
-        Ocnn { config, device: Target::CPU, report: None }
+        Ocnn { config, device: Target::CPU, opened: DeviceCache::default(), report: None }
     }
 
     /// The same, computing on `device`.
@@ -58,7 +59,7 @@ impl Ocnn {
         if let Some(v) = p.coords.iter().find(|v| !v.is_finite()) {
             return Err(Error::input("the points", format!("{v} is not a finite coordinate")));
         }
-        let device = Device::open_target(self.device)?;
+        let device = self.opened.get(self.device)?;
         let c = &self.config;
         let report = device.run(|g| super::cluster(p, c, Some(g)), |cpu| cpu.install(|| super::cluster(p, c, None)))?;
         self.report = Some(report);
@@ -109,6 +110,6 @@ impl Model for Ocnn {
                 format!("{} labels for {} points (a corrupted file?)", report.labels.len(), report.n),
             ));
         }
-        Ok(Ocnn { config, device: Target::CPU, report: Some(report) })
+        Ok(Ocnn { config, device: Target::CPU, opened: DeviceCache::default(), report: Some(report) })
     }
 }
