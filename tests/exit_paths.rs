@@ -1,0 +1,88 @@
+//! Every exit path (issue 31): bad input is exit code 2, a runtime or I/O failure 1, a bug 101;
+//! each is exactly one line on standard error naming the file or option and the value seen,
+//! never a panic message.
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+use std::process::{Command, Output, Stdio};
+
+fn nb() -> Command {
+    let mut c = Command::new(assert_cmd::cargo::cargo_bin("neurobits"));
+    c.stdin(Stdio::null());
+    c
+}
+
+/// Exit `code`, exactly one `error:` line holding every needle, no panic text.
+fn one_line(o: &Output, code: i32, needles: &[&str]) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(code), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "'{n}' not in {err}");
+    }
+}
+
+fn full() -> std::fs::File {
+    std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap()
+}
+
+#[test]
+fn help_and_version_to_a_full_device_exit_1() {
+    for arg in ["--help", "--version", "help"] {
+        let o = nb().arg(arg).stdout(full()).output().unwrap();
+        one_line(&o, 1, &["standard output", "No space left"]);
+    }
+    // Still 0 when the write works.
+    assert!(nb().arg("--help").output().unwrap().status.success());
+}
+
+#[test]
+fn a_panic_is_one_line_and_exit_101() {
+    let o = nb().arg("--help").env("NEUROBITS_TEST_PANIC", "1").output().unwrap();
+    one_line(&o, 101, &["internal error (a bug)", "NEUROBITS_TEST_PANIC", "src/main.rs:"]);
+}
+
+#[test]
+fn a_missing_input_is_bad_input_and_a_failed_write_an_io_failure() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("o.csv");
+    let o = nb().args(["ocnn", "cluster", "-i", "/nonexistent/p.csv", "-o"]).arg(&out).output().unwrap();
+    one_line(&o, 2, &["/nonexistent/p.csv", "No such file"]);
+    // A table to standard output on a full device: the system failed, exit 1.
+    let p = d.path().join("p.csv");
+    std::fs::write(&p, "0,0\n0,1\n5,5\n5,6\n").unwrap();
+    let o = nb().args(["ocnn", "cluster", "-i"]).arg(&p).args(["-o", "-"]).stdout(full()).output().unwrap();
+    one_line(&o, 1, &["standard output"]);
+}
+
+#[test]
+fn arguments_that_are_not_utf8_are_refused_in_one_line() {
+    let bad = || OsString::from_vec(b"\xff".to_vec());
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("o.csv");
+    // As a path: any bytes are a path; this one does not exist.
+    let o = nb().args(["ocnn", "cluster", "-i"]).arg(bad()).arg("-o").arg(&out).output().unwrap();
+    one_line(&o, 2, &["\u{fffd}", "No such file"]);
+    // As a number, in several commands: clap refuses; the line names the option.
+    for args in [
+        vec!["flyhash", "eval", "--neighbours"],
+        vec!["ocnn", "bench", "--sizes"],
+        vec!["gbnn", "generate", "--clusters"],
+        vec!["ocnn", "cluster", "--threads"],
+    ] {
+        let o = nb().args(&args).arg(bad()).args(["-o", "x"]).output().unwrap();
+        one_line(&o, 2, &["not UTF-8", args.last().unwrap(), "\\xFF"]);
+    }
+    // The deprecated-spelling check of `fpga` reads every argument (`env::args` panicked here).
+    let mut path = bad();
+    path.push("/r.json");
+    let o = nb()
+        .args(["fpga", "--clusters", "3", "--neurons", "3", "--messages", "4", "--probes", "4", "--erased", "1"])
+        .arg("--out")
+        .arg(path)
+        .output()
+        .unwrap();
+    one_line(&o, 2, &["r.json"]);
+}
