@@ -86,3 +86,36 @@ fn arguments_that_are_not_utf8_are_refused_in_one_line() {
         .unwrap();
     one_line(&o, 2, &["r.json"]);
 }
+
+#[test]
+fn thread_counts_are_bounded() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("p.csv");
+    std::fs::write(&p, "0,0\n0,1\n5,5\n5,6\n").unwrap();
+    let max = neurobits::device::max_cpu_threads();
+    let run = |env: Option<&str>, threads: Option<&str>| {
+        let mut c = nb();
+        c.args(["ocnn", "cluster", "-i"]).arg(&p).arg("-o").arg(d.path().join("o.csv"));
+        if let Some(n) = env {
+            c.env("RAYON_NUM_THREADS", n);
+        }
+        if let Some(n) = threads {
+            c.args(["--threads", n]);
+        }
+        let start = std::time::Instant::now();
+        let o = c.output().unwrap();
+        assert!(start.elapsed().as_secs() < 20, "too slow: {:?}", start.elapsed());
+        o
+    };
+    for (env, threads, what) in
+        [(Some("100000"), None, "RAYON_NUM_THREADS = 100000"), (None, Some("4096"), "--threads = 4096")]
+    {
+        let o = run(env, threads);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{err}");
+        assert!(err.contains(&format!("warning: {what} is more than {max}")), "{err}");
+    }
+    // Within the bound: no warning.
+    let o = run(Some("2"), None);
+    assert!(o.status.success() && !String::from_utf8_lossy(&o.stderr).contains("warning"));
+}
