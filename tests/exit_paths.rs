@@ -119,3 +119,54 @@ fn thread_counts_are_bounded() {
     let o = run(Some("2"), None);
     assert!(o.status.success() && !String::from_utf8_lossy(&o.stderr).contains("warning"));
 }
+
+/// An NPY file whose header nests `open`…`close` `depth` times at `field`.
+fn deep_npy(depth: usize, descr: bool) -> Vec<u8> {
+    let nest = |inner: &str, open: &str, close: &str| format!("{}{inner}{}", open.repeat(depth), close.repeat(depth));
+    let mut h = if descr {
+        format!("{{'descr': {}, 'fortran_order': False, 'shape': (2, 2), }}", nest("'<f4'", "[", "]"))
+    } else {
+        format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {}, }}", nest("", "(", ")"))
+    };
+    while (10 + h.len() + 1) % 64 != 0 {
+        h.push(' ');
+    }
+    h.push('\n');
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend((h.len() as u16).to_le_bytes());
+    b.extend(h.as_bytes());
+    b.extend([0u8; 16]);
+    b
+}
+
+#[test]
+fn endless_devices_and_deep_headers_end_quickly_in_one_line() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("o.csv");
+    let quick = |input: &std::path::Path, needles: &[&str]| {
+        let start = std::time::Instant::now();
+        let o = nb().args(["ocnn", "cluster", "-i"]).arg(input).arg("-o").arg(&out).output().unwrap();
+        assert!(start.elapsed().as_secs() < 10, "{}: {:?}", input.display(), start.elapsed());
+        one_line(&o, 2, needles);
+    };
+    quick("/dev/zero".as_ref(), &["/dev/zero", "byte 1 is NUL"]);
+    quick("/dev/urandom".as_ref(), &["/dev/urandom", "is NUL"]);
+    for (depth, descr) in [(300, true), (5000, false), (33, true)] {
+        let p = d.path().join(format!("deep{depth}.npy"));
+        std::fs::write(&p, deep_npy(depth, descr)).unwrap();
+        quick(&p, &[&format!("deep{depth}.npy"), "nests brackets more than 32"]);
+    }
+    // As deep as numpy goes is read as before (here: a dtype numpy nests, refused for its kind).
+    let p = d.path().join("deep3.npy");
+    std::fs::write(&p, deep_npy(3, true)).unwrap();
+    let o = nb().args(["ocnn", "cluster", "-i"]).arg(&p).arg("-o").arg(&out).output().unwrap();
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("nests"), "{}", String::from_utf8_lossy(&o.stderr));
+    // Standard input that never ends: the same refusal, from its first bytes.
+    let o = nb()
+        .args(["ocnn", "cluster", "-i", "-", "-o"])
+        .arg(&out)
+        .stdin(std::fs::File::open("/dev/zero").unwrap())
+        .output()
+        .unwrap();
+    one_line(&o, 2, &["standard input", "is NUL"]);
+}
