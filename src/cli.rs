@@ -163,9 +163,11 @@ fn data_out(bytes: &[u8]) -> anyhow::Result<()> {
 /// Runs a parsed command line: applies the global options, then the command.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     neurobits::console::set_quiet(cli.quiet);
-    if let Some(n) = cli.threads {
-        // Before any command starts a thread: rayon's global pool is built once.
-        neurobits::device::set_cpu_threads(n as usize)?;
+    // Before any command starts a thread: rayon's global pool is built once, here with a bounded
+    // count (`--threads`, else `RAYON_NUM_THREADS`, else one per core), so that rayon never
+    // builds it itself (unbounded, and a panic if a thread cannot start).
+    if let Some(warning) = neurobits::device::init_cpu_threads(cli.threads.map(|n| n as usize))? {
+        eprintln!("warning: {warning}");
     }
     match cli.command {
         Command::Gbnn(cmd) => match cmd {

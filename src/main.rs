@@ -1,27 +1,70 @@
 use clap::error::ErrorKind;
 use clap::{CommandFactory, FromArgMatches};
 use neurobits_cli::cli::{self, Cli, Command};
+use neurobits_cli::exit;
+use std::io::{IsTerminal, Write};
 
-/// Every failure is one line on stderr and exit code 2.
-fn fail(msg: &str) -> ! {
+/// Every failure is one line on stderr and an exit code (`exit`: 2 bad input, 1 I/O failure).
+fn fail(msg: &str, code: i32) -> ! {
     eprintln!("error: {}", msg.trim_start_matches("error: "));
-    std::process::exit(2);
+    std::process::exit(code);
+}
+
+/// A command's error: its chain on one line, the exit code from what caused it.
+fn fail_with(e: &anyhow::Error) -> ! {
+    fail(&format!("{e:#}").replace('\n', " "), exit::code(e))
+}
+
+/// Writes to standard output and flushes it; a failure (`--help > /dev/full`) is exit code 1.
+fn print_out(text: &str) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        fail(&format!("cannot write to standard output: {e}"), exit::FAILURE);
+    }
 }
 
 fn main() {
+    // First, so that a panic anywhere after this is one line and exit code 101 (`exit`).
+    exit::install_panic_hook();
+    match std::panic::catch_unwind(run) {
+        Ok(()) => print_out(""), // flushes what is left: a failure there is exit code 1
+        Err(_) => fail(&exit::take_panic_line(), exit::BUG),
+    }
+}
+
+fn run() {
     // A closed pipe (`neurobits … | head -1`) ends the process quietly, as for any Unix filter,
     // rather than as a panic: Rust ignores SIGPIPE by default; restore the default action.
     // SAFETY: called first, before any other thread exists; SIG_DFL is a valid disposition.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     if let Err(e) = neurobits::io::atomic::install_signal_cleanup() {
-        fail(&format!("{e:#}"));
+        fail_with(&e);
+    }
+    // A hidden trigger, in debug builds only, that lets the tests see what a panic becomes.
+    #[cfg(debug_assertions)]
+    if std::env::var_os("NEUROBITS_TEST_PANIC").is_some() {
+        panic!("NEUROBITS_TEST_PANIC is set");
     }
     // The matches, not only the parsed struct: `cli::stdout_is_data` reads which options were given.
     let matches = match Cli::command().try_get_matches() {
         Ok(m) => m,
-        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => e.exit(),
+        // Printed here rather than by clap, which ignores a failed write and exits 0.
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            let text = e.render();
+            let text = if std::io::stdout().is_terminal() { text.ansi().to_string() } else { text.to_string() };
+            print_out(&text);
+            std::process::exit(0);
+        }
         // A bare command (`neurobits`, `neurobits gbnn`): its help, as clap renders it, exit 2.
         Err(e) if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+        // clap's message does not say which argument: name it, and the option before it.
+        Err(e) if e.kind() == ErrorKind::InvalidUtf8 => {
+            let args: Vec<_> = std::env::args_os().collect();
+            let at = args.iter().position(|a| a.to_str().is_none()).unwrap_or(0);
+            let after =
+                at.checked_sub(1).and_then(|i| args[i].to_str()).map_or(String::new(), |p| format!(" (after {p})"));
+            fail(&format!("argument {:?}{after} is not UTF-8", args[at]), exit::BAD_INPUT);
+        }
         Err(e) => {
             let text = e.render().to_string();
             let lines: Vec<&str> = text
@@ -34,15 +77,16 @@ fn main() {
             if text.contains("Usage:") {
                 line.push(')');
             }
-            fail(&line);
+            fail(&line, exit::BAD_INPUT);
         }
     };
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| fail(&e.to_string()));
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| fail(&e.to_string(), exit::BAD_INPUT));
     neurobits::console::set_stdout_is_data(cli::stdout_is_data(&matches));
     // Old spellings still work, with a warning (clap's aliases cannot warn). Checked on the parsed
     // command, so that global options before it (`neurobits -q fpga …`) do not hide it.
     if matches!(cli.command, Command::Fpga(_)) {
-        let args: Vec<String> = std::env::args().collect();
+        // `args_os`: `args` panics on an argument that is not UTF-8 (a path may be any bytes).
+        let args: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
         for (old, new) in [("--rule", "--rules"), ("--json", "--out")] {
             if args.iter().any(|a| a == old || a.starts_with(&format!("{old}="))) {
                 eprintln!("warning: `fpga {old}` is deprecated; use `{new}`");
@@ -50,6 +94,6 @@ fn main() {
         }
     }
     if let Err(e) = cli::run(cli) {
-        fail(&format!("{e:#}").replace('\n', " "));
+        fail_with(&e);
     }
 }

@@ -286,7 +286,7 @@ fn outputs_keep_modes_write_through_links_and_spare_special_files() {
 
 #[test]
 fn standard_output_errors_are_one_line_and_a_closed_pipe_ends_quietly() {
-    // A full device: exit 2 and one line, not a panic.
+    // A full device: an I/O failure, exit 1 and one line, not a panic.
     let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
     let o = std::process::Command::new(assert_cmd::cargo::cargo_bin("neurobits"))
         .args(["fpga", "--clusters", "3", "--neurons", "3", "--messages", "4", "--probes", "4", "--erased", "1"])
@@ -294,7 +294,8 @@ fn standard_output_errors_are_one_line_and_a_closed_pipe_ends_quietly() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(err.contains("standard output") && !err.contains("panicked"), "{err}");
     // A closed pipe: the process ends by SIGPIPE, as `… | head -1` expects, never by a panic.
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("neurobits"))

@@ -11,6 +11,7 @@
 //! A program that uses the library and never calls the setters gets the old behaviour: human text
 //! on standard output, notes on standard error.
 
+use anyhow::Context as _;
 use std::fmt;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,9 +50,10 @@ pub fn human(args: fmt::Arguments<'_>) -> anyhow::Result<()> {
     }
     crate::progress::suspend(|| {
         if stdout_is_data() {
-            std::io::stderr().write_fmt(args).map_err(|e| anyhow::anyhow!("cannot write to standard error: {e}"))
+            std::io::stderr().write_fmt(args).context("cannot write to standard error")
         } else {
-            std::io::stdout().write_fmt(args).map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))
+            // `context` keeps the system's error in the chain: the CLI exits 1 on it (I/O).
+            std::io::stdout().write_fmt(args).context("cannot write to standard output")
         }
     })
 }

@@ -153,10 +153,52 @@ pub fn simd() -> bool {
 /// The thread count set by [`set_cpu_threads`] (0: not set).
 static CPU_THREADS: AtomicUsize = AtomicUsize::new(0);
 
+/// The most CPU threads one pool gets: 4 per core, at most 1024. Compute-bound work gains
+/// nothing past one thread per core; the bound keeps `--threads 4096` or
+/// `RAYON_NUM_THREADS=100000` from spawning threads until the system refuses.
+///
+/// ```
+/// let max = neurobits::device::max_cpu_threads();
+/// assert!(max >= 4 && max <= 1024);
+/// ```
+pub fn max_cpu_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.saturating_mul(4).min(1024)
+}
+
+/// The thread count a pool gets for `requested` (else `RAYON_NUM_THREADS` when set to a
+/// number ≥ 1, as rayon reads it, else one per core), bounded by [`max_cpu_threads`]; with a
+/// warning (one line) when the bound cut it.
+///
+/// ```
+/// let max = neurobits::device::max_cpu_threads();
+/// assert_eq!(neurobits::device::cpu_threads(Some(1)), (1, None));
+/// let (n, warning) = neurobits::device::cpu_threads(Some(100_000));
+/// assert_eq!(n, max);
+/// assert!(warning.unwrap().contains("100000"));
+/// ```
+pub fn cpu_threads(requested: Option<usize>) -> (usize, Option<String>) {
+    let env = || std::env::var("RAYON_NUM_THREADS").ok()?.trim().parse::<usize>().ok().filter(|&n| n > 0);
+    let (n, what) = match requested {
+        Some(n) => (n, "--threads"),
+        None => match env() {
+            Some(n) => (n, "RAYON_NUM_THREADS"),
+            None => (std::thread::available_parallelism().map_or(1, |n| n.get()), "the core count"),
+        },
+    };
+    let max = max_cpu_threads();
+    if n > max {
+        (max, Some(format!("{what} = {n} is more than {max} (4 per core, at most 1024): using {max} threads")))
+    } else {
+        (n, None)
+    }
+}
+
 /// Sets the CPU thread count of the whole process (the CLI's `--threads`): rayon's global pool,
 /// which the drivers that do not take a [`Cpu`] run on, is built with `n` threads, and every
 /// [`Cpu`] opened afterwards with `threads = None` gets `n` too. Call it once, before any
-/// parallel work: rayon's global pool can be built only once.
+/// parallel work: rayon's global pool can be built only once. `n` is bounded as
+/// [`cpu_threads`] says.
 ///
 /// ```
 /// assert!(neurobits::device::set_cpu_threads(0).is_err());
@@ -165,12 +207,21 @@ pub fn set_cpu_threads(n: usize) -> crate::Result<()> {
     if n == 0 {
         return Err(crate::Error::config("threads", 0, "must be at least 1"));
     }
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build_global()
-        .map_err(|e| anyhow::anyhow!("cannot start the CPU thread pool of {n} threads: {e}"))?;
+    init_cpu_threads(Some(n)).map(drop)
+}
+
+/// Builds rayon's global pool now, with [`cpu_threads`]`(requested)` threads, instead of
+/// letting rayon build it on first use: rayon would take `RAYON_NUM_THREADS` unbounded and
+/// panic if a thread cannot start. Returns the bound's warning, if any. A thread that cannot
+/// start is an I/O error ([`Error::is_io`](crate::Error::is_io): exit code 1 in the CLI).
+pub fn init_cpu_threads(requested: Option<usize>) -> crate::Result<Option<String>> {
+    let (n, warning) = cpu_threads(requested);
+    rayon::ThreadPoolBuilder::new().num_threads(n).build_global().map_err(|e| crate::Error::Io {
+        name: format!("cannot start the CPU thread pool of {n} threads"),
+        error: std::io::Error::other(e.to_string()),
+    })?;
     CPU_THREADS.store(n, Ordering::Relaxed);
-    Ok(())
+    Ok(warning)
 }
 
 /// A rayon thread pool: the CPU backend of every model.
@@ -184,9 +235,9 @@ impl Cpu {
     pub fn new(threads: Option<usize>) -> Result<Self> {
         let mut b = rayon::ThreadPoolBuilder::new();
         let set = CPU_THREADS.load(Ordering::Relaxed);
-        if let Some(t) = threads.or((set > 0).then_some(set)) {
-            b = b.num_threads(t);
-        }
+        // Always a count: rayon's own default reads `RAYON_NUM_THREADS` without a bound.
+        let (t, _) = cpu_threads(threads.or((set > 0).then_some(set)));
+        b = b.num_threads(t);
         Ok(Cpu { pool: b.build().context("cannot start the CPU thread pool")? })
     }
 

@@ -12,7 +12,7 @@
 //! * Several files that belong together ([`write_set`]) are written into a temporary directory
 //!   beside the targets and moved in only when all are complete.
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use std::io::{BufWriter, Write};
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -38,17 +38,21 @@ pub fn install_signal_cleanup() -> Result<()> {
     use signal_hook::consts::{SIGINT, SIGTERM};
     let mut signals =
         signal_hook::iterator::Signals::new([SIGINT, SIGTERM]).context("cannot install signal handlers")?;
-    std::thread::spawn(move || {
-        if let Some(sig) = signals.forever().next() {
-            if let Ok(p) = PENDING.lock() {
-                for path in p.iter() {
-                    let _ = std::fs::remove_file(path).or_else(|_| std::fs::remove_dir_all(path));
+    // `Builder::spawn`: a thread that cannot start is an error (exit 1), not a panic.
+    std::thread::Builder::new()
+        .name("signals".into())
+        .spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                if let Ok(p) = PENDING.lock() {
+                    for path in p.iter() {
+                        let _ = std::fs::remove_file(path).or_else(|_| std::fs::remove_dir_all(path));
+                    }
                 }
+                eprintln!("interrupted: no output was written");
+                std::process::exit(128 + sig);
             }
-            eprintln!("interrupted: no output was written");
-            std::process::exit(128 + sig);
-        }
-    });
+        })
+        .context("cannot start the signal-handling thread")?;
     Ok(())
 }
 
@@ -95,7 +99,8 @@ fn target(path: &Path) -> Result<Target> {
         Ok(m) if m.file_type().is_block_device() => bail!("{name} is a block device: refusing to write to it"),
         Ok(m) => Ok(Target::Regular(real, m.permissions().mode() & 0o7777)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Target::Regular(real, 0o666 & !umask())),
-        Err(e) => Err(anyhow!("cannot write {name}: {e}")),
+        // The system's error stays in the chain: the CLI's exit code (1, an I/O failure) reads it.
+        Err(e) => Err(e).with_context(|| format!("cannot write {name}")),
     }
 }
 
@@ -162,7 +167,7 @@ pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>
             let done = result.and_then(|()| {
                 // On failure the error owns the temporary file: drop it here, so that it is
                 // removed before `main` exits (exit does not run destructors).
-                tmp.persist(&p).map(drop).map_err(|e| anyhow!("cannot write {name}: {}", e.error))
+                tmp.persist(&p).map(drop).map_err(|e| e.error).with_context(|| format!("cannot write {name}"))
             });
             pending(None, Some(&tmp_path));
             done

@@ -245,11 +245,39 @@ fn load(path: &Path) -> Result<(Vec<u8>, String)> {
         (name, Box::new(f))
     };
     let mut b = Vec::new();
-    src.by_ref().take(limit.saturating_add(1)).read_to_end(&mut b).map_err(|e| Error::io(Path::new(&name), e))?;
+    let io = |e| Error::io(Path::new(&name), e);
+    // The first bytes first: an endless device (`/dev/zero`, `/dev/urandom`) is refused from
+    // them at once, not after reading it up to the memory budget.
+    src.by_ref().take(SNIFF as u64).read_to_end(&mut b).map_err(io)?;
+    refuse_binary_debris(&b, &name)?;
+    let left = limit.saturating_add(1).saturating_sub(b.len() as u64);
+    src.by_ref().take(left).read_to_end(&mut b).map_err(io)?;
     if b.len() as u64 > limit {
         return Err(Error::input(name, format!("the data is more than the {} of memory available", gib(limit))));
     }
     Ok((b, name))
+}
+
+/// How many first bytes [`refuse_binary_debris`] looks at.
+const SNIFF: usize = 4096;
+
+/// Refuses data that no format reads, from its first bytes: a NUL byte where there is no
+/// binary magic (gzip, NPY, NPZ, IDX) cannot be text.
+fn refuse_binary_debris(first: &[u8], name: &str) -> Result<()> {
+    let magic = first.starts_with(&[0x1f, 0x8b])
+        || first.starts_with(npy::MAGIC)
+        || first.starts_with(b"PK")
+        || idx::looks_like(first);
+    match first.iter().position(|&c| c == 0) {
+        Some(at) if !magic => Err(Error::input(
+            name,
+            format!(
+                "not NPY, NPZ, IDX or text: byte {} is NUL (0x00) and there is no NPY, zip, gzip or IDX magic",
+                at + 1
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Bytes the reader may allocate: what the process can still touch.

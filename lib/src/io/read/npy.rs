@@ -6,6 +6,9 @@ use crate::{Error, Result};
 use npyz::{DType, Order, TypeChar};
 use std::io::{Cursor, Read};
 
+/// Bracket nesting an NPY header may have (numpy's own nest 3 deep at most).
+const MAX_NESTING: usize = 32;
+
 /// The NPY magic.
 pub(super) const MAGIC: &[u8] = b"\x93NUMPY";
 
@@ -27,6 +30,23 @@ pub(super) fn npy<T: Element>(b: &[u8], name: &str) -> Result<Table<T>> {
     };
     if start > b.len() {
         return Err(bad("truncated NPY header".into()));
+    }
+    // npyz parses the header (a Python literal) recursively: a header nested a few thousand
+    // levels deep would take its time, or its stack. A real header nests 3 levels at most
+    // (`{'descr': [('x', '<f4', (2,))]}`); more than MAX_NESTING is refused unread.
+    let header = &b[b.len().min(if b[6] == 1 { 10 } else { 12 })..start];
+    let mut depth = 0usize;
+    for &c in header {
+        match c {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth > MAX_NESTING {
+            return Err(bad(format!(
+                "NPY header nests brackets more than {MAX_NESTING} deep: not a header numpy writes"
+            )));
+        }
     }
     let f = npyz::NpyFile::new(b).map_err(|e| bad(format!("corrupt NPY file: {e}")))?;
     let dims = |s: &[u64]| -> Option<(usize, usize)> {
