@@ -195,3 +195,23 @@ fn damaged_model_files_are_refused_by_name() {
     let bad = FlyNNConfig { decay: 1.5, ..Default::default() };
     assert_eq!(bad.validate().unwrap_err().to_string(), "decay = 1.5: must be in [0, 1]");
 }
+
+/// Nothing to judge is refused, not scored as 0 (issue 31): no rows, no coordinates.
+#[test]
+fn empty_inputs_are_refused_not_scored() {
+    let (x, y) = blobs(20, 8, 2, 7);
+    let empty = Matrix { rows: 0, cols: 8, data: vec![] };
+    let mut clf = FlyNN::new(FlyNNConfig::default());
+    clf.fit(&x, &y).unwrap();
+    assert!(clf.score(&empty, &[]).unwrap_err().to_string().contains("no rows"));
+    let (raw, yc) = blobs(6, 16, 2, 8);
+    let img = Matrix { data: raw.data.iter().map(|v| (v / 16.0).floor().min(16.0)).collect(), ..raw };
+    let mut net = Cortical::new(CorticalConfig { levels: 2, minicolumns: 8, epochs: 1, ..Default::default() });
+    net.fit(&img, &yc).unwrap();
+    let none = Matrix { rows: 0, cols: 16, data: vec![] };
+    assert!(net.score(&none, &[]).unwrap_err().to_string().contains("no images"));
+    let flat = Points { n: 3, dim: 0, coords: vec![] };
+    assert!(Ocnn::new(OcnnConfig::default()).fit(&flat).is_err());
+    let e = neurobits::ocnn::points::parse(",\n,\n,\n", "commas").map(|p| p.dim);
+    assert!(e.is_err(), "{e:?}");
+}

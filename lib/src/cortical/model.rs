@@ -108,6 +108,9 @@ impl Cortical {
     /// Features of each image: `rows × hypercolumns` winners (−1 silent).
     pub fn transform(&self, x: &Matrix) -> Result<Vec<i32>> {
         let f = self.fitted()?;
+        if x.rows == 0 {
+            return Err(Error::input("the images", "no images"));
+        }
         let (bottom, _) = self.bottom(&f.net.geo, x, Some(f.side))?;
         let mut net = f.net.clone();
         Ok(cpu::features(&mut net, &bottom))

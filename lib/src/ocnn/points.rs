@@ -60,5 +60,8 @@ fn points(t: Table<f64>, name: &str) -> Result<Points> {
     if t.rows < 2 {
         bail!("{name}: clustering needs at least 2 points, found {}", t.rows);
     }
+    if t.cols == 0 {
+        bail!("{name}: the points have no coordinates (0 columns)");
+    }
     Ok(Points { n: t.rows, dim: t.cols, coords: t.data })
 }
