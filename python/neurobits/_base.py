@@ -98,13 +98,13 @@ def as_rows(X: Any, dtype: Any, what: str, *, integers: bool = False) -> np.ndar
         raise TypeError(f"{what}: dtype {a.dtype} is not numeric")
     if a.ndim != 2:
         raise ValueError(
-            f"{what}: expected a 2-D array (one row per sample), got {a.ndim}-D of shape {a.shape}; "
-            "reshape with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample"
+            f"{what}: expected a 2D array (one row per sample), got {a.ndim}D of shape {a.shape}. "
+            "Reshape your data either using X.reshape(-1, 1) if it has a single feature or X.reshape(1, -1) if it is a single sample."
         )
     if a.shape[0] == 0:
-        raise ValueError(f"{what}: no rows (0 samples of shape {a.shape})")
+        raise ValueError(f"{what}: 0 sample(s) (shape={a.shape}) while a minimum of 1 is required.")
     if a.shape[1] == 0:
-        raise ValueError(f"{what}: no columns (0 features of shape {a.shape})")
+        raise ValueError(f"{what}: 0 feature(s) (shape={a.shape}) while a minimum of 1 is required.")
     if integers and a.dtype.kind == "f":
         bad = ~np.isfinite(a) | (a != np.round(a)) if a.size else np.zeros(a.shape, bool)
         if bad.any():
