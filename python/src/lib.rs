@@ -18,7 +18,7 @@ use neurobits::device::Target;
 use neurobits::flyhash::data::Matrix;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyFileNotFoundError, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyFileNotFoundError, PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
@@ -57,6 +57,13 @@ pub(crate) fn to_py(e: neurobits::Error) -> PyErr {
         _ => 4,
     };
     let msg = line(&anyhow::Error::from(e));
+    // The memory budget's refusals (`io::memory::ensure_fits`) are plain lines: known by their words.
+    let kind = if kind == 4 && (msg.contains("of memory is available") || msg.contains("than this machine can address"))
+    {
+        5
+    } else {
+        kind
+    };
     match kind {
         0 => Python::attach(|py| match NOT_FITTED.get(py) {
             Some(cls) => PyErr::from_type(cls.bind(py).clone(), msg),
@@ -65,6 +72,7 @@ pub(crate) fn to_py(e: neurobits::Error) -> PyErr {
         1 => PyFileNotFoundError::new_err(msg),
         2 => PyOSError::new_err(msg),
         3 => PyRuntimeError::new_err(msg),
+        5 => PyMemoryError::new_err(msg),
         _ => PyValueError::new_err(msg),
     }
 }
