@@ -283,7 +283,7 @@ impl FlyNN {
             let mut chunk = 256;
             let mut start = 0;
             while start < x.rows {
-                let end = (start + chunk).min(x.rows);
+                let end = start.saturating_add(chunk).min(x.rows);
                 detached(py, || c.partial_fit(&x.matrix(start..end), &y[start..end]).map(|_| ()))?;
                 chunk = chunk_rows(t, cost(&c.hasher().map_err(to_py)?.params().map_err(to_py)?));
                 start = end;
