@@ -64,26 +64,30 @@ impl Gbnn {
         self.inner.config.gamma = gamma;
         self.inner.config.max_iter = max_iter;
         let t = target(device)?;
-        let inner = &self.inner.clone().with_device(t);
+        self.inner.device = t;
+        let inner = &self.inner;
         let words = self.words()?;
-        // The state words of K probes of C clusters, then the symbols, iterations, converged.
-        let chunk = chunk_rows(t, (c * words * 64 * 8) as u128);
         if k == 0 || c == 0 {
             // Let the library name what is wrong.
             detached(py, || inner.retrieve(p))?;
         }
-        let rows: Vec<(Vec<u64>, Vec<i64>, Vec<(u32, bool)>)> = chunked(py, k, chunk, |r| {
+        // States are the bulk: they are the chunks' output; symbols and stats gather beside.
+        let (mut symbols, mut iters, mut conv) = (Vec::new(), Vec::new(), Vec::new());
+        let (sy, it, cv) = (&mut symbols, &mut iters, &mut conv);
+        // Work per probe (about a core-ns each): sum-of-sum sweeps all of W every update, the
+        // other rules read its words once or twice (measured on Scenario 2).
+        let (cl, l64) = ((c * c) as u128, self.inner.config.neurons as u128);
+        let cost = match rule {
+            RuleArg::SumOfSum => cl * l64 * 64 * (max_iter.max(1) as u128) / 20,
+            _ => cl * l64.div_ceil(64) * 32,
+        };
+        let states = chunked(py, k, chunk_rows(t, cost), |r| {
             let out = inner.retrieve(&p[r.start * c..r.end * c])?;
-            let stats = out.stats.iter().map(|s| (s.iterations, s.converged)).collect();
-            Ok(vec![(out.states, out.symbols, stats)])
+            sy.extend_from_slice(&out.symbols);
+            it.extend(out.stats.iter().map(|s| s.iterations));
+            cv.extend(out.stats.iter().map(|s| s.converged));
+            Ok(out.states)
         })?;
-        let (mut states, mut symbols, mut stats) = (Vec::new(), Vec::new(), Vec::new());
-        for (s, y, t) in rows {
-            states.extend(s);
-            symbols.extend(y);
-            stats.extend(t);
-        }
-        let (iters, conv): (Vec<u32>, Vec<bool>) = stats.into_iter().unzip();
         Ok((
             array2(py, states, k, c * words)?,
             array2(py, symbols, k, c)?,

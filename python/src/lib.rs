@@ -125,8 +125,9 @@ impl<'a> Rows<'a> {
     }
 }
 
-/// Rows per chunk of a row-wise call on the CPU: about `budget` units of work at `cost` units per
-/// row, at least 256 rows per thread (so every core stays busy), a multiple of 64 rows.
+/// Rows of the first chunk of a row-wise call on the CPU: about 2^30 units of work per thread
+/// (a unit is about a nanosecond of one core) at `cost` per row, at least 256 rows per thread
+/// (so every core stays busy), a multiple of 64 rows.
 pub(crate) fn chunk_rows(target: Target, cost: u128) -> usize {
     if !matches!(target, Target::Cpu { .. }) {
         // A GPU call opens its device and uploads once per call: one call, one chunk.
@@ -136,30 +137,35 @@ pub(crate) fn chunk_rows(target: Target, cost: u128) -> usize {
         Target::Cpu { threads: Some(t) } => t,
         _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let by_work = (1u128 << 30) / cost.max(1);
+    let by_work = ((threads as u128) << 30) / cost.max(1);
     let rows = (by_work as usize).max(256 * threads).min(1 << 24);
     rows.div_ceil(64) * 64
 }
 
 /// Runs a row-wise call over `rows` rows in chunks, detached, checking for Ctrl-C between
-/// chunks; the pieces are concatenated in order.
+/// chunks; the pieces are concatenated in order. The first chunk has `first` rows; each next one
+/// about a quarter second of work at the rate measured so far (at most 8 times the last), so a
+/// cheap call is a few chunks and an expensive one stops within a fraction of a second.
 pub(crate) fn chunked<T: Send>(
     py: Python<'_>,
     rows: usize,
-    chunk: usize,
+    first: usize,
     mut f: impl FnMut(std::ops::Range<usize>) -> neurobits::Result<Vec<T>> + Send,
 ) -> PyResult<Vec<T>> {
     let mut out = Vec::new();
-    let mut start = 0;
+    let (mut start, mut chunk) = (0, first.max(1));
     while start < rows {
         let end = start.saturating_add(chunk).min(rows);
+        let t = std::time::Instant::now();
         let mut piece = detached(py, || f(start..end))?;
+        let rate = (end - start) as f64 / t.elapsed().as_secs_f64().max(1e-6);
         if out.is_empty() {
             out = std::mem::take(&mut piece);
         } else {
             out.append(&mut piece);
         }
         start = end;
+        chunk = ((rate * 0.25) as usize).clamp(64, chunk.saturating_mul(8));
         if start < rows {
             py.check_signals()?;
         }
