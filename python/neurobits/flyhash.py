@@ -268,6 +268,7 @@ class FlyHashIndex:
         return 0 if self._index is None else len(self._index)
 
     def __len__(self) -> int:
+        """Codes held (``ntotal``)."""
         return self.ntotal
 
     @property
