@@ -81,7 +81,7 @@ impl Gbnn {
             RuleArg::SumOfSum => cl * l64 * 64 * (max_iter.max(1) as u128) / 20,
             _ => cl * l64.div_ceil(64) * 32,
         };
-        let states = chunked(py, k, chunk_rows(t, cost), |r| {
+        let states = chunked(py, k, c * words, chunk_rows(t, cost), |r| {
             let out = inner.retrieve(&p[r.start * c..r.end * c])?;
             sy.extend_from_slice(&out.symbols);
             it.extend(out.stats.iter().map(|s| s.iterations));

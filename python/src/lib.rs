@@ -119,9 +119,12 @@ impl<'a> Rows<'a> {
         Ok(Rows { data: slice(a, what)?, rows, cols })
     }
 
-    /// Rows `r` as the library's matrix (the one copy).
+    /// Rows `r` as the library's matrix (the one copy, on every core).
     pub fn matrix(&self, r: std::ops::Range<usize>) -> Matrix {
-        Matrix { rows: r.len(), cols: self.cols, data: self.data[r.start * self.cols..r.end * self.cols].to_vec() }
+        let src = &self.data[r.start * self.cols..r.end * self.cols];
+        let mut data = vec![0f32; src.len()];
+        par_copy(&mut data, src);
+        Matrix { rows: r.len(), cols: self.cols, data }
     }
 }
 
@@ -142,13 +145,24 @@ pub(crate) fn chunk_rows(target: Target, cost: u128) -> usize {
     rows.div_ceil(64) * 64
 }
 
+/// Copies `src` into `dst` (equal lengths) on every core: the big copies at this boundary
+/// (numpy rows into the library's matrix, chunks into the result) at memory speed.
+pub(crate) fn par_copy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T]) {
+    use rayon::prelude::*;
+    const BLOCK: usize = 1 << 16;
+    dst.par_chunks_mut(BLOCK).zip(src.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
+}
+
 /// Runs a row-wise call over `rows` rows in chunks, detached, checking for Ctrl-C between
-/// chunks; the pieces are concatenated in order. The first chunk has `first` rows; each next one
-/// about a quarter second of work at the rate measured so far (at most 8 times the last), so a
-/// cheap call is a few chunks and an expensive one stops within a fraction of a second.
-pub(crate) fn chunked<T: Send>(
+/// chunks; each chunk gives `per_row` values per row, in order. The first chunk has `first`
+/// rows; each next one about a second of work at the rate measured so far (at most 8 times the
+/// last), so a call of about a second is one or two library calls and a long one stops within
+/// about a second. A call done in one chunk returns the library's buffer as it is; otherwise
+/// each chunk is copied once into the result (on every core).
+pub(crate) fn chunked<T: Copy + Default + Send + Sync>(
     py: Python<'_>,
     rows: usize,
+    per_row: usize,
     first: usize,
     mut f: impl FnMut(std::ops::Range<usize>) -> neurobits::Result<Vec<T>> + Send,
 ) -> PyResult<Vec<T>> {
@@ -157,15 +171,25 @@ pub(crate) fn chunked<T: Send>(
     while start < rows {
         let end = start.saturating_add(chunk).min(rows);
         let t = std::time::Instant::now();
-        let mut piece = detached(py, || f(start..end))?;
+        let out_ref = &mut out;
+        detached(py, || {
+            let piece = f(start..end)?;
+            if start == 0 && end == rows {
+                *out_ref = piece;
+                return Ok(());
+            }
+            if piece.len() != (end - start) * per_row {
+                return Err(neurobits::Error::input("the result", "a chunk of unexpected size (please report it)"));
+            }
+            if out_ref.is_empty() {
+                *out_ref = vec![T::default(); rows * per_row];
+            }
+            par_copy(&mut out_ref[start * per_row..end * per_row], &piece);
+            Ok(())
+        })?;
         let rate = (end - start) as f64 / t.elapsed().as_secs_f64().max(1e-6);
-        if out.is_empty() {
-            out = std::mem::take(&mut piece);
-        } else {
-            out.append(&mut piece);
-        }
         start = end;
-        chunk = ((rate * 0.25) as usize).clamp(64, chunk.saturating_mul(8));
+        chunk = (rate as usize).clamp(64, chunk.saturating_mul(8));
         if start < rows {
             py.check_signals()?;
         }
