@@ -128,7 +128,7 @@ impl<'a> Rows<'a> {
     }
 }
 
-/// Rows of the first chunk of a row-wise call on the CPU: about 2^30 units of work per thread
+/// Rows of the first chunk of a row-wise call on the CPU: about 2^32 units of work per thread
 /// (a unit is about a nanosecond of one core) at `cost` per row, at least 256 rows per thread
 /// (so every core stays busy), a multiple of 64 rows.
 pub(crate) fn chunk_rows(target: Target, cost: u128) -> usize {
@@ -140,7 +140,7 @@ pub(crate) fn chunk_rows(target: Target, cost: u128) -> usize {
         Target::Cpu { threads: Some(t) } => t,
         _ => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let by_work = ((threads as u128) << 30) / cost.max(1);
+    let by_work = ((threads as u128) << 32) / cost.max(1);
     let rows = (by_work as usize).max(256 * threads).min(1 << 24);
     rows.div_ceil(64) * 64
 }
@@ -155,10 +155,12 @@ pub(crate) fn par_copy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T]) {
 
 /// Runs a row-wise call over `rows` rows in chunks, detached, checking for Ctrl-C between
 /// chunks; each chunk gives `per_row` values per row, in order. The first chunk has `first`
-/// rows; each next one about a second of work at the rate measured so far (at most 8 times the
-/// last), so a call of about a second is one or two library calls and a long one stops within
-/// about a second. A call done in one chunk returns the library's buffer as it is; otherwise
-/// each chunk is copied once into the result (on every core).
+/// rows; each next one about a second of work per two threads at the rate measured so far (at
+/// most 8 times the last; a remainder under a quarter of a chunk joins it), so a short call is
+/// one library call, a long one stops within a second or a few, and on many cores each chunk
+/// is long enough that its last busy thread costs little. A call done in one chunk returns the
+/// library's buffer as it is; otherwise each chunk is copied once into the result (on every
+/// core).
 pub(crate) fn chunked<T: Copy + Default + Send + Sync>(
     py: Python<'_>,
     rows: usize,
@@ -168,8 +170,12 @@ pub(crate) fn chunked<T: Copy + Default + Send + Sync>(
 ) -> PyResult<Vec<T>> {
     let mut out = Vec::new();
     let (mut start, mut chunk) = (0, first.max(1));
+    let seconds = (rayon::current_num_threads() as f64 / 2.0).max(1.0);
     while start < rows {
-        let end = start.saturating_add(chunk).min(rows);
+        let mut end = start.saturating_add(chunk).min(rows);
+        if rows - end < chunk / 4 {
+            end = rows;
+        }
         let t = std::time::Instant::now();
         let out_ref = &mut out;
         detached(py, || {
@@ -189,7 +195,7 @@ pub(crate) fn chunked<T: Copy + Default + Send + Sync>(
         })?;
         let rate = (end - start) as f64 / t.elapsed().as_secs_f64().max(1e-6);
         start = end;
-        chunk = (rate as usize).clamp(64, chunk.saturating_mul(8));
+        chunk = ((rate * seconds) as usize).clamp(64, chunk.saturating_mul(8));
         if start < rows {
             py.check_signals()?;
         }
