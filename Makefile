@@ -13,7 +13,12 @@ QEMU_MCU := qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb -nographic -moni
 EXAMPLES := gbnn_store_retrieve flyhash_index flynn_fit_predict ocnn_cluster cortical_fit_predict
 PTXAS = $(shell python3 -c "import nvidia.cuda_nvcc as m, os; print(os.path.join(list(m.__path__)[0], 'bin', 'ptxas'))" 2>/dev/null)
 
-.PHONY: peers completions fuzz setup demo test mcu-build mcu-test bench gpu-bundle gpu-test gpu-bench nccl-link clean
+# The Python package (python/): a virtual environment with maturin, numpy, scikit-learn and
+# pytest from PyPI, and the abi3 wheel built once (release) into .bundle-py/ and installed there.
+PY := .venv/bin/python
+WHEEL_DIR := .bundle-py
+
+.PHONY: python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-build mcu-test bench gpu-bundle gpu-test gpu-bench nccl-link clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -32,6 +37,15 @@ setup:
 	@test -f data/fcps/Lsun.data || (d=$$(mktemp -d) && python3 -m pip download -q --disable-pip-version-check --no-deps --no-binary :all: pyclustering==0.10.1.2 -d $$d \
 	  && tar xzf $$d/pyclustering-0.10.1.2.tar.gz -C $$d && mkdir -p data/fcps && cp $$d/pyclustering-0.10.1.2/pyclustering/samples/samples/fcps/*.data data/fcps/ && rm -rf $$d)
 	@command -v defmt-print >/dev/null || test -x $(HOME)/.cargo/bin/defmt-print || cargo +$(TOOLCHAIN) install defmt-print --locked --version 1.2.0
+	@test -x $(PY) || python3 -m venv .venv
+	@$(PY) -c "import maturin, numpy, sklearn, pytest" 2>/dev/null || $(PY) -m pip install -q --disable-pip-version-check maturin numpy scikit-learn pytest
+	@$(MAKE) --no-print-directory python
+
+# Builds the wheel (cargo does nothing when nothing changed) and installs it into .venv.
+python:
+	@rm -f $(WHEEL_DIR)/neurobits-*.whl
+	cd python && ../.venv/bin/maturin build --release --quiet -o ../$(WHEEL_DIR)
+	$(PY) -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $(WHEEL_DIR)/neurobits-*.whl
 
 # Scenario 1 of the paper on the CPU: table on stdout, CSV/JSON/SVG in out/scenario1.
 demo: setup
@@ -54,6 +68,10 @@ test: setup mcu-build
 	$(CARGO) build -p neurobits-core --target thumbv7m-none-eabi
 	$(CARGO) build -p neurobits-core --target thumbv7em-none-eabihf --features defmt
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	@# The Python package: scikit-learn's checks, Python = CLI bit for bit, round trips, bad input.
+	@# A missing interpreter, package or scikit-learn is a failure, never a skip.
+	$(PY) -c "import neurobits, numpy, sklearn, pytest"
+	NEUROBITS_BIN=$(CURDIR)/target/debug/neurobits $(PY) -m pytest python/tests -q -p no:cacheprovider
 	$(MAKE) mcu-test
 
 # The firmware under QEMU: build, run with a timeout, decode defmt, compare its digest with the
@@ -83,6 +101,19 @@ peers: setup
 	@test -x $(PEERS_PY) || python3 -m venv out/peers-venv
 	@$(PEERS_PY) -c "import numpy, scipy, faiss" 2>/dev/null || $(PEERS_PY) -m pip install -q --disable-pip-version-check numpy scipy faiss-cpu
 	$(PEERS_PY) peers/run_cpu.py $(BIN) /usr/share/datasets/fashion-mnist out/peers
+
+# The Python layer against the Rust API (FlyHash Fashion-MNIST, GBNN Scenario 2) and FlyNN beside
+# scikit-learn's KNeighborsClassifier.
+python-bench: setup
+	$(PY) python/bench.py --out out/python-bench.json
+
+# The wheel, Fashion-MNIST, FCPS and digits into .bundle-py/ for the device machine (no Rust, no
+# registry): there, `pip install --no-index --no-deps .bundle-py/neurobits-*.whl` and
+# `python python/tests/test_gpu.py`.
+gpu-bundle-py: setup
+	mkdir -p $(WHEEL_DIR)/fmnist $(WHEEL_DIR)/data
+	cp /usr/share/datasets/fashion-mnist/*-ubyte.gz $(WHEEL_DIR)/fmnist/
+	cp -r data/fcps data/digits $(WHEEL_DIR)/data/
 
 # GPU runs happen on a machine without Rust: build the release test and CLI binaries here into
 # .bundle/ (git-ignored) and carry that folder there.
@@ -156,4 +187,4 @@ completions: setup
 
 clean:
 	$(CARGO) clean
-	rm -rf out
+	rm -rf out $(WHEEL_DIR)

@@ -1,0 +1,157 @@
+"""The oscillatory chaotic neural network (OCNN): clustering by synchronized chaos."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from . import _neurobits
+from ._base import HAVE_SKLEARN, ClusterMixin, Estimator, as_rows, config_json
+
+_KEYS = ("seed", "iters", "transient", "sync", "eps", "threshold", "scale", "cutoff", "dtype", "variant")
+
+
+class OCNN(ClusterMixin, Estimator):
+    """OCNN clusterer: one chaotic neuron per point, coupled by the points' distances; points
+    whose outputs synchronize share a cluster. Transductive: its weights are the points, so
+    there is ``fit``/``fit_predict`` and ``labels_``, and no ``predict``.
+
+    Parameters
+    ----------
+    seed : int, default=1
+        Seed of the initial state (SplitMix64).
+    iters : int, default=1000
+        Observed iterations T (1 to 10⁶).
+    transient : int, default=0
+        Iterations run before observing (0 to 10⁶).
+    sync : {"phase", "fragmentary"}, default="phase"
+        Synchronization measure.
+    eps : float, default=0.2
+        ε of fragmentary synchronization.
+    threshold : int or None, default=None
+        Link threshold in percent (0 to 99); ``None``: automatic (the longest plateau of
+        equal cluster counts).
+    scale : float or None, default=None
+        Scale constant a; ``None``: from the Delaunay triangulation of the points.
+    cutoff : float or None, default=None
+        Couple only pairs within ``cutoff``·a (sparse); ``None``: every pair, as in the paper.
+    dtype : {"f32", "f64"}, default="f32"
+        Working type of the dynamics.
+    variant : {"lane-rows", "x-threads", "thread-per-neuron", "y-threads"}, default="lane-rows"
+        GPU decomposition of the update (all give the same bits).
+    device : str, default="cpu"
+        Where the dynamics run: ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or ``"auto"``.
+
+    Attributes
+    ----------
+    labels_ : ndarray of int64, shape (n_samples,)
+        Cluster of each point, numbered 0, 1, … in the order of their first point.
+    n_clusters_ : int
+        Clusters found, singletons included.
+    n_features_in_ : int
+        Coordinates per point.
+    report_ : dict
+        The run's report: scale ``a``, ``threshold_percent``, ``k``, the ``curve`` of cluster
+        counts against the threshold, SHA-256 digests of the hits and the final state, times.
+
+    Notes
+    -----
+    ``fit`` is one library call: the GIL is released while it runs, but Ctrl-C takes effect
+    only when it returns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from neurobits import OCNN
+    >>> X = np.array([[0, 0], [0.1, 0], [0, 0.1], [5, 5], [5.1, 5], [5, 5.1]])
+    >>> OCNN(iters=200).fit_predict(X)
+    array([0, 0, 0, 1, 1, 1])
+    """
+
+    _rust = _neurobits.Ocnn
+    _kind = "ocnn"
+
+    def __init__(
+        self,
+        seed: int = 1,
+        iters: int = 1000,
+        transient: int = 0,
+        sync: str = "phase",
+        eps: float = 0.2,
+        threshold: Optional[int] = None,
+        scale: Optional[float] = None,
+        cutoff: Optional[float] = None,
+        dtype: str = "f32",
+        variant: str = "lane-rows",
+        device: str = "cpu",
+    ) -> None:
+        self.seed = seed
+        self.iters = iters
+        self.transient = transient
+        self.sync = sync
+        self.eps = eps
+        self.threshold = threshold
+        self.scale = scale
+        self.cutoff = cutoff
+        self.dtype = dtype
+        self.variant = variant
+        self.device = device
+
+    @classmethod
+    def _params_of(cls, config: Dict[str, Any]) -> Dict[str, Any]:
+        return {k: config[k] for k in _KEYS}
+
+    def _set_fitted(self) -> None:
+        self.labels_ = self._model.labels()
+        self.report_ = json.loads(self._model.report_json)
+        self.n_clusters_ = int(self.report_["k"])
+        self.n_features_in_ = int(self.report_["dim"])
+
+    def fit(self, X: Any, y: Any = None) -> "OCNN":
+        """Cluster the rows of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            At least 2 points of finite coordinates; a C-contiguous ``float64`` array is read
+            without conversion (the library copies it once), any other is converted once.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : OCNN
+            The fitted clusterer.
+        """
+        X = as_rows(X, np.float64, "the points")
+        model = self._rust(config_json({k: getattr(self, k) for k in _KEYS}))
+        model.fit(X, self._device())
+        self._model = model
+        self._set_fitted()
+        return self
+
+    def fit_predict(self, X: Any, y: Any = None, **kwargs: Any) -> np.ndarray:
+        """``fit(X)``, then ``labels_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The points.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        ndarray of int64, shape (n_samples,)
+            The labels.
+        """
+        return self.fit(X).labels_
+
+    if HAVE_SKLEARN:
+
+        def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+            tags = super().__sklearn_tags__()
+            tags.input_tags.allow_nan = False
+            return tags
