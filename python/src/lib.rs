@@ -171,8 +171,8 @@ fn append<T: Copy + Send + Sync>(dst: &mut Vec<T>, src: &[T]) {
 
 /// Runs a row-wise call over `rows` rows in chunks, detached, checking for Ctrl-C between
 /// chunks; each chunk gives `per_row` values per row, in order. The first chunk has `first`
-/// rows; each next one about a second of work per two threads at the rate measured so far (at
-/// most 8 times the last; a remainder under a quarter of a chunk joins it), so a short call is
+/// rows; the rest is cut into equal chunks of about a second of work per two threads at the
+/// rate measured so far (a remainder under a quarter of a chunk joins it), so a short call is
 /// one library call, a long one stops within a second or a few, and on many cores each chunk
 /// is long enough that its last busy thread costs little. The first chunk's buffer (all of it
 /// for a call done in one chunk) becomes the result; later chunks are copied into it once.
@@ -210,7 +210,10 @@ pub(crate) fn chunked<T: Copy + Send + Sync>(
         })?;
         let rate = (end - start) as f64 / t.elapsed().as_secs_f64().max(1e-6);
         start = end;
-        chunk = ((rate * seconds) as usize).clamp(64, chunk.saturating_mul(8));
+        // The rest in equal chunks of about `seconds` each (equal, so no short last chunk).
+        let rest = rows - start;
+        let pieces = (rest as f64 / (rate * seconds).max(1.0)).ceil().max(1.0) as usize;
+        chunk = rest.div_ceil(pieces).max(64);
         if start < rows {
             py.check_signals()?;
         }
