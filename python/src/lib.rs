@@ -171,7 +171,7 @@ fn append<T: Copy + Send + Sync>(dst: &mut Vec<T>, src: &[T]) {
 
 /// Runs a row-wise call over `rows` rows in chunks, detached, checking for Ctrl-C between
 /// chunks; each chunk gives `per_row` values per row, in order. The first chunk has `first`
-/// rows; the rest is cut into equal chunks of about a second of work per two threads at the
+/// rows, no chunk fewer than `min_rows` (but the last); the rest is cut into equal chunks of about a second of work per two threads at the
 /// rate measured so far (a remainder under a quarter of a chunk joins it), so a short call is
 /// one library call, a long one stops within a second or a few, and on many cores each chunk
 /// is long enough that its last busy thread costs little. The first chunk's buffer (all of it
@@ -180,7 +180,7 @@ pub(crate) fn chunked<T: Copy + Send + Sync>(
     py: Python<'_>,
     rows: usize,
     per_row: usize,
-    first: usize,
+    (first, min_rows): (usize, usize),
     mut f: impl FnMut(std::ops::Range<usize>) -> neurobits::Result<Vec<T>> + Send,
 ) -> PyResult<Vec<T>> {
     let mut out = Vec::new();
@@ -213,7 +213,7 @@ pub(crate) fn chunked<T: Copy + Send + Sync>(
         // The rest in equal chunks of about `seconds` each (equal, so no short last chunk).
         let rest = rows - start;
         let pieces = (rest as f64 / (rate * seconds).max(1.0)).ceil().max(1.0) as usize;
-        chunk = rest.div_ceil(pieces).max(64);
+        chunk = rest.div_ceil(pieces).max(min_rows);
         if start < rows {
             py.check_signals()?;
         }
