@@ -65,7 +65,7 @@ impl Cortical {
         let f = if x.rows == 0 {
             detached(py, || m.transform(&x.matrix(0..0)))?
         } else {
-            chunked(py, x.rows, hc, self.chunk()?, |r| m.transform(&x.matrix(r)))?
+            chunked(py, x.rows, hc, (self.chunk()?, 64), |r| m.transform(&x.matrix(r)))?
         };
         array2(py, f, x.rows, hc)
     }
@@ -77,7 +77,7 @@ impl Cortical {
         let p = if x.rows == 0 {
             detached(py, || m.predict(&x.matrix(0..0)))?
         } else {
-            chunked(py, x.rows, 1, self.chunk()?, |r| m.predict(&x.matrix(r)))?
+            chunked(py, x.rows, 1, (self.chunk()?, 64), |r| m.predict(&x.matrix(r)))?
         };
         Ok(p.into_pyarray(py))
     }

@@ -118,7 +118,7 @@ impl FlyHash {
         let codes = if x.rows == 0 {
             detached(py, || h.transform(&x.matrix(0..0)))?
         } else {
-            chunked(py, x.rows, p.code_words(), chunk_rows(t, cost(&p)), |r| h.transform(&x.matrix(r)))?
+            chunked(py, x.rows, p.code_words(), (chunk_rows(t, cost(&p)), 64), |r| h.transform(&x.matrix(r)))?
         };
         array2(py, codes, x.rows, p.code_words())
     }
@@ -191,7 +191,7 @@ impl FlyIndex {
         } else {
             // Several chunks (Ctrl-C is checked between them) on a copy: all rows or none.
             let mut index = self.inner.clone().with_device(t);
-            chunked(py, x.rows, 0, chunk, |r| index.add(&x.matrix(r)).map(|_| Vec::<()>::new()))?;
+            chunked(py, x.rows, 0, (chunk, 64), |r| index.add(&x.matrix(r)).map(|_| Vec::<()>::new()))?;
             self.inner = index;
         }
         Ok((start, self.inner.len()))
@@ -216,7 +216,7 @@ impl FlyIndex {
         let hits: Vec<(u32, i64)> = if n == 0 {
             detached(py, || index.search(&x.matrix(0..0), k).map(|_| Vec::new()))?
         } else {
-            chunked(py, n, k, chunk_rows(t, per_row), |r| {
+            chunked(py, n, k, (chunk_rows(t, per_row), 64), |r| {
                 let h = index.search(&x.matrix(r), k)?;
                 Ok(h.distances.into_iter().zip(h.ids).collect())
             })?
@@ -346,7 +346,7 @@ impl FlyNN {
         let out = if x.rows == 0 {
             detached(py, || clf.predict(&x.matrix(0..0)))?
         } else {
-            chunked(py, x.rows, 1, chunk_rows(t, self.hash_cost()?), |r| clf.predict(&x.matrix(r)))?
+            chunked(py, x.rows, 1, (chunk_rows(t, self.hash_cost()?), 64), |r| clf.predict(&x.matrix(r)))?
         };
         Ok(out.into_pyarray(py))
     }
@@ -366,7 +366,7 @@ impl FlyNN {
         let out = if x.rows == 0 {
             detached(py, || clf.predict_proba(&x.matrix(0..0)))?
         } else {
-            chunked(py, x.rows, nc, chunk_rows(t, self.hash_cost()?), |r| clf.predict_proba(&x.matrix(r)))?
+            chunked(py, x.rows, nc, (chunk_rows(t, self.hash_cost()?), 64), |r| clf.predict_proba(&x.matrix(r)))?
         };
         array2(py, out, x.rows, nc)
     }

@@ -81,10 +81,10 @@ impl Gbnn {
             RuleArg::SumOfSum => cl * l64 * 64 * (max_iter.max(1) as u128) / 20,
             _ => cl * l64.div_ceil(64) * 32,
         };
-        // The core retrieves blocks of 32 probes per task: at least 40 blocks per thread in a
+        // The core retrieves blocks of 32 probes per task: at least 40 blocks per thread in every
         // chunk, so that the chunk's last block keeps one thread busy for little of it.
-        let first = chunk_rows(t, cost).max(40 * 32 * rayon::current_num_threads());
-        let states = chunked(py, k, c * words, first, |r| {
+        let blocks = 40 * 32 * rayon::current_num_threads();
+        let states = chunked(py, k, c * words, (chunk_rows(t, cost).max(blocks), blocks), |r| {
             let out = inner.retrieve(&p[r.start * c..r.end * c])?;
             sy.extend_from_slice(&out.symbols);
             it.extend(out.stats.iter().map(|s| s.iterations));

@@ -153,19 +153,34 @@ pub(crate) fn par_copy<T: Copy + Send + Sync>(dst: &mut [T], src: &[T]) {
     dst.par_chunks_mut(BLOCK).zip(src.par_chunks(BLOCK)).for_each(|(d, s)| d.copy_from_slice(s));
 }
 
+/// Appends `src` to `dst`, whose capacity holds it, copying on every core.
+fn append<T: Copy + Send + Sync>(dst: &mut Vec<T>, src: &[T]) {
+    use rayon::prelude::*;
+    use std::mem::MaybeUninit;
+    assert!(dst.capacity() - dst.len() >= src.len(), "capacity reserved for every chunk");
+    let len = dst.len();
+    // SAFETY: `MaybeUninit<T>` has `T`'s layout, so a `&[T]` is a valid `&[MaybeUninit<T>]`.
+    let src_mu: &[MaybeUninit<T>] = unsafe { std::slice::from_raw_parts(src.as_ptr().cast(), src.len()) };
+    dst.spare_capacity_mut()[..src.len()]
+        .par_chunks_mut(1 << 16)
+        .zip(src_mu.par_chunks(1 << 16))
+        .for_each(|(d, s)| d.copy_from_slice(s));
+    // SAFETY: the `src.len()` elements after `len` were written just above.
+    unsafe { dst.set_len(len + src.len()) };
+}
+
 /// Runs a row-wise call over `rows` rows in chunks, detached, checking for Ctrl-C between
 /// chunks; each chunk gives `per_row` values per row, in order. The first chunk has `first`
-/// rows; each next one about a second of work per two threads at the rate measured so far (at
-/// most 8 times the last; a remainder under a quarter of a chunk joins it), so a short call is
+/// rows, no chunk fewer than `min_rows` (but the last); the rest is cut into equal chunks of about a second of work per two threads at the
+/// rate measured so far (a remainder under a quarter of a chunk joins it), so a short call is
 /// one library call, a long one stops within a second or a few, and on many cores each chunk
-/// is long enough that its last busy thread costs little. A call done in one chunk returns the
-/// library's buffer as it is; otherwise each chunk is copied once into the result (on every
-/// core).
-pub(crate) fn chunked<T: Copy + Default + Send + Sync>(
+/// is long enough that its last busy thread costs little. The first chunk's buffer (all of it
+/// for a call done in one chunk) becomes the result; later chunks are copied into it once.
+pub(crate) fn chunked<T: Copy + Send + Sync>(
     py: Python<'_>,
     rows: usize,
     per_row: usize,
-    first: usize,
+    (first, min_rows): (usize, usize),
     mut f: impl FnMut(std::ops::Range<usize>) -> neurobits::Result<Vec<T>> + Send,
 ) -> PyResult<Vec<T>> {
     let mut out = Vec::new();
@@ -180,22 +195,25 @@ pub(crate) fn chunked<T: Copy + Default + Send + Sync>(
         let out_ref = &mut out;
         detached(py, || {
             let piece = f(start..end)?;
-            if start == 0 && end == rows {
-                *out_ref = piece;
-                return Ok(());
-            }
             if piece.len() != (end - start) * per_row {
                 return Err(neurobits::Error::input("the result", "a chunk of unexpected size (please report it)"));
             }
             if out_ref.is_empty() {
-                *out_ref = vec![T::default(); rows * per_row];
+                // The first chunk's buffer becomes the result; growing a large buffer remaps its
+                // pages instead of copying them.
+                *out_ref = piece;
+                out_ref.reserve_exact(rows * per_row - out_ref.len());
+            } else {
+                append(out_ref, &piece);
             }
-            par_copy(&mut out_ref[start * per_row..end * per_row], &piece);
             Ok(())
         })?;
         let rate = (end - start) as f64 / t.elapsed().as_secs_f64().max(1e-6);
         start = end;
-        chunk = ((rate * seconds) as usize).clamp(64, chunk.saturating_mul(8));
+        // The rest in equal chunks of about `seconds` each (equal, so no short last chunk).
+        let rest = rows - start;
+        let pieces = (rest as f64 / (rate * seconds).max(1.0)).ceil().max(1.0) as usize;
+        chunk = rest.div_ceil(pieces).max(min_rows);
         if start < rows {
             py.check_signals()?;
         }
