@@ -3,8 +3,6 @@
 use clap::{Args, Subcommand};
 use neurobits::device::Target;
 use neurobits::flyhash::classifier::{FlyNN, FlyNNConfig};
-use neurobits::flyhash::cpu::Wta;
-use neurobits::flyhash::model::FlyHashConfig;
 use neurobits::model::Model;
 use neurobits::outln;
 use std::path::PathBuf;
@@ -35,24 +33,12 @@ pub struct FitArgs {
     /// The model file to write.
     #[arg(short, long)]
     pub out: PathBuf,
-    /// Code length m (default 32·d).
-    #[arg(long, alias = "m", value_parser = neurobits::validate::positive)]
-    pub code_bits: Option<usize>,
-    /// Inputs sampled per projection row s (default 5 % of d).
-    #[arg(long, alias = "s", value_parser = neurobits::validate::positive)]
-    pub ones_per_row: Option<usize>,
-    /// Winners k per code (default m/250).
-    #[arg(long, alias = "k", value_parser = neurobits::validate::positive)]
-    pub winners: Option<usize>,
-    /// Seed of the projection.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// The FlyHash of the inputs.
+    #[command(flatten)]
+    pub hash: super::HashArgs,
     /// Decay γ in [0, 1]: a memory bit weighs γ^n after n training codes of its class.
     #[arg(long, alias = "gamma", default_value_t = 0.99, value_parser = neurobits::validate::unit_interval)]
     pub decay: f64,
-    /// Winner-take-all variant.
-    #[arg(long, value_enum, default_value_t = Wta::Exact)]
-    pub wta: Wta,
     /// Where to hash: cpu, gpu, cuda:N or auto.
     #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
     pub device: Target,
@@ -91,16 +77,7 @@ pub fn run(c: &FlynnCommand) -> anyhow::Result<()> {
 }
 
 fn fit(a: &FitArgs) -> anyhow::Result<()> {
-    let config = FlyNNConfig {
-        hash: FlyHashConfig {
-            code_bits: a.code_bits,
-            ones_per_row: a.ones_per_row,
-            winners: a.winners,
-            seed: a.seed,
-            wta: a.wta,
-        },
-        decay: a.decay,
-    };
+    let config = FlyNNConfig { hash: a.hash.config(), decay: a.decay };
     config.validate()?;
     neurobits::io::atomic::check_writable(&a.out)?;
     let x = super::read_matrix(&a.input, &a.read)?;

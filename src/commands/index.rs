@@ -3,9 +3,7 @@
 
 use clap::{Args, Subcommand};
 use neurobits::device::Target;
-use neurobits::flyhash::cpu::Wta;
 use neurobits::flyhash::index::FlyIndex;
-use neurobits::flyhash::model::FlyHashConfig;
 use neurobits::model::Model;
 use std::path::PathBuf;
 
@@ -32,21 +30,9 @@ pub struct BuildArgs {
     /// The index file to write.
     #[arg(short, long)]
     pub out: PathBuf,
-    /// Code length m (default 32·d).
-    #[arg(long, alias = "m", value_parser = neurobits::validate::positive)]
-    pub code_bits: Option<usize>,
-    /// Inputs sampled per projection row s (default 5 % of d).
-    #[arg(long, alias = "s", value_parser = neurobits::validate::positive)]
-    pub ones_per_row: Option<usize>,
-    /// Winners k per code (default m/20).
-    #[arg(long, alias = "k", value_parser = neurobits::validate::positive)]
-    pub winners: Option<usize>,
-    /// Seed of the projection.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Winner-take-all variant.
-    #[arg(long, value_enum, default_value_t = Wta::Exact)]
-    pub wta: Wta,
+    /// The FlyHash of the vectors.
+    #[command(flatten)]
+    pub hash: super::HashArgs,
     /// Where to hash: cpu, gpu, cuda:N or auto.
     #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
     pub device: Target,
@@ -97,13 +83,7 @@ pub struct SearchArgs {
 pub fn run(c: &IndexCommand) -> anyhow::Result<()> {
     match c {
         IndexCommand::Build(a) => {
-            let config = FlyHashConfig {
-                code_bits: a.code_bits,
-                ones_per_row: a.ones_per_row,
-                winners: a.winners,
-                seed: a.seed,
-                wta: a.wta,
-            };
+            let config = a.hash.config();
             config.validate()?;
             neurobits::io::atomic::check_writable(&a.out)?;
             let x = super::read_matrix(&a.input, &a.read)?;

@@ -10,7 +10,9 @@ pub mod ocnn;
 
 use clap::Args;
 use neurobits::device::Target;
+use neurobits::flyhash::cpu::Wta;
 use neurobits::flyhash::data::Matrix;
+use neurobits::flyhash::model::FlyHashConfig;
 use neurobits::io::read::{self, Format, ReadOptions};
 use std::path::Path;
 
@@ -49,6 +51,39 @@ fn delimiter(s: &str) -> Result<u8, String> {
         "\\t" | "tab" => Ok(b'\t'),
         _ if s.len() == 1 && s.is_ascii() => Ok(s.as_bytes()[0]),
         _ => Err(format!("'{s}': expected one ASCII character (or \\t)")),
+    }
+}
+
+/// The FlyHash of `flynn fit` and `flyhash index build`: its flags, once.
+#[derive(Debug, Clone, Args)]
+pub struct HashArgs {
+    /// Code length m (default 32·d).
+    #[arg(long, alias = "m", value_parser = neurobits::validate::positive)]
+    pub code_bits: Option<usize>,
+    /// Inputs sampled per projection row s (default 5 % of d).
+    #[arg(long, alias = "s", value_parser = neurobits::validate::positive)]
+    pub ones_per_row: Option<usize>,
+    /// Winners k per code (default: m/250 for FlyNN, m/20 for an index).
+    #[arg(long, alias = "k", value_parser = neurobits::validate::positive)]
+    pub winners: Option<usize>,
+    /// Seed of the projection.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Winner-take-all variant.
+    #[arg(long, value_enum, default_value_t = Wta::Exact)]
+    pub wta: Wta,
+}
+
+impl HashArgs {
+    /// The library's FlyHash configuration.
+    pub fn config(&self) -> FlyHashConfig {
+        FlyHashConfig {
+            code_bits: self.code_bits,
+            ones_per_row: self.ones_per_row,
+            winners: self.winners,
+            seed: self.seed,
+            wta: self.wta,
+        }
     }
 }
 
