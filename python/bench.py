@@ -9,7 +9,7 @@
 3. FlyNN (defaults: m = 32·d, k = m/250) beside `KNeighborsClassifier` (k = 5, brute force, all
    cores) on Fashion-MNIST: fit and predict times, test accuracy.
 
-Each timing is the median of --repeats runs (after one warm-up). Usage:
+Each timing is the median of --repeats runs, Python and Rust alternating (after one warm-up). Usage:
     python python/bench.py [--device cpu|cuda] [--repeats 3] [--knn-test 10000] [--out FILE]
 """
 
@@ -50,19 +50,18 @@ def fashion_mnist(folder: Path):
     return x, y, xt, yt
 
 
-def median_time(f, repeats: int) -> float:
-    f()  # warm-up (page faults, the GPU's module load)
-    times = []
+def paired(python_call, rust_seconds, repeats: int):
+    """Median seconds of the Python call and of the Rust call, run alternately (so that any other
+    load on the machine falls on both alike), after one warm-up of each."""
+    python_call()
+    rust_seconds()
+    py, rust = [], []
     for _ in range(repeats):
         t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
-
-
-def median_of(f, repeats: int) -> float:
-    f()
-    return statistics.median(f() for _ in range(repeats))
+        python_call()
+        py.append(time.perf_counter() - t)
+        rust.append(rust_seconds())
+    return statistics.median(py), statistics.median(rust)
 
 
 def row(name: str, py: float, rust: float) -> dict:
@@ -73,8 +72,7 @@ def row(name: str, py: float, rust: float) -> dict:
 
 def bench_flyhash(x: np.ndarray, device: str, repeats: int) -> dict:
     h = nb.FlyHash(code_bits=25088, ones_per_row=39, winners=1254, device=device).fit(x)
-    py = median_time(lambda: h.transform(x), repeats)
-    rust = median_of(lambda: _neurobits.time_transform(h._model, x, device), repeats)
+    py, rust = paired(lambda: h.transform(x), lambda: _neurobits.time_transform(h._model, x, device), repeats)
     return row(f"FlyHash fmnist 60000x784 m=25088 ({device})", py, rust)
 
 
@@ -90,10 +88,8 @@ def bench_gbnn(device: str, repeats: int) -> dict:
     for rule in ("sum-of-sum", "joint"):
         mem.set_params(rule=rule)
         probes64 = np.ascontiguousarray(p, dtype=np.int64)
-        py = median_time(lambda: mem.retrieve(probes64), repeats)
-        # The Rust side reads the configuration the Python call set.
-        mem._model.retrieve(probes64[:1], device, rule, 2, 20)
-        rust = median_of(lambda: _neurobits.time_retrieve(mem._model, probes64, device), repeats)
+        # The Rust side reads the configuration that the Python call sets (rule, γ, t_max).
+        py, rust = paired(lambda: mem.retrieve(probes64), lambda: _neurobits.time_retrieve(mem._model, probes64, device), repeats)
         out[rule] = row(f"GBNN scenario 2, {rule} ({device})", py, rust)
     return out
 
