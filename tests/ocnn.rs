@@ -1,7 +1,7 @@
 //! The OCNN on the CPU: the spec's Lsun test vector (§11.3) exactly, the scale constant from the
 //! Delaunay triangulation, and the clustering rules on hand-made cases.
 
-use neurobits::ocnn::{self, points, Config, Dtype, SyncArg};
+use neurobits::ocnn::{self, points, Config};
 use std::path::{Path, PathBuf};
 
 fn fcps(name: &str) -> Option<PathBuf> {
@@ -17,19 +17,9 @@ fn fcps(name: &str) -> Option<PathBuf> {
     None
 }
 
+/// The library's defaults (seed 1, T = 1000, phase, automatic threshold, f32), x-threads.
 fn config() -> Config {
-    Config {
-        seed: 1,
-        iters: 1000,
-        transient: 0,
-        sync: SyncArg::Phase,
-        eps: 0.2,
-        threshold: None,
-        scale: None,
-        cutoff: None,
-        dtype: Dtype::F32,
-        variant: ocnn::Variant::XThreads,
-    }
+    Config { variant: ocnn::Variant::XThreads, ..Config::default() }
 }
 
 #[test]
