@@ -56,6 +56,9 @@ fn sharded_retrieval_equals_the_cpu() {
             let used = &gpus[..ranks];
             // Stored on the devices: each shard = the CPU's W restricted to its columns.
             let stored = ShardedNetwork::store(used, g, &msgs).unwrap();
+            // Shards are whole clusters: more GPUs than clusters use the first C.
+            let ranks = ranks.min(c);
+            assert_eq!(stored.devices(), ranks, "{c}x{l}: GPUs used");
             for (r, shard_net) in stored.shards().iter().enumerate() {
                 let s = Shard::of(&g, r, ranks);
                 let mut part = vec![0; s.words(&g)];

@@ -43,29 +43,33 @@ pub struct ShardedNetwork<'g> {
 
 impl<'g> ShardedNetwork<'g> {
     /// Stores `msgs` into a network of shape `geom` spread over `gpus` (every GPU stores every
-    /// message into its own columns).
+    /// message into its own columns). W is split by whole clusters, so at most `C` GPUs are used
+    /// (the first `C` of `gpus`); [`ShardedNetwork::devices`] says how many.
     pub fn store(gpus: &'g [Gpu], geom: Geometry, msgs: &[u16]) -> Result<Self, GpuError> {
-        Self::check(gpus, &geom)?;
+        let gpus = Self::usable(gpus, &geom)?;
         let nets = (0..gpus.len())
             .map(|r| gpus[r].store_shard(geom, Shard::of(&geom, r, gpus.len()), msgs))
             .collect::<Result<Vec<_>, _>>()?;
         Self::connect(nets)
     }
 
-    /// Uploads `net`'s W split over `gpus`.
+    /// Uploads `net`'s W split over `gpus` (at most `C` of them, as [`ShardedNetwork::store`]).
     pub fn upload(gpus: &'g [Gpu], net: &Network) -> Result<Self, GpuError> {
-        Self::check(gpus, net.geometry())?;
+        let gpus = Self::usable(gpus, net.geometry())?;
         let nets = (0..gpus.len())
             .map(|r| gpus[r].upload_shard(net, Shard::of(net.geometry(), r, gpus.len())))
             .collect::<Result<Vec<_>, _>>()?;
         Self::connect(nets)
     }
 
-    fn check(gpus: &[Gpu], g: &Geometry) -> Result<(), GpuError> {
-        if gpus.is_empty() || gpus.len() > g.clusters() {
-            return Err(GpuError::Input(format!("{} GPUs for {} clusters", gpus.len(), g.clusters())));
+    /// Shards are whole clusters: a GPU beyond the `C`-th would hold nothing, so more GPUs than
+    /// clusters use the first `C` (splitting a cluster's rows would need a second exchange per
+    /// update for the per-cluster winner, which costs more than the idle GPUs would bring).
+    fn usable<'a>(gpus: &'a [Gpu], g: &Geometry) -> Result<&'a [Gpu], GpuError> {
+        if gpus.is_empty() {
+            return Err(GpuError::Input("no GPU to shard the network over".into()));
         }
-        Ok(())
+        Ok(&gpus[..gpus.len().min(g.clusters())])
     }
 
     fn connect(nets: Vec<DeviceNetwork<'g>>) -> Result<Self, GpuError> {

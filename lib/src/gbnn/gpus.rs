@@ -84,6 +84,14 @@ impl Placed<'_> {
             Placed::Replicated(n) => n.retrieve_decoded_in(probes, Rule::Joint, params, buffer)?,
         })
     }
+
+    /// GPUs in use: a sharded network uses at most one per cluster.
+    fn devices(&self) -> usize {
+        match self {
+            Placed::Sharded(n) => n.devices(),
+            Placed::Replicated(n) => n.devices(),
+        }
+    }
 }
 
 /// `bench-gpus` report.
@@ -186,7 +194,7 @@ pub fn run(a: &GpusBenchConfig) -> Result<()> {
                 Some(f) => *f == out.decoded,
             };
             let e = GpusEntry {
-                gpus: n,
+                gpus: net.devices(),
                 placement,
                 store_seconds,
                 cold_seconds: cold.total_ms / 1e3,
@@ -196,7 +204,8 @@ pub fn run(a: &GpusBenchConfig) -> Result<()> {
                 same_as_first: same,
             };
             crate::outln!(
-                "{n} GPU(s), W {placement:<10}: stored in {:.3} s; joint retrieval {:.4} s end to end ({:.4} s into fresh memory; kernels {:.4} s), strict {:.2} %{}",
+                "{n} GPU(s){}, W {placement:<10}: stored in {:.3} s; joint retrieval {:.4} s end to end ({:.4} s into fresh memory; kernels {:.4} s), strict {:.2} %{}",
+                if e.gpus < n { format!(" (of which {} hold a shard: one per cluster at most)", e.gpus) } else { String::new() },
                 e.store_seconds,
                 e.seconds,
                 e.cold_seconds,
