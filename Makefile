@@ -7,6 +7,7 @@ BIN := target/release/neurobits
 MCU_ELF := mcu/target/thumbv7m-none-eabi/release/neurobits-mcu
 LLVM_SIZE = $(shell rustc +$(TOOLCHAIN) --print sysroot)/lib/rustlib/x86_64-unknown-linux-gnu/bin/llvm-size
 DEFMT_PRINT = $(shell command -v defmt-print || echo $(HOME)/.cargo/bin/defmt-print)
+MDBOOK = $(shell command -v mdbook || echo $(HOME)/.cargo/bin/mdbook)
 QEMU_MCU := qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb -nographic -monitor none -serial none \
 	-semihosting-config enable=on,target=native -icount shift=0
 # One example per model (lib/examples/): fit, save, load, predict.
@@ -37,6 +38,8 @@ setup:
 	@test -f data/fcps/Lsun.data || (d=$$(mktemp -d) && python3 -m pip download -q --disable-pip-version-check --no-deps --no-binary :all: pyclustering==0.10.1.2 -d $$d \
 	  && tar xzf $$d/pyclustering-0.10.1.2.tar.gz -C $$d && mkdir -p data/fcps && cp $$d/pyclustering-0.10.1.2/pyclustering/samples/samples/fcps/*.data data/fcps/ && rm -rf $$d)
 	@command -v defmt-print >/dev/null || test -x $(HOME)/.cargo/bin/defmt-print || cargo +$(TOOLCHAIN) install defmt-print --locked --version 1.2.0
+	@# The manual is an mdBook; make test builds it (broken SUMMARY entries or includes fail).
+	@command -v mdbook >/dev/null || test -x $(HOME)/.cargo/bin/mdbook || cargo +$(TOOLCHAIN) install mdbook --locked --version 0.4.52
 	@test -x $(PY) || python3 -m venv .venv
 	@$(PY) -c "import maturin, numpy, sklearn, pytest" 2>/dev/null || $(PY) -m pip install -q --disable-pip-version-check maturin numpy scikit-learn pytest
 	@$(MAKE) --no-print-directory python
@@ -70,8 +73,12 @@ test: setup mcu-build
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	@# The Python package: scikit-learn's checks, Python = CLI bit for bit, round trips, bad input.
 	@# A missing interpreter, package or scikit-learn is a failure, never a skip.
+	@# test_docs.py runs the README's and the manual's console blocks with the release CLI (the
+	@# Fashion-MNIST quick starts), and their Python blocks; their Rust blocks are doctests above.
+	$(CARGO) build --release --bin neurobits
 	$(PY) -c "import neurobits, numpy, sklearn, pytest"
-	NEUROBITS_BIN=$(CURDIR)/target/debug/neurobits $(PY) -m pytest python/tests -q -p no:cacheprovider
+	NEUROBITS_BIN=$(CURDIR)/target/debug/neurobits NEUROBITS_DOC_BIN=$(CURDIR)/$(BIN) $(PY) -m pytest python/tests -q -p no:cacheprovider
+	$(MDBOOK) build docs/manual
 	$(MAKE) mcu-test
 
 # The firmware under QEMU: build, run with a timeout, decode defmt, compare its digest with the

@@ -64,6 +64,8 @@ pub fn suspend_progress<R>(f: impl FnOnce() -> R) -> R {
 pub mod console;
 pub mod cortical;
 pub mod device;
+#[cfg(doctest)]
+pub mod doc_blocks;
 pub mod error;
 pub mod flyhash;
 pub mod gbnn;
