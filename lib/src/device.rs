@@ -369,7 +369,9 @@ pub enum BenchDevice {
 
 /// A model's opened device, kept between calls: the first `predict` on a GPU opens it (context,
 /// PTX) and later calls reuse it, as a resident handle should. Changing the model's
-/// [`Target`] opens the new one on the next call. A clone starts empty (it opens its own).
+/// [`Target`] opens the new one on the next call. A clone shares the device opened so far (an
+/// `Arc`: opening a GPU costs a context and the PTX, which a copy of the model need not pay again)
+/// and keeps its own slot from then on.
 #[derive(Default)]
 pub struct DeviceCache(std::sync::Mutex<Option<(Target, std::sync::Arc<Device>)>>);
 
@@ -390,7 +392,7 @@ impl DeviceCache {
 
 impl Clone for DeviceCache {
     fn clone(&self) -> Self {
-        DeviceCache::default()
+        DeviceCache(std::sync::Mutex::new(self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()))
     }
 }
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Tuple, Union
 
+import json
+
 import numpy as np
 
 from . import _neurobits
@@ -172,6 +174,22 @@ class GBNN(Estimator):
         if return_stats:
             return states, symbols, iters, conv
         return states, symbols
+
+    def save(self, path: Any) -> None:
+        """Save the memory and the current retrieval options (``rule``, ``gamma``, ``max_iter``)
+        in the saved-model format (atomically); the command line reads it.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file to write.
+        """
+        model = self._check_fitted()
+        saved = json.loads(model.config_json)
+        options = (self._rule(), int(self.gamma), int(self.max_iter))
+        if (saved["rule"], saved["gamma"], saved["max_iter"]) != options:
+            model.set_options(*options)
+        super().save(path)
 
     def predict(self, probes: Any) -> np.ndarray:
         """The completed messages: ``retrieve(probes)[1]``.

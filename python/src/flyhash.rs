@@ -189,10 +189,17 @@ impl FlyIndex {
             self.inner = index;
             r?;
         } else {
-            // Several chunks (Ctrl-C is checked between them) on a copy: all rows or none.
-            let mut index = self.inner.clone().with_device(t);
-            chunked(py, x.rows, 0, (chunk, 64), |r| index.add(&x.matrix(r)).map(|_| Vec::<()>::new()))?;
-            self.inner = index;
+            // Several chunks (Ctrl-C is checked between them): all rows or none, so a failed or
+            // interrupted add cuts the index back (no copy of the codes held).
+            let device = self.inner.hasher().device;
+            let mut index = std::mem::replace(&mut self.inner, Index::new(FlyHashConfig::default(), 1).map_err(to_py)?);
+            index = index.with_device(t);
+            let r = chunked(py, x.rows, 0, (chunk, 64), |r| index.add(&x.matrix(r)).map(|_| Vec::<()>::new()));
+            if r.is_err() {
+                index.truncate(start);
+            }
+            self.inner = index.with_device(device);
+            r?;
         }
         Ok((start, self.inner.len()))
     }
@@ -210,14 +217,14 @@ impl FlyIndex {
         let x = Rows::of(&x, "the queries")?;
         let t = target(device)?;
         let p = self.inner.hasher().params().map_err(to_py)?;
-        let index = self.inner.clone().with_device(t);
+        let index = &self.inner;
         let per_row = cost(&p) + (self.inner.len() * p.code_words()) as u128 * 4;
         let n = x.rows;
         let hits: Vec<(u32, i64)> = if n == 0 {
-            detached(py, || index.search(&x.matrix(0..0), k).map(|_| Vec::new()))?
+            detached(py, || index.search_on(&x.matrix(0..0), k, t).map(|_| Vec::new()))?
         } else {
             chunked(py, n, k, (chunk_rows(t, per_row), 64), |r| {
-                let h = index.search(&x.matrix(r), k)?;
+                let h = index.search_on(&x.matrix(r), k, t)?;
                 Ok(h.distances.into_iter().zip(h.ids).collect())
             })?
         };

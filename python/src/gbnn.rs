@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use neurobits::gbnn::model::{Gbnn as Model, GbnnConfig};
 use neurobits::gbnn::RuleArg;
 use neurobits::model::Model as _;
+use neurobits_core::gbnn::Params;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
@@ -48,8 +49,11 @@ impl Gbnn {
     }
 
     /// Completes `probes` (`K × C`, −1 erased) with `rule`, `gamma`, `max_iter` on `device`.
+    /// `&self`: threads may retrieve from one memory at once (the GIL is released meanwhile);
+    /// the options are this call's, the stored configuration is left alone.
+    #[allow(clippy::too_many_arguments)]
     fn retrieve<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         probes: PyReadonlyArray2<'py, i64>,
         device: &str,
@@ -60,16 +64,14 @@ impl Gbnn {
         let rule: RuleArg = config(&serde_json::Value::String(rule.into()).to_string())?;
         let (k, c) = (probes.shape()[0], probes.shape()[1]);
         let p = slice(&probes, "the probes")?;
-        self.inner.config.rule = rule;
-        self.inner.config.gamma = gamma;
-        self.inner.config.max_iter = max_iter;
         let t = target(device)?;
-        self.inner.device = t;
+        let params = Params { gamma, max_iter };
         let inner = &self.inner;
+        let retrieve = |p: &[i64]| inner.retrieve_with(p, rule, &params, t);
         let words = self.words()?;
         if k == 0 || c == 0 {
             // Let the library name what is wrong.
-            detached(py, || inner.retrieve(p))?;
+            detached(py, || retrieve(p))?;
         }
         // States are the bulk: they are the chunks' output; symbols and stats gather beside.
         let (mut symbols, mut iters, mut conv) = (Vec::new(), Vec::new(), Vec::new());
@@ -85,7 +87,7 @@ impl Gbnn {
         // chunk, so that the chunk's last block keeps one thread busy for little of it.
         let blocks = 40 * 32 * rayon::current_num_threads();
         let states = chunked(py, k, c * words, (chunk_rows(t, cost).max(blocks), blocks), |r| {
-            let out = inner.retrieve(&p[r.start * c..r.end * c])?;
+            let out = retrieve(&p[r.start * c..r.end * c])?;
             sy.extend_from_slice(&out.symbols);
             it.extend(out.stats.iter().map(|s| s.iterations));
             cv.extend(out.stats.iter().map(|s| s.converged));
@@ -97,6 +99,14 @@ impl Gbnn {
             iters.into_pyarray(py),
             conv.into_pyarray(py),
         ))
+    }
+
+    /// Sets the retrieval options kept in the configuration (what `save` writes).
+    fn set_options(&mut self, rule: &str, gamma: u32, max_iter: u32) -> PyResult<()> {
+        self.inner.config.rule = config(&serde_json::Value::String(rule.into()).to_string())?;
+        self.inner.config.gamma = gamma;
+        self.inner.config.max_iter = max_iter;
+        Ok(())
     }
 
     /// Messages stored so far.

@@ -147,3 +147,13 @@ def test_the_matcher_can_fail():
     assert matches(["a [..] c", "...", "z"], ["a b c", "x", "y", "z"])
     assert not matches(["a [..] c"], ["a b d"])
     assert not matches(["a"], ["a", "b"])
+
+
+@pytest.mark.parametrize("path", FILES, ids=rel)
+def test_relative_links_point_at_files(path):
+    text = re.sub(r"```.*?```", "", path.read_text(), flags=re.S)
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+            continue
+        file = (path.parent / target.split("#")[0]).resolve()
+        assert file.exists(), f"{rel(path)}: the link {target} points at nothing"

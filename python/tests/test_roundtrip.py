@@ -112,3 +112,12 @@ def test_gbnn_partial_fit_and_rules():
         assert s.dtype == np.uint64 and y.dtype == np.int64 and it.dtype == np.uint32 and conv.dtype == bool
         assert np.array_equal(y[(y >= 0)], MESSAGES[y >= 0]) or rule == "sum_of_sum"
     assert np.array_equal(a.predict(MESSAGES), MESSAGES)
+
+
+def test_gbnn_save_writes_the_current_retrieval_options(tmp_path):
+    msgs = np.random.default_rng(3).integers(0, 16, size=(50, 4))
+    m = nb.GBNN(clusters=4, neurons=16, rule="joint").fit(msgs)
+    m.set_params(rule="sum-of-sum", gamma=3, max_iter=7)
+    m.save(tmp_path / "m.nbm")
+    back = nb.GBNN.load(tmp_path / "m.nbm")
+    assert (back.rule.replace("_", "-"), back.gamma, back.max_iter) == ("sum-of-sum", 3, 7)

@@ -79,3 +79,45 @@ def test_gil_released_while_computing():
     during = [t for t in ticks if t0 < t < t1]
     # Python code ran during the call: at least a tick per 50 ms of it.
     assert len(during) >= max(1, int((t1 - t0) / 0.05)), (len(during), t1 - t0)
+
+
+
+def _sharing(m, **params):
+    """Another estimator over the same fitted Rust model as `m`, with other parameters."""
+    v = object.__new__(type(m))
+    v.__dict__.update(m.__dict__)
+    v.__dict__.update(params)
+    return v
+
+
+def test_one_model_serves_several_threads():
+    """Read-only verbs take the model shared (no "Already borrowed"), and each thread's answer
+    equals the serial one, even with other retrieval options per thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(5)
+    msgs = rng.integers(0, 64, size=(2000, 8))
+    probes = msgs[:600].copy()
+    probes[:, :3] = -1
+    m = nb.GBNN(clusters=8, neurons=64).fit(msgs)
+    x = rng.random((2000, 64), dtype=np.float32)
+    index = nb.FlyHashIndex(code_bits=1024, winners=32)
+    index.add(x)
+    clf = nb.FlyNN(code_bits=1024, winners=32).fit(x, np.arange(2000) % 4)
+
+    rules = ["joint", "sum-of-sum", "sum-of-max"] * 4
+    serial = {r: nb.GBNN(clusters=8, neurons=64, rule=r).fit(msgs).predict(probes) for r in set(rules)}
+    assert not (serial["joint"] == serial["sum-of-sum"]).all(), "the rules must differ for the test to mean something"
+    serial_search = index.search(x[:500], k=5)
+    serial_pred = clf.predict(x)
+
+    def work(rule):
+        symbols = _sharing(m, rule=rule).predict(probes)
+        d, ids = index.search(x[:500], k=5)
+        return rule, symbols, d, ids, clf.predict(x)
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        for rule, symbols, d, ids, pred in pool.map(work, rules):
+            assert (symbols == serial[rule]).all(), rule
+            assert (d == serial_search[0]).all() and (ids == serial_search[1]).all()
+            assert (pred == serial_pred).all()

@@ -25,7 +25,7 @@ use std::path::Path;
 
 use super::data::Matrix;
 use super::model::{FlyHash, FlyHashConfig, SavedHasher};
-use crate::device::Target;
+use crate::device::{Device, Target};
 use crate::error::{Error, Result};
 use crate::io::model_file;
 use crate::model::Model;
@@ -121,14 +121,32 @@ impl FlyIndex {
         Ok(start..self.len())
     }
 
+    /// Keeps the first `len` codes (ids `0..len`) and drops the rest: undoes [`FlyIndex::add`]s
+    /// made since the index held `len` codes.
+    pub fn truncate(&mut self, len: usize) {
+        let words = self.words();
+        self.codes.truncate(len.saturating_mul(words));
+    }
+
     /// The `k` nearest codes of each query vector.
     pub fn search(&self, queries: &Matrix, k: usize) -> Result<Neighbours> {
-        let q = self.hasher.transform(queries)?;
-        self.search_codes(&q, k)
+        self.search_on(queries, k, self.hasher.device)
+    }
+
+    /// [`FlyIndex::search`] on `device` for this call (`&self`: no copy of the codes, and several
+    /// threads may search one index at once, each on its device).
+    pub fn search_on(&self, queries: &Matrix, k: usize, device: Target) -> Result<Neighbours> {
+        let device = self.hasher.opened.get(device)?;
+        let q = self.hasher.transform_on(&device, queries)?;
+        self.search_codes_on(&device, &q, k)
     }
 
     /// The `k` nearest codes of each query code (`⌈m/64⌉` words each).
     pub fn search_codes(&self, q: &[Word], k: usize) -> Result<Neighbours> {
+        self.search_codes_on(&*self.hasher.opened.get(self.hasher.device)?, q, k)
+    }
+
+    fn search_codes_on(&self, device: &Device, q: &[Word], k: usize) -> Result<Neighbours> {
         if k == 0 {
             return Err(Error::config("k", 0, "must be at least 1"));
         }
@@ -142,7 +160,6 @@ impl FlyIndex {
         let nq = q.len() / words;
         let r = k.min(self.len());
         crate::io::memory::ensure_fits("the search results", nq as u128 * k as u128 * 12)?;
-        let device = self.hasher.opened.get(self.hasher.device)?;
         let hits = if r == 0 {
             vec![Vec::new(); nq]
         } else {

@@ -133,6 +133,13 @@ impl Gbnn {
 
     /// Completes `probes` (`K·C` symbols, −1 for an erased cluster) with the configured rule.
     pub fn retrieve(&self, probes: &[i64]) -> Result<Retrieved> {
+        let params = Params { gamma: self.config.gamma, max_iter: self.config.max_iter };
+        self.retrieve_with(probes, self.config.rule, &params, self.device)
+    }
+
+    /// [`Gbnn::retrieve`] with the retrieval options of this call instead of the configured ones
+    /// (`&self`: several threads may retrieve from one memory at once, each with its options).
+    pub fn retrieve_with(&self, probes: &[i64], rule: RuleArg, params: &Params, device: Target) -> Result<Retrieved> {
         let net = self.network()?;
         let g = *net.geometry();
         if probes.is_empty() || !probes.len().is_multiple_of(g.clusters()) {
@@ -143,9 +150,8 @@ impl Gbnn {
             ));
         }
         let probes = symbols(probes, g.clusters(), g.neurons_per_cluster(), true)?;
-        let params = Params { gamma: self.config.gamma, max_iter: self.config.max_iter };
-        let device = self.opened.get(self.device)?;
-        let batch = device.gbnn(net)?.retrieve(&probes, self.config.rule.into(), &params)?;
+        let device = self.opened.get(device)?;
+        let batch = device.gbnn(net)?.retrieve(&probes, rule.into(), params)?;
         let symbols = batch
             .states
             .chunks(g.row_words().max(1))
