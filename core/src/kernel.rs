@@ -154,6 +154,7 @@ kernels! {
     FlyPixelAct = "fly_pixel_act",
     FlyPixelWta = "fly_pixel_wta",
     FlyHammingKeys = "fly_hamming_keys",
+    FlyCodesWordMajor = "fly_codes_word_major",
     FlyFloatSample = "fly_float_sample",
     FlyFloatInterval = "fly_float_interval",
     FlyFloatHash = "fly_float_hash",

@@ -220,3 +220,37 @@ fn flynn_gpu_equals_cpu() {
         println!("FlyNN gamma {gamma}: 500 classes = CPU ({train_ms:.3} ms training, {ms:.3} ms classifying)");
     }
 }
+
+/// A database larger than one staging half (several upload parts, the last one short, `n` not
+/// a multiple of 64) searched from the resident upload several times: equal to a brute-force
+/// top-r (distance, then index).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn resident_codes_in_several_parts_equal_cpu() {
+    let gpu = Gpu::open(0).unwrap();
+    let mix = |i: u64| {
+        let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    for (words, n) in [(392usize, 25_013usize), (7, 1_200_001), (1, 4_194_400)] {
+        let codes: Vec<u64> = (0..n * words).map(|i| mix(i as u64)).collect();
+        let q: Vec<u64> = (0..16 * words).map(|i| mix(!(i as u64))).collect();
+        let resident = gpu.upload_codes(&codes, words).unwrap();
+        assert_eq!(resident.len(), n);
+        for r in [1, 10, 100] {
+            let got = resident.top_r(&gpu, &codes, &q, r).unwrap().hits;
+            for (qi, row) in got.iter().enumerate() {
+                let query = &q[qi * words..(qi + 1) * words];
+                let mut all: Vec<(u32, u32)> =
+                    (0..n).map(|j| (hamming(&codes[j * words..(j + 1) * words], query), j as u32)).collect();
+                all.select_nth_unstable(r - 1);
+                all.truncate(r);
+                all.sort();
+                let want: Vec<(u32, u32)> = all.iter().map(|&(d, j)| (j, d)).collect();
+                assert_eq!(row, &want, "words={words} n={n} r={r} query {qi}: resident top-r differs");
+            }
+        }
+        println!("{n} codes of {words} words uploaded in parts: top-1/10/100 of 16 queries = brute force");
+    }
+}

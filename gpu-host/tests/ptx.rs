@@ -94,6 +94,7 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<fk::PixelAct>(&mut seen);
     check::<fk::PixelWta>(&mut seen);
     check::<fk::HammingKeys>(&mut seen);
+    check::<fk::CodesWordMajor>(&mut seen);
     check::<fk::FloatSample>(&mut seen);
     check::<fk::FloatInterval>(&mut seen);
     check::<fk::FloatHash>(&mut seen);

@@ -106,8 +106,17 @@ def test_flynn_and_index_fmnist():
         i.add(x)
         return i
 
-    _check("FlyHashIndex add 60000 + search 1000 queries k=10",
-           *_both(index, lambda i: (i.codes, *i.search(xt[:1000], k=10))))
+    def searches(i):
+        # Twice from the resident upload, then after an add (which must drop it): the queries
+        # added find themselves at distance 0.
+        first, again = i.search(xt[:1000], k=10), i.search(xt[:1000], k=10)
+        i.add(xt[:500])
+        after = i.search(xt[:1000], k=10)
+        assert (after[0][:500, 0] == 0).all() and (after[1][:500, 0] >= 60000).all()
+        return (i.codes, *first, *again, *after)
+
+    _check("FlyHashIndex add 60000 + search 1000 queries k=10 (twice, then after adding 500)",
+           *_both(index, searches))
 
 
 def test_gbnn_rules():

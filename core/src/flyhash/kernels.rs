@@ -276,6 +276,27 @@ kernel_struct! {
     }
 }
 
+kernel_struct! {
+    /// `fly_codes_word_major`: one thread per word of a chunk of `count` codes uploaded
+    /// code-major, consecutive threads writing consecutive words of the word-major database:
+    /// `dst[w · np + j0 + j] = src[j · words + w]`. The database reaches the device as the host
+    /// holds it (one plain copy per chunk) and is laid out for `fly_hamming_keys` there.
+    CodesWordMajor => FlyCodesWordMajor {
+        /// Words per code.
+        words: u32,
+        /// Codes in this chunk.
+        count: u32,
+        /// Index of the chunk's first code.
+        j0: u32,
+        /// The database's stride (codes rounded up to 64).
+        np: u32,
+        /// `count · words` words, code-major.
+        src: DevPtr<Word>,
+        /// `words · np` words, word-major.
+        dst: DevMut<Word>,
+    }
+}
+
 /// Queries per `fly_hamming_keys` tile (a half-warp's lanes).
 pub const HAMMING_TILE_QUERIES: u32 = 16;
 /// Threads per block of `fly_hamming_keys`.

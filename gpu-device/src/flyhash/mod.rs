@@ -4,7 +4,8 @@
 use core::slice::{from_raw_parts, from_raw_parts_mut};
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use neurobits_core::flyhash::kernels::{
-    Activation, Bisect64, Hamming, Projection, RadixHist, RadixInit, RadixPick, Select, TieCount, TopR,
+    Activation, Bisect64, CodesWordMajor, Hamming, Projection, RadixHist, RadixInit, RadixPick, Select, TieCount,
+    TopR,
 };
 use neurobits_core::flyhash::{
     activation_with, bisect64, hamming, pack_above, projection_row, select_range, sort_key, ties_left, top_r,
@@ -226,6 +227,26 @@ kernel! {
         let w = a.words as usize;
         *a.dist.0.add(qi * a.n as usize + j) =
             hamming(from_raw_parts(a.db.0.add(j * w), w), from_raw_parts(a.q.0.add(qi * w), w));
+    }
+}
+
+kernel! {
+    /// A chunk of codes into the word-major database (see `CodesWordMajor`): writes coalesced,
+    /// reads strided by `words` (each 32-byte sector is read by four neighbouring word rows,
+    /// mostly from L2).
+    fn fly_codes_word_major(a: CodesWordMajor {
+        words: u32,
+        count: u32,
+        j0: u32,
+        np: u32,
+        src: DevPtr<Word>,
+        dst: DevMut<Word>,
+    }) {
+        let (w, j) = split(gid(), a.count as usize);
+        if w >= a.words as usize {
+            return;
+        }
+        *a.dst.0.add(w * a.np as usize + a.j0 as usize + j) = *a.src.0.add(j * a.words as usize + w);
     }
 }
 

@@ -10,18 +10,25 @@ use neurobits_core::flyhash::{hamming, sort_hits};
 use neurobits_core::Word;
 use std::time::Instant;
 
-use crate::launch::{launch_shaped, rd, resident_blocks_shaped, wr, KernelTimer};
+use crate::gpu::STAGING_HALF;
+use crate::launch::{launch, launch_shaped, rd, resident_blocks_shaped, wr, KernelTimer};
 use crate::{Gpu, GpuError};
 
-/// A database of codes resident on the device (word-major), with the host codes it came from
-/// (the hits' distances are read there).
-pub struct HammingIndex<'g, 'a> {
-    gpu: &'g Gpu,
-    host: &'a [Word],
+/// A database of codes resident on the device (word-major, zero past the last code): upload it
+/// once with [`Gpu::upload_codes`] and search it with every batch of queries.
+pub struct DeviceCodes {
     words: usize,
     n: usize,
     np: usize,
     db: CudaSlice<Word>,
+}
+
+/// A [`DeviceCodes`] with the GPU it lives on and the host codes it came from (the hits'
+/// distances are read there).
+pub struct HammingIndex<'g, 'a> {
+    gpu: &'g Gpu,
+    host: &'a [Word],
+    codes: DeviceCodes,
 }
 
 /// Hits of a search and its time.
@@ -42,6 +49,13 @@ pub const HAMMING_MAX_WORDS: usize = 1023;
 impl Gpu {
     /// Uploads `db` (codes of `words` words) word-major for [`HammingIndex::top_r`].
     pub fn hamming_index<'a>(&self, db: &'a [Word], words: usize) -> Result<HammingIndex<'_, 'a>, GpuError> {
+        Ok(HammingIndex { gpu: self, host: db, codes: self.upload_codes(db, words)? })
+    }
+
+    /// Uploads `db` (codes of `words` words, as the host holds them) and lays it out word-major
+    /// on the device: chunks of codes travel through the pinned staging buffer and
+    /// `fly_codes_word_major` transposes each one while the next is copied.
+    pub fn upload_codes(&self, db: &[Word], words: usize) -> Result<DeviceCodes, GpuError> {
         if words == 0 || words > HAMMING_MAX_WORDS || !db.len().is_multiple_of(words) || db.is_empty() {
             return Err(GpuError::Input(format!("{} words are not codes of 1..={HAMMING_MAX_WORDS} words", db.len())));
         }
@@ -50,38 +64,80 @@ impl Gpu {
             return Err(GpuError::Input(format!("{n} codes exceed one index")));
         }
         let np = n.next_multiple_of(64);
-        self.ensure_fits(np as u64 * words as u64 * 8)?;
-        let mut t = vec![0 as Word; np * words];
-        for (j, code) in db.chunks(words).enumerate() {
-            for (w, &x) in code.iter().enumerate() {
-                t[w * np + j] = x;
-            }
+        let per = (STAGING_HALF / words).min(n);
+        self.ensure_fits((np + 2 * per) as u64 * words as u64 * 8)?;
+        let mut out = self.stream.alloc_zeros::<Word>(np * words)?;
+        // SAFETY: each part is copied into its buffer before the kernel reads it.
+        let mut tmp = unsafe { [self.stream.alloc::<Word>(per * words)?, self.stream.alloc::<Word>(per * words)?] };
+        self.upload_staged(db, per * words, &mut tmp, |_, range, src| {
+            let count = range.len() / words;
+            let a = k::CodesWordMajor {
+                words: words as u32,
+                count: count as u32,
+                j0: (range.start / words) as u32,
+                np: np as u32,
+                src: rd(self, src),
+                dst: wr(self, &mut out),
+            };
+            // SAFETY: `src` holds the part's count·words words, `dst` words·np, and
+            // j0 + count ≤ n ≤ np.
+            unsafe { launch(self, &mut KernelTimer::default(), (count * words) as u64, a) }
+        })?;
+        Ok(DeviceCodes { words, n, np, db: out })
+    }
+}
+
+impl DeviceCodes {
+    /// Codes held.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether no code is held (never: [`Gpu::upload_codes`] refuses that).
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Words per code.
+    pub fn words(&self) -> usize {
+        self.words
+    }
+
+    /// [`HammingIndex::top_r`] on `gpu` (the one it was uploaded to), `host` being the codes
+    /// uploaded.
+    pub fn top_r(&self, gpu: &Gpu, host: &[Word], q: &[Word], r: usize) -> Result<HammingHits, GpuError> {
+        if host.len() != self.n * self.words {
+            return Err(GpuError::Input(format!("{} host words for {} codes on the device", host.len(), self.n)));
         }
-        Ok(HammingIndex { gpu: self, host: db, words, n, np, db: self.stream.clone_htod(&t)? })
+        HammingIndex::search(gpu, host, self, q, r)
     }
 }
 
 impl HammingIndex<'_, '_> {
     /// Codes in the index.
     pub fn len(&self) -> usize {
-        self.n
+        self.codes.n
     }
 
     /// Whether the index holds no code (never: [`Gpu::hamming_index`] refuses that).
     pub fn is_empty(&self) -> bool {
-        self.n == 0
+        self.codes.n == 0
     }
 
     /// The `r` nearest codes of each query (`q`: codes of the index's length), nearest first,
     /// ties by index; `r` is capped at the index's size.
     pub fn top_r(&self, q: &[Word], r: usize) -> Result<HammingHits, GpuError> {
+        Self::search(self.gpu, self.host, &self.codes, q, r)
+    }
+
+    fn search(g: &Gpu, host: &[Word], codes: &DeviceCodes, q: &[Word], r: usize) -> Result<HammingHits, GpuError> {
         let start = Instant::now();
-        let (g, words, np) = (self.gpu, self.words, self.np);
+        let (words, np) = (codes.words, codes.np);
         if !q.len().is_multiple_of(words) {
             return Err(GpuError::Input(format!("{} query words are not codes of {words} words", q.len())));
         }
         let nq = q.len() / words;
-        let r = r.min(self.n);
+        let r = r.min(codes.n);
         if nq == 0 || r == 0 {
             return Ok(HammingHits { hits: vec![Vec::new(); nq], kernel_ms: 0.0, keys_ms: 0.0, total_ms: 0.0 });
         }
@@ -106,12 +162,12 @@ impl HammingIndex<'_, '_> {
         let mut t = KernelTimer::default();
         let a = k::HammingKeys {
             words: words as u32,
-            n: self.n as u32,
+            n: codes.n as u32,
             np: np as u32,
             nq: nq as u32,
             bp: bp as u32,
             octets: octets as u32,
-            db: rd(g, &self.db),
+            db: rd(g, &codes.db),
             q: rd(g, &dq),
             keys: wr(g, &mut keys),
             hist: wr(g, &mut hist),
@@ -141,7 +197,7 @@ impl HammingIndex<'_, '_> {
                 let mut v = Vec::with_capacity(r);
                 for (wi, &word) in m[qi * per..(qi + 1) * per].iter().enumerate() {
                     for j in set_bits(word).map(|b| wi * 64 + b) {
-                        v.push((j as u32, hamming(&self.host[j * words..(j + 1) * words], query)));
+                        v.push((j as u32, hamming(&host[j * words..(j + 1) * words], query)));
                     }
                 }
                 sort_hits(&mut v);
