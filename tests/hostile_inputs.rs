@@ -313,29 +313,32 @@ fn standard_output_errors_are_one_line_and_a_closed_pipe_ends_quietly() {
 
 #[test]
 fn an_interrupted_store_leaves_no_temporary_file() {
-    let d = tempfile::tempdir().unwrap();
-    // 20 000 messages of 32 × 2048: W is 512 MiB, seconds to build and write.
-    let msgs = d.path().join("m.csv");
-    let line: String = (0..32).map(|i| (i * 61 % 2048).to_string()).collect::<Vec<_>>().join(",") + "\n";
-    std::fs::write(&msgs, line.repeat(200)).unwrap();
-    let out = d.path().join("net.nb");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("neurobits"))
-        .args(["gbnn", "store", "--clusters", "32", "--neurons", "2048", "--messages"])
-        .arg(&msgs)
-        .arg("--out")
-        .arg(&out)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(400));
-    // SAFETY: kill(2) on our own child's pid.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = child.wait().unwrap();
-    no_leftovers(d.path());
-    // Either it was interrupted (no output) or it had already finished (a whole output).
-    if !status.success() {
-        assert!(!out.exists());
-        assert_eq!(status.code(), Some(130), "{status:?}");
+    // Every terminating signal a user, a terminal or a scheduler sends.
+    for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGUSR1, libc::SIGALRM] {
+        let d = tempfile::tempdir().unwrap();
+        // 200 messages of 32 × 2048: W is 512 MiB, a second or more to build and write.
+        let msgs = d.path().join("m.csv");
+        let line: String = (0..32).map(|i| (i * 61 % 2048).to_string()).collect::<Vec<_>>().join(",") + "\n";
+        std::fs::write(&msgs, line.repeat(200)).unwrap();
+        let out = d.path().join("net.nb");
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("neurobits"))
+            .args(["gbnn", "store", "--clusters", "32", "--neurons", "2048", "--messages"])
+            .arg(&msgs)
+            .arg("--out")
+            .arg(&out)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(child.id() as i32, sig) };
+        let status = child.wait().unwrap();
+        no_leftovers(d.path());
+        // Either it was interrupted (no output) or it had already finished (a whole output).
+        if !status.success() {
+            assert!(!out.exists());
+            assert_eq!(status.code(), Some(128 + sig), "signal {sig}: {status:?}");
+        }
     }
 }
 

@@ -26,11 +26,11 @@ use std::path::Path;
 use super::data::Matrix;
 use super::model::{FlyHash, FlyHashConfig, SavedHasher};
 use crate::device::{Device, Target};
-use neurobits_gpu_host::flyhash::{DeviceCodes, HAMMING_MAX_WORDS};
-use neurobits_gpu_host::Gpu;
 use crate::error::{Error, Result};
 use crate::io::model_file;
 use crate::model::Model;
+use neurobits_gpu_host::flyhash::{DeviceCodes, HAMMING_MAX_WORDS};
+use neurobits_gpu_host::Gpu;
 
 const BLOCK_MAGIC: &[u8; 8] = b"NBCODES\n";
 
@@ -78,7 +78,13 @@ struct Resident(std::sync::Mutex<Option<(std::sync::Arc<Device>, std::sync::Arc<
 
 impl Resident {
     /// The codes on `device`'s GPU, uploaded now unless they already are.
-    fn get(&self, device: &std::sync::Arc<Device>, gpu: &Gpu, codes: &[Word], words: usize) -> Result<std::sync::Arc<DeviceCodes>> {
+    fn get(
+        &self,
+        device: &std::sync::Arc<Device>,
+        gpu: &Gpu,
+        codes: &[Word],
+        words: usize,
+    ) -> Result<std::sync::Arc<DeviceCodes>> {
         let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((d, c)) = slot.as_ref() {
             if std::sync::Arc::ptr_eq(d, device) && c.len() * c.words() == codes.len() {

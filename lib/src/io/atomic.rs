@@ -3,14 +3,19 @@
 //! * `-` is standard output (streamed).
 //! * A regular file (new or existing) is written to a temporary file beside it and renamed over
 //!   it once complete: it appears whole or not at all. A new file gets mode `0666 & !umask`; an
-//!   existing file keeps its mode.
-//! * A symbolic link is written through: its target is replaced as above, the link stays.
+//!   existing file keeps its mode and (where the process may set it) its owner and group. A file
+//!   without write permission for us is refused (an I/O error), as `cp` would, never replaced.
+//! * A symbolic link is written through: its target is replaced as above, the link stays; a
+//!   chain of links is followed to its end, also when that end does not exist yet.
 //! * An existing special file (character device such as `/dev/null`, FIFO, socket) is written to
 //!   directly, streamed: renaming over it would destroy it. A directory is refused.
-//! * A temporary file never outlives a failure: it is removed on error, and on SIGINT/SIGTERM
-//!   ([`install_signal_cleanup`]) before the process exits.
+//! * A temporary file never outlives a failure: it is removed on error, and on SIGINT, SIGTERM,
+//!   SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGALRM ([`install_signal_cleanup`]) before the
+//!   process exits.
 //! * Several files that belong together ([`write_set`]) are written into a temporary directory
-//!   beside the targets and moved in only when all are complete.
+//!   beside the targets and moved in only when all are complete, each member under the rules
+//!   above (links written through, modes kept), and under an exclusive lock on the directory, so
+//!   that two runs writing the same set leave one run's set, never a mix.
 
 use anyhow::{bail, Context, Result};
 use std::io::{BufWriter, Write};
@@ -32,12 +37,13 @@ fn pending(add: Option<&Path>, remove: Option<&Path>) {
     }
 }
 
-/// On SIGINT or SIGTERM, removes the temporary files and directories being written, then exits
-/// with 130 or 143. Called once by `main`.
+/// On a terminating signal (INT, TERM, HUP, QUIT, USR1, USR2, ALRM), removes the temporary
+/// files and directories being written, then exits with 128 + the signal. Called once by `main`.
 pub fn install_signal_cleanup() -> Result<()> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
+    use signal_hook::consts::{SIGALRM, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2};
     let mut signals =
-        signal_hook::iterator::Signals::new([SIGINT, SIGTERM]).context("cannot install signal handlers")?;
+        signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM])
+            .context("cannot install signal handlers")?;
     // `Builder::spawn`: a thread that cannot start is an error (exit 1), not a panic.
     std::thread::Builder::new()
         .name("signals".into())
@@ -70,8 +76,8 @@ enum Target {
     Stdout,
     /// Written in place, streamed (an existing special file).
     Special(PathBuf),
-    /// Replaced atomically; the mode to give it.
-    Regular(PathBuf, u32),
+    /// Replaced atomically; the mode to give it, and the owner to keep (an existing file).
+    Regular(PathBuf, u32, Option<(u32, u32)>),
 }
 
 fn target(path: &Path) -> Result<Target> {
@@ -80,25 +86,36 @@ fn target(path: &Path) -> Result<Target> {
     }
     let name = path.display();
     // Links are written through: the file they point at is the target.
-    let real = match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => match std::fs::canonicalize(path) {
-            Ok(p) => p,
-            // A dangling link: create the file it names.
-            Err(_) => {
-                let to = std::fs::read_link(path).with_context(|| format!("cannot read the link {name}"))?;
-                path.parent().map_or(to.clone(), |d| d.join(to))
+    let mut real = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&real) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = std::fs::read_link(&real).with_context(|| format!("cannot read the link {name}"))?;
+                real = real.parent().map_or(to.clone(), |d| d.join(to));
             }
-        },
-        _ => path.to_path_buf(),
-    };
+            _ => break,
+        }
+    }
     match std::fs::metadata(&real) {
         Ok(m) if m.is_dir() => bail!("{name} is a directory"),
         Ok(m) if m.file_type().is_char_device() || m.file_type().is_fifo() || m.file_type().is_socket() => {
             Ok(Target::Special(real))
         }
         Ok(m) if m.file_type().is_block_device() => bail!("{name} is a block device: refusing to write to it"),
-        Ok(m) => Ok(Target::Regular(real, m.permissions().mode() & 0o7777)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Target::Regular(real, 0o666 & !umask())),
+        Ok(m) => {
+            use std::os::unix::ffi::OsStrExt;
+            let c = std::ffi::CString::new(real.as_os_str().as_bytes()).context("a path with a NUL byte")?;
+            // SAFETY (access): it reads the NUL-terminated path and nothing else.
+            // No write bit at all is refused also for root, whom access(2) lets through: the file
+            // was made read-only on purpose.
+            if m.permissions().mode() & 0o222 == 0 || unsafe { libc::access(c.as_ptr(), libc::W_OK) } != 0 {
+                return Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied))
+                    .with_context(|| format!("cannot write {name}: the file is read-only (left as it is)"));
+            }
+            use std::os::unix::fs::MetadataExt;
+            Ok(Target::Regular(real, m.permissions().mode() & 0o7777, Some((m.uid(), m.gid()))))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Target::Regular(real, 0o666 & !umask(), None)),
         // The system's error stays in the chain: the CLI's exit code (1, an I/O failure) reads it.
         Err(e) => Err(e).with_context(|| format!("cannot write {name}")),
     }
@@ -109,7 +126,7 @@ fn target(path: &Path) -> Result<Target> {
 /// to a typo.
 pub fn check_writable(path: &Path) -> Result<()> {
     match target(path)? {
-        Target::Regular(p, _) => {
+        Target::Regular(p, _, _) => {
             let dir = parent_dir(&p);
             if !dir.is_dir() {
                 bail!("cannot write {}: {} is not a directory", path.display(), dir.display());
@@ -144,7 +161,7 @@ pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>
             fill(&mut w)?;
             w.flush().with_context(|| format!("cannot write {name}"))
         }
-        Target::Regular(p, mode) => {
+        Target::Regular(p, mode, owner) => {
             let dir = parent_dir(&p);
             let tmp = tempfile::Builder::new()
                 .prefix(".neurobits-")
@@ -157,6 +174,7 @@ pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>
                     fill(&mut w)?;
                     w.flush().with_context(|| format!("cannot write {name}"))?;
                 }
+                keep_owner(tmp.as_file(), owner);
                 tmp.as_file()
                     .set_permissions(std::fs::Permissions::from_mode(mode))
                     .with_context(|| format!("cannot set the mode of {name}"))?;
@@ -180,11 +198,26 @@ pub fn write_string(path: &Path, s: &str) -> Result<()> {
     write_atomic(path, |w| Ok(w.write_all(s.as_bytes())?))
 }
 
+/// Gives `f` the owner and group of the file it replaces, where the process may (root, or the
+/// same owner); otherwise the replacement is the writer's, as with any new file.
+fn keep_owner(f: &std::fs::File, owner: Option<(u32, u32)>) {
+    if let Some((uid, gid)) = owner {
+        let _ = std::os::unix::fs::fchown(f, Some(uid), Some(gid));
+    }
+}
+
 /// Writes several files into directory `dir` (created if missing) so that they appear together or
 /// not at all: each is written into a fresh temporary directory beside `dir` by `fill` (given
-/// that directory), then all are renamed into `dir`. Files of `dir` not in `names` are untouched.
+/// that directory), then all are moved into `dir` under an exclusive lock on `dir` (a second run
+/// moving its own set waits, so the set left is one run's). Each member follows the rules of
+/// [`write_atomic`]: a link is written through, an existing file keeps its mode and owner, a
+/// read-only one is refused before anything moves. Files of `dir` not in `names` are untouched.
 pub fn write_set(dir: &Path, names: &[&str], fill: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    // Refuse unwritable or odd members before the work, not after it.
+    for n in names {
+        check_writable(&dir.join(n))?;
+    }
     let tmp = tempfile::Builder::new()
         .prefix(".neurobits-")
         .tempdir_in(parent_dir(dir))
@@ -196,10 +229,34 @@ pub fn write_set(dir: &Path, names: &[&str], fill: impl FnOnce(&Path) -> Result<
                 bail!("internal error: {n} was not written");
             }
         }
-        // Renames within one file system: each is atomic, and all inputs are complete.
+        let lock = std::fs::File::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock on a descriptor this process holds open; released when `lock` closes.
+        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(std::io::Error::last_os_error()).with_context(|| format!("cannot lock {}", dir.display()));
+        }
+        // Every member's destination first (all or none), then the renames: each is atomic,
+        // within one file system, and all inputs are complete.
+        let mut moves = Vec::with_capacity(names.len());
         for n in names {
-            std::fs::rename(tmp.path().join(n), dir.join(n))
-                .with_context(|| format!("cannot write {}", dir.join(n).display()))?;
+            let (from, to) = (tmp.path().join(n), dir.join(n));
+            moves.push((from, to.clone(), target(&to)?));
+        }
+        for (from, to, t) in moves {
+            let shown = to.display();
+            match t {
+                Target::Regular(real, mode, owner) => {
+                    let f = std::fs::File::open(&from).with_context(|| format!("cannot write {shown}"))?;
+                    keep_owner(&f, owner);
+                    f.set_permissions(std::fs::Permissions::from_mode(mode))
+                        .with_context(|| format!("cannot set the mode of {shown}"))?;
+                    std::fs::rename(&from, &real).with_context(|| format!("cannot write {shown}"))?;
+                }
+                _ => {
+                    let data = std::fs::read(&from).with_context(|| format!("cannot write {shown}"))?;
+                    write_atomic(&to, |w| Ok(w.write_all(&data)?))?;
+                }
+            }
         }
         Ok(())
     });
