@@ -172,10 +172,16 @@ fn an_interrupted_experiment_resumes_from_its_finished_points() {
     let d = tempfile::tempdir().unwrap();
     let out = d.path().join("exp");
     std::fs::create_dir_all(&out).unwrap();
-    // What an interrupted run left: its key, then one finished point (with a marker value).
+    // What an interrupted run left: its journal with one finished point (a marker value), the
+    // same point again, and a point made up by hand (no valid checksum: computed again).
     let key = "scenario=1 seed=1 probes=100 erased=1..2 configs=[(Joint, 2)] device=Cpu";
     let done = r#"{"scenario":1,"rule":"joint","gamma":2,"erased":1,"probes":100,"strict":0.125,"contains":1.0,"expected":0.5,"mean_iterations":2.0,"seconds":0.1}"#;
-    std::fs::write(out.join("partial.jsonl"), format!("{key}\n{done}\n")).unwrap();
+    let (journal, _) = neurobits::io::journal::Journal::open(&out, key).unwrap();
+    journal.append(done).unwrap();
+    journal.append(done).unwrap();
+    let forged = done.replace("0.125", "0.777").replace(r#""erased":1"#, r#""erased":2"#);
+    let mut f = std::fs::OpenOptions::new().append(true).open(out.join("partial.jsonl")).unwrap();
+    std::io::Write::write_all(&mut f, format!("{} {forged}\n", "0".repeat(64)).as_bytes()).unwrap();
     let o = assert_cmd::Command::cargo_bin("neurobits")
         .unwrap()
         .args([
@@ -200,6 +206,7 @@ fn an_interrupted_experiment_resumes_from_its_finished_points() {
     assert!(err.contains("resuming: 1 of 2 points"), "{err}");
     let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     assert!(csv.contains("0.125"), "the finished point is reused, not recomputed: {csv}");
+    assert!(!csv.contains("0.777"), "a point without a valid checksum is computed again: {csv}");
     assert_eq!(csv.lines().count(), 3, "{csv}");
     assert!(!out.join("partial.jsonl").exists(), "removed once the run is complete");
 }

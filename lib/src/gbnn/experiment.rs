@@ -12,6 +12,7 @@ use super::{rates, Rates};
 use crate::device::Device;
 use crate::device::DeviceChoice;
 use crate::io::atomic::{write_set, write_string};
+use crate::io::journal::Journal;
 use crate::plot::{line_chart, Labels, Series};
 use crate::progress::bar;
 use std::path::PathBuf;
@@ -80,28 +81,31 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
         backend.name()
     );
     let g = *net.geometry();
-    // Resume: every finished point is appended to `partial.jsonl` (after a line naming the run);
-    // a rerun of the same run skips the points found there.
+    // Resume: every finished point is appended to `partial.jsonl` (io::journal: checksummed,
+    // under a header naming the run); a rerun of the same run skips the verified points found
+    // there, once each, and only those of this run's configurations.
     let key = format!(
         "scenario={} seed={} probes={probes} erased={e0}..{e1} configs={configs:?} device={:?}",
         s.id, a.seed, a.device
     );
-    let partial = a.out.join("partial.jsonl");
-    let mut rows: Vec<Row> = match std::fs::read_to_string(&partial) {
-        Ok(text) if text.lines().next() == Some(key.as_str()) => {
-            text.lines().skip(1).filter_map(|l| serde_json::from_str(l).ok()).collect()
+    let (journal, done) = Journal::open(&a.out, &key)?;
+    let mut rows: Vec<Row> = Vec::new();
+    for r in done.iter().filter_map(|l| serde_json::from_str::<Row>(l).ok()) {
+        let wanted = r.scenario == s.id
+            && r.probes == probes
+            && (e0..=e1).contains(&r.erased)
+            && configs.iter().any(|&(rule, gamma)| rule.name() == r.rule && gamma == r.gamma);
+        if wanted && !rows.iter().any(|x| x.rule == r.rule && x.gamma == r.gamma && x.erased == r.erased) {
+            rows.push(r);
         }
-        _ => Vec::new(),
-    };
+    }
     if !rows.is_empty() {
         crate::noteln!(
             "resuming: {} of {} points already done ({})",
             rows.len(),
             (e1 - e0 + 1) * configs.len(),
-            partial.display()
+            a.out.join("partial.jsonl").display()
         );
-    } else {
-        std::fs::write(&partial, format!("{key}\n")).with_context(|| format!("cannot write {}", partial.display()))?;
     }
     // Progress in probes (the work), ticking while a chunk runs.
     let total = (e1 - e0 + 1) as u64 * configs.len() as u64 * probes;
@@ -136,11 +140,7 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
                 mean_iterations: iters as f64 / probes.max(1) as f64,
                 seconds: t.elapsed().as_secs_f64(),
             };
-            let mut f = std::fs::OpenOptions::new()
-                .append(true)
-                .open(&partial)
-                .with_context(|| format!("cannot write {}", partial.display()))?;
-            std::io::Write::write_all(&mut f, (serde_json::to_string(&row)? + "\n").as_bytes())?;
+            journal.append(&serde_json::to_string(&row)?)?;
             rows.push(row);
         }
     }
@@ -150,7 +150,7 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
     });
     pb.finish_and_clear();
     write_outputs(a, s.gamma, &rows)?;
-    std::fs::remove_file(&partial).ok();
+    journal.finish();
     crate::out!("{}", table(&rows, s.gamma))?;
     crate::noteln!(
         "wrote results.csv, results.json, retrieval.svg, expected.svg, gamma.svg, time.svg to {}",
