@@ -1,7 +1,9 @@
 //! Delimited text: one row per line, fields separated by one delimiter (`,`, tab, `;`, …) or by
-//! runs of whitespace. Lines starting with `#` or `%` are comments; blank lines and rows whose
-//! fields are all empty are skipped; the first row is a header (skipped) when none of its
-//! fields is a number. Every error names `file:line` and the field.
+//! runs of whitespace. Lines starting with `#` or `%` are comments; blank lines are skipped;
+//! rows whose fields are all empty (`,,,`) are skipped after the last data row (spreadsheets
+//! write them) and refused between data rows (a row of missing values is not silently lost); the
+//! first row is a header (skipped) when none of its fields is a number. Every error names
+//! `file:line` and the field.
 
 use super::{Element, Table};
 use crate::{Error, Result};
@@ -118,11 +120,20 @@ pub(crate) fn parse<T: Element>(text: &str, name: &str, split: Split, skip_rows:
     let (mut data, mut cols, mut rows) = (Vec::new(), None::<usize>, 0usize);
     let (mut header, mut first, mut skipped) = (None, true, 0usize);
     let mut fields = Vec::new();
+    let mut empty_row = None;
     for (at, line) in significant(text) {
         split.fields(line, &mut fields);
         if fields.iter().all(|f| f.is_empty()) {
+            empty_row = empty_row.or(Some(at));
             continue;
         }
+        if let Some(e) = empty_row.filter(|_| cols.is_some()) {
+            return Err(Error::input(
+                format!("{name}:{e}"),
+                "a row of empty fields between data rows (missing values?)".to_string(),
+            ));
+        }
+        empty_row = None;
         // Header detection asks "is it a number" the same way for every element type (`f32` and
         // `f64` share one grammar), so a label file's `1.5` is an error, not a header.
         if std::mem::take(&mut first) && fields.iter().all(|f| f.parse::<f64>().is_err()) {
@@ -214,8 +225,11 @@ mod tests {
 
     #[test]
     fn quotes_headers_and_empty_rows() {
-        let t: Table<f32> = parse("\u{feff}\"a\",\"b\"\n\"1\", 2\n,\n3,4\r\n", "t", Split::Byte(b','), 0).unwrap();
+        // Empty rows after the data (a spreadsheet's) are skipped; between data rows, refused.
+        let t: Table<f32> = parse("\u{feff}\"a\",\"b\"\n\"1\", 2\n3,4\r\n,\n , \n", "t", Split::Byte(b','), 0).unwrap();
         assert_eq!((t.rows, t.cols, t.data), (2, 2, vec![1., 2., 3., 4.]));
+        let e = parse::<f32>("1,2\n,\n3,4\n", "t", Split::Byte(b','), 0).unwrap_err().to_string();
+        assert_eq!(e, "t:2: a row of empty fields between data rows (missing values?)");
         assert!(Split::given(b'.').is_err() && Split::given(b'"').is_err() && Split::given(b'7').is_err());
         assert_eq!(Split::given(b' ').unwrap(), Split::Whitespace);
         assert_eq!(Split::given(b'|').unwrap(), Split::Byte(b'|'));
