@@ -1,7 +1,6 @@
 //! The read-only view (weights borrowed, as from flash) retrieves exactly what the owning network
 //! retrieves, for every rule, and refuses a slice of the wrong length.
 
-
 // `Network` (the owning side) needs the heap.
 #![cfg(feature = "alloc")]
 use neurobits_core::gbnn::workload::ProbePlan;

@@ -10,6 +10,8 @@ mod bench_config;
 pub mod dense;
 #[cfg(feature = "cli")]
 pub mod experiment;
+/// `gbnn export`.
+pub mod export;
 pub mod fpga;
 /// `gbnn generate`.
 pub mod generate;
