@@ -16,7 +16,7 @@ PTXAS = $(shell python3 -c "import nvidia.cuda_nvcc as m, os; print(os.path.join
 PY := .venv/bin/python
 WHEEL_DIR := .bundle-py
 
-.PHONY: python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test bench gpu-bundle gpu-test gpu-bench nccl-link clean
+.PHONY: python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -92,6 +92,12 @@ mcu-test: mcu-build
 	mkdir -p out/mcu/logs
 	NEUROBITS_MCU_LOGS=out/mcu/logs $(CARGO) test --test mcu -- --nocapture
 	cd mcu && for t in $(MCU_TARGETS); do $(LLVM_SIZE) -A target/$$t/release/neurobits-mcu | grep -E '^(section|\.text|\.rodata|\.data|\.bss|\.uninit|\.stack)' | sed "s|^|$$t |"; done
+
+# What the template costs per board (flash, RAM, stack, instructions per retrieval per rule) for
+# the 8x50 network and the largest that fits each board's flash: results/mcu/cost.{csv,json,md}
+# (a few minutes; not part of make test).
+mcu-cost: mcu-build
+	python3 mcu/cost.py target/debug/neurobits $(LLVM_SIZE) $$(command -v defmt-print || echo $(HOME)/.cargo/bin/defmt-print)
 
 # Criterion benches, then the side-by-side table of the paper's Scenario 2.
 bench: setup

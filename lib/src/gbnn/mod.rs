@@ -18,6 +18,8 @@ pub mod generate;
 pub mod gpus;
 #[cfg(feature = "cli")]
 pub mod hwcost;
+#[cfg(feature = "cli")]
+mod hwcost_mcu;
 pub mod mcu;
 pub mod model;
 /// `gbnn retrieve`.
