@@ -96,6 +96,10 @@ def main():
                 print(machine, tag, rows[-1]["flash_bytes"], rows[-1]["ram_bytes"], ipr, flush=True)
     finally:
         sh([BIN, "-q", "gbnn", "export", "--net", "out/mcu/net.nbg", "-o", "mcu/net/net.bin"])
+    # The same network and probes decode alike on every board that holds them.
+    for net in {r["network"] for r in rows}:
+        digests = {r["board"]: r["digest"] for r in rows if r["network"] == net}
+        assert len(set(digests.values())) == 1, f"{net}: digests differ across boards: {digests}"
     with open("results/mcu/cost.json", "w") as f:
         json.dump(rows, f, indent=1)
     with open("results/mcu/cost.csv", "w", newline="") as f:
