@@ -55,6 +55,7 @@ test: setup mcu-build
 	$(CARGO) fmt --all --check
 	$(CARGO) fmt --manifest-path gpu-device/Cargo.toml --check
 	$(CARGO) fmt --manifest-path mcu/Cargo.toml --check
+	$(CARGO) fmt --manifest-path mcu/board-example/Cargo.toml --check
 	PTXAS=$(PTXAS) $(CARGO) test --workspace
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
 	@# One example per model, each fitting, saving, loading and predicting (on the GPU too:
@@ -85,6 +86,8 @@ mcu-net: setup
 
 mcu-build: setup mcu-net
 	cd mcu && for t in $(MCU_TARGETS); do $(CARGO) build -q --release --features selftest --target $$t || exit 1; done
+	@# The real-board example (nRF52840-DK, defmt-rtt): built, not run (no board here).
+	cd mcu/board-example && $(CARGO) build -q --release
 
 # Both modes on every board under QEMU (tests/mcu.rs runs them, decodes defmt and compares every
 # digest with the host's; logs in out/mcu/logs), then each firmware's sections.

@@ -23,6 +23,13 @@ fn main() {
     println!("cargo:rerun-if-changed={map}");
     println!("cargo:rustc-check-cfg=cfg(board, values(\"microbit\", \"lm3s6965evb\", \"mps2-an386\", \"mps2-an505\", \"sifive_e\"))");
     println!("cargo:rustc-cfg=board=\"{board}\"");
+    // The runtimes' linker scripts (here rather than in .cargo/config.toml, so that a crate
+    // nested below, such as board-example/, does not inherit them twice).
+    if board == "sifive_e" {
+        println!("cargo:rustc-link-arg-bins=-Tmemory.x");
+    }
+    println!("cargo:rustc-link-arg-bins=-Tlink.x");
+    println!("cargo:rustc-link-arg-bins=-Tdefmt.x");
 
     let digits = "../data/digits/digits.csv.gz";
     println!("cargo:rerun-if-changed={digits}");
