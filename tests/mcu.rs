@@ -171,3 +171,24 @@ boards! {
     mps2_an505_exported mps2_an505_selftest = 3;
     sifive_e_exported sifive_e_selftest = 4;
 }
+
+/// A malformed probe stream stops the firmware with one error naming the line and the fault.
+#[test]
+fn firmware_refuses_a_malformed_probe_line() {
+    let board = &BOARDS[1];
+    if mcu::unavailable_on(board, &board.elf()).is_some() && std::env::var_os("NEUROBITS_SKIP_MCU").is_some() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (text, why) in [
+        ("1,2,3,4,5,6,7,8\n\n1,2,3\n", "probes line 3: fewer fields than clusters"),
+        ("1,2,3,4,5,6,7,x\n", "probes line 1: a byte other than a digit"),
+        ("1,2,3,4,5,6,7,50\n", "probes line 1: a symbol not below L"),
+        ("1,2,3,4,5,6,7,8,9\n", "probes line 1: more fields than clusters"),
+    ] {
+        let p = dir.path().join("bad.csv");
+        std::fs::write(&p, text).unwrap();
+        let e = mcu::run_on(board, &board.elf(), &[format!("probes={}", p.display())]).unwrap_err().to_string();
+        assert!(e.contains(why), "{text:?}: {e}");
+    }
+}
