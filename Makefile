@@ -4,12 +4,10 @@ TOOLCHAIN := 1.95.0
 CARGO := cargo +$(TOOLCHAIN)
 BIN := target/release/neurobits
 # ptxas from PyPI (nvidia-cuda-nvcc-cu12) checks the PTX without a GPU.
-MCU_ELF := mcu/target/thumbv7m-none-eabi/release/neurobits-mcu
+# The firmware's targets (mcu/build.rs names each one's QEMU board; lib/src/gbnn/mcu.rs runs them).
+MCU_TARGETS := thumbv6m-none-eabi thumbv7m-none-eabi thumbv7em-none-eabihf thumbv8m.main-none-eabihf riscv32imac-unknown-none-elf
 LLVM_SIZE = $(shell rustc +$(TOOLCHAIN) --print sysroot)/lib/rustlib/x86_64-unknown-linux-gnu/bin/llvm-size
-DEFMT_PRINT = $(shell command -v defmt-print || echo $(HOME)/.cargo/bin/defmt-print)
 MDBOOK = $(shell command -v mdbook || echo $(HOME)/.cargo/bin/mdbook)
-QEMU_MCU := qemu-system-arm -cpu cortex-m3 -machine lm3s6965evb -nographic -monitor none -serial none \
-	-semihosting-config enable=on,target=native -icount shift=0
 # One example per model (lib/examples/): fit, save, load, predict.
 EXAMPLES := gbnn_store_retrieve flyhash_index flynn_fit_predict ocnn_cluster cortical_fit_predict
 PTXAS = $(shell python3 -c "import nvidia.cuda_nvcc as m, os; print(os.path.join(list(m.__path__)[0], 'bin', 'ptxas'))" 2>/dev/null)
@@ -19,15 +17,16 @@ PTXAS = $(shell python3 -c "import nvidia.cuda_nvcc as m, os; print(os.path.join
 PY := .venv/bin/python
 WHEEL_DIR := .bundle-py
 
-.PHONY: python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-build mcu-test bench gpu-bundle gpu-test gpu-bench nccl-link clean
+.PHONY: python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
 
 # Idempotent: rustup skips what is installed.
 setup:
 	@rustup toolchain list | grep -q '^$(TOOLCHAIN)' || rustup toolchain install $(TOOLCHAIN) --profile minimal
 	@rustup component add --toolchain $(TOOLCHAIN) rust-src llvm-bitcode-linker llvm-tools clippy rustfmt 2>&1 | grep -v 'is up to date' || true
-	@rustup target add --toolchain $(TOOLCHAIN) thumbv7m-none-eabi thumbv7em-none-eabihf 2>&1 | grep -v 'is up to date' || true
+	@rustup target add --toolchain $(TOOLCHAIN) $(MCU_TARGETS) 2>&1 | grep -v 'is up to date' || true
 	@python3 -c "import nvidia.cuda_nvcc" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check nvidia-cuda-nvcc-cu12
 	@command -v qemu-system-arm >/dev/null || (apt-get update -q && apt-get install -y -q qemu-system-arm)
+	@command -v qemu-system-riscv32 >/dev/null || (apt-get update -q && apt-get install -y -q qemu-system-misc)
 	@test -d /usr/share/datasets/fashion-mnist || (apt-get update -q && apt-get install -y -q dataset-fashion-mnist)
 	@# Qhull (the OCNN's Delaunay triangulation) is compiled from the qhull crate; its bindings need libclang.
 	@ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q libclang-dev)
@@ -59,6 +58,7 @@ test: setup mcu-build
 	$(CARGO) fmt --all --check
 	$(CARGO) fmt --manifest-path gpu-device/Cargo.toml --check
 	$(CARGO) fmt --manifest-path mcu/Cargo.toml --check
+	$(CARGO) fmt --manifest-path mcu/board-example/Cargo.toml --check
 	PTXAS=$(PTXAS) $(CARGO) test --workspace
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
 	@# One example per model, each fitting, saving, loading and predicting (on the GPU too:
@@ -81,17 +81,33 @@ test: setup mcu-build
 	$(MDBOOK) build docs/manual
 	$(MAKE) mcu-test
 
-# The firmware under QEMU: build, run with a timeout, decode defmt, compare its digest with the
-# host's; then print its flash/RAM use.
-mcu-build: setup
-	cd mcu && $(CARGO) build --release
+# The firmware template (mcu/) on every target: a network trained on the host (generated messages
+# stored by `gbnn store`) exported by `gbnn export` into mcu/net/ (linked into flash), built with
+# the PRNG self-test mode (feature selftest) for the five targets.
+MCU_NET := out/mcu/net.nbg
+mcu-net: setup
+	$(CARGO) build -q --bin neurobits
+	target/debug/neurobits -q gbnn generate --clusters 8 --neurons 50 --messages 400 --probes 100 --erased 3 --seed 7 -o out/mcu/data
+	target/debug/neurobits -q gbnn store --clusters 8 --neurons 50 --messages out/mcu/data/messages.csv -o $(MCU_NET)
+	target/debug/neurobits gbnn export --net $(MCU_NET) -o mcu/net/net.bin
 
+mcu-build: setup mcu-net
+	cd mcu && for t in $(MCU_TARGETS); do $(CARGO) build -q --release --features selftest --target $$t || exit 1; done
+	@# The real-board example (nRF52840-DK, defmt-rtt): built, not run (no board here).
+	cd mcu/board-example && $(CARGO) build -q --release
+
+# Both modes on every board under QEMU (tests/mcu.rs runs them, decodes defmt and compares every
+# digest with the host's; logs in out/mcu/logs), then each firmware's sections.
 mcu-test: mcu-build
-	mkdir -p out
-	set -o pipefail; timeout 300 $(QEMU_MCU) -kernel $(MCU_ELF) 2>/dev/null > out/mcu.defmt
-	$(DEFMT_PRINT) -e $(MCU_ELF) < out/mcu.defmt | tee out/mcu.log
-	NEUROBITS_MCU_LOG=out/mcu.log $(CARGO) test --test mcu -- --nocapture
-	$(LLVM_SIZE) $(MCU_ELF)
+	mkdir -p out/mcu/logs
+	NEUROBITS_MCU_LOGS=out/mcu/logs $(CARGO) test --test mcu -- --nocapture
+	cd mcu && for t in $(MCU_TARGETS); do $(LLVM_SIZE) -A target/$$t/release/neurobits-mcu | grep -E '^(section|\.text|\.rodata|\.data|\.bss|\.uninit|\.stack)' | sed "s|^|$$t |"; done
+
+# What the template costs per board (flash, RAM, stack, instructions per retrieval per rule) for
+# the 8x50 network and the largest that fits each board's flash: results/mcu/cost.{csv,json,md}
+# (a few minutes; not part of make test).
+mcu-cost: mcu-build
+	python3 mcu/cost.py target/debug/neurobits $(LLVM_SIZE) $$(command -v defmt-print || echo $(HOME)/.cargo/bin/defmt-print)
 
 # Criterion benches, then the side-by-side table of the paper's Scenario 2.
 bench: setup

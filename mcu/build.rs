@@ -1,13 +1,35 @@
-// Puts memory.x where cortex-m-rt's link.x finds it, and writes the pixels of the cortical
+// Puts the board's memory map (memory/<target>.x, as memory.x) where the runtime's link.x finds
+// it, tells the firmware its board (cfg `board`), and writes the pixels of the cortical
 // network's configuration A training list (the first sklearn digit of each class, 8x8, 0..16)
-// for the firmware, which runs the LGN and the training itself.
+// for the self-test, which runs the LGN and the training itself.
 use std::{env, fs, path::PathBuf, process::Command};
+
+const BOARDS: [(&str, &str); 5] = [
+    ("thumbv6m-none-eabi", "microbit"),
+    ("thumbv7m-none-eabi", "lm3s6965evb"),
+    ("thumbv7em-none-eabihf", "mps2-an386"),
+    ("thumbv8m.main-none-eabihf", "mps2-an505"),
+    ("riscv32imac-unknown-none-elf", "sifive_e"),
+];
 
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").unwrap());
-    fs::copy("memory.x", out.join("memory.x")).unwrap();
+    let target = env::var("TARGET").unwrap();
+    let board = BOARDS.iter().find(|(t, _)| *t == target).map(|(_, b)| *b);
+    let board = board.unwrap_or_else(|| panic!("no board for target {target}: add it to build.rs and memory/"));
+    let map = format!("memory/{target}.x");
+    fs::copy(&map, out.join("memory.x")).unwrap_or_else(|e| panic!("{map}: {e}"));
     println!("cargo:rustc-link-search={}", out.display());
-    println!("cargo:rerun-if-changed=memory.x");
+    println!("cargo:rerun-if-changed={map}");
+    println!("cargo:rustc-check-cfg=cfg(board, values(\"microbit\", \"lm3s6965evb\", \"mps2-an386\", \"mps2-an505\", \"sifive_e\"))");
+    println!("cargo:rustc-cfg=board=\"{board}\"");
+    // The runtimes' linker scripts (here rather than in .cargo/config.toml, so that a crate
+    // nested below, such as board-example/, does not inherit them twice).
+    if board == "sifive_e" {
+        println!("cargo:rustc-link-arg-bins=-Tmemory.x");
+    }
+    println!("cargo:rustc-link-arg-bins=-Tlink.x");
+    println!("cargo:rustc-link-arg-bins=-Tdefmt.x");
 
     let digits = "../data/digits/digits.csv.gz";
     println!("cargo:rerun-if-changed={digits}");

@@ -123,6 +123,8 @@ pub enum GbnnCommand {
     Store(StoreConfig),
     /// Retrieve probes (CSV, `?` = erased) from a network file.
     Retrieve(RetrieveConfig),
+    /// Write a network for firmware: a blob for `include_bytes!` and a Rust module beside it.
+    Export(neurobits::gbnn::export::ExportConfig),
     /// Write random messages, and probes of them, from the portable PRNG.
     Generate(GenerateConfig),
     /// Reproduce the paper's retrieval-rate experiments (Fig. 9, 10, 14).
@@ -173,6 +175,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Gbnn(cmd) => match cmd {
             GbnnCommand::Store(a) => gbnn::store::run(&a),
             GbnnCommand::Retrieve(a) => gbnn::retrieve::run(&a),
+            GbnnCommand::Export(a) => gbnn::export::run(&a),
             GbnnCommand::Generate(a) => gbnn::generate::run(&a),
             GbnnCommand::Experiment(a) => gbnn::experiment::run(&a),
             GbnnCommand::Bench(a) => gbnn::bench::run(&a),

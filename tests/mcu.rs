@@ -1,45 +1,120 @@
-//! The Cortex-M firmware (mcu/, under QEMU) decodes exactly what the host decodes: its digest of
-//! all final states, per rule and overall, and its iteration counts must equal the host's for the
-//! configuration it logged. The log comes from `$NEUROBITS_MCU_LOG` (written by `make mcu-test`)
-//! or from running the firmware here; without either the test fails (`make setup` installs QEMU and
-//! `make mcu-build` builds the firmware), unless `NEUROBITS_SKIP_MCU` is set to skip it knowingly.
+//! The firmware (mcu/) on every board under QEMU decodes exactly what the host decodes, in both
+//! of its modes:
+//! * the exported network (`make mcu-build` stores generated messages with `gbnn store`, exports
+//!   the network with `gbnn export` into the firmware's flash): for every rule and probe of the
+//!   stream the symbols and updates, each rule's digest of all final states, and the digest of W
+//!   read back from flash must equal the host's for the same network file and probe file;
+//! * the PRNG self-test: per rule and overall digests and iteration counts must equal the
+//!   host's for the configuration it logged; where RAM holds it, the cortical network's
+//!   configuration A must give the spec's SHA-256 digests.
+//!
+//! The network and probes are `$NEUROBITS_MCU_NET` and `$NEUROBITS_MCU_PROBES` (default: what
+//! `make mcu-build` writes under out/mcu/); the logs go to `$NEUROBITS_MCU_LOGS` when set.
+//! A missing QEMU, defmt-print, firmware or input fails the test (`make setup`, `make
+//! mcu-build`), unless `NEUROBITS_SKIP_MCU` is set to skip it knowingly.
 
-use neurobits::gbnn::mcu::{self, FirmwareLog};
+use neurobits::gbnn::mcu::{self, Board, FirmwareLog, BOARDS};
+use neurobits::gbnn::model::Gbnn;
+use neurobits::model::Model;
 use neurobits_core::digest::{fnv1a_words, FNV_OFFSET};
+use neurobits_core::gbnn::decode::decode_cluster;
 use neurobits_core::gbnn::workload::ProbePlan;
 use neurobits_core::gbnn::{retrieve, Network, Params, Rule};
-use std::path::Path;
+use std::path::PathBuf;
 
 #[path = "common/cortical.rs"]
 mod common;
 
-fn firmware_log() -> Option<FirmwareLog> {
-    if let Ok(path) = std::env::var("NEUROBITS_MCU_LOG") {
-        return Some(mcu::parse(&std::fs::read_to_string(path).unwrap()).unwrap());
-    }
-    let elf = Path::new(mcu::DEFAULT_ELF);
-    match mcu::unavailable(elf) {
-        None => Some(mcu::run(elf, 400, 100, 5, 1).unwrap()),
-        Some(why) => {
-            assert!(
-                std::env::var_os("NEUROBITS_SKIP_MCU").is_some(),
-                "the firmware cannot run: {why} (run `make test`, or set NEUROBITS_SKIP_MCU=1 to skip)"
-            );
-            eprintln!("NEUROBITS_SKIP_MCU set: skipped ({why})");
-            None
-        }
-    }
+fn env_path(key: &str, default: &str) -> PathBuf {
+    std::env::var_os(key).map_or_else(|| PathBuf::from(default), PathBuf::from)
 }
 
-#[test]
-fn firmware_digest_equals_host_digest() {
-    let Some(log) = firmware_log() else { return };
+/// Runs `board`'s firmware with `args`; `None` only when skipping knowingly.
+fn firmware_log(board: &Board, args: &[String], name: &str) -> Option<FirmwareLog> {
+    let elf = board.elf();
+    if let Some(why) = mcu::unavailable_on(board, &elf) {
+        assert!(
+            std::env::var_os("NEUROBITS_SKIP_MCU").is_some(),
+            "{}: the firmware cannot run: {why} (run `make mcu-test`, or set NEUROBITS_SKIP_MCU=1 to skip)",
+            board.machine
+        );
+        eprintln!("NEUROBITS_SKIP_MCU set: skipped ({why})");
+        return None;
+    }
+    let (log, text) = mcu::run_on(board, &elf, args).unwrap();
+    if let Some(dir) = std::env::var_os("NEUROBITS_MCU_LOGS") {
+        std::fs::write(PathBuf::from(dir).join(format!("{name}.log")), text).unwrap();
+    }
+    Some(log)
+}
+
+fn exported_network_equals_host(board: &Board) {
+    let net_file = env_path("NEUROBITS_MCU_NET", "out/mcu/net.nbg");
+    let probes_file = env_path("NEUROBITS_MCU_PROBES", "out/mcu/data/probes.csv");
+    for f in [&net_file, &probes_file] {
+        assert!(f.is_file(), "{} is missing: run `make mcu-build` (it exports the network)", f.display());
+    }
+    let probes_abs = std::fs::canonicalize(&probes_file).unwrap();
+    let args = [format!("probes={}", probes_abs.display()), "rule=all".to_string()];
+    let Some(log) = firmware_log(board, &args, board.machine) else { return };
+    assert!(log.exported);
+    let model = Gbnn::load(&net_file).unwrap();
+    let net = model.network().unwrap();
+    let g = *net.geometry();
+    let cfg = |k: &str| log.config.get(k).unwrap_or_else(|| panic!("network line: {k} missing")).clone();
+    assert_eq!(
+        cfg("weights_fnv").parse::<u64>().unwrap(),
+        fnv1a_words(FNV_OFFSET, net.weights()),
+        "{}: the firmware's W differs from {} (rebuild with `make mcu-build`)",
+        board.machine,
+        net_file.display()
+    );
+    assert_eq!((cfg("C"), cfg("L")), (g.clusters().to_string(), g.neurons_per_cluster().to_string()));
+    let params = Params { gamma: cfg("gamma").parse().unwrap(), max_iter: cfg("max_iter").parse().unwrap() };
+    let probes = neurobits::io::symbols::read(&probes_file, &g, true).unwrap();
+    let k = probes.len() / g.clusters();
+    let (mut v, mut s) = (vec![0; g.row_words()], vec![0; g.row_words()]);
+    let mut total = FNV_OFFSET;
+    assert_eq!(log.rules.len(), Rule::ALL.len());
+    assert_eq!(log.results.len(), k * Rule::ALL.len(), "one result line per probe and rule");
+    let mut results = log.results.iter();
+    for (rule, fw) in Rule::ALL.into_iter().zip(&log.rules) {
+        assert_eq!(fw.rule, rule.name());
+        let (mut d, mut iters) = (FNV_OFFSET, 0u32);
+        for (p, probe) in probes.chunks(g.clusters()).enumerate() {
+            let st = retrieve(&g, net.weights(), probe, rule, &params, &mut v, &mut s);
+            let symbols: Vec<i64> =
+                (0..g.clusters()).map(|c| decode_cluster(&g, &v, c).unique().map_or(-1, i64::from)).collect();
+            let r = results.next().unwrap();
+            assert_eq!((r.rule.as_str(), r.probe), (rule.name(), p as u64));
+            assert_eq!((r.iterations, &r.symbols), (st.iterations, &symbols), "{} probe {p}", rule.name());
+            iters += st.iterations;
+            d = fnv1a_words(d, &v);
+            total = fnv1a_words(total, &v);
+        }
+        assert_eq!(
+            (fw.digest, fw.iterations, fw.retrievals),
+            (d, iters, k as u64),
+            "{}: {}",
+            board.machine,
+            rule.name()
+        );
+        assert!(fw.instructions_per_retrieval > 0);
+    }
+    assert_eq!(log.digest, total, "{}: firmware digest {} != host digest {total}", board.machine, log.digest);
+    println!("{}: exported network, {k} probes x 4 rules: digest {total} equals the host's", board.machine);
+}
+
+fn selftest_equals_host(board: &Board) {
+    let Some(log) = firmware_log(board, &["mode=selftest".to_string()], &format!("{}-selftest", board.machine)) else {
+        return;
+    };
+    assert!(!log.exported);
     let cfg = |k: &str| log.config.get(k).unwrap_or_else(|| panic!("config {k} missing")).clone();
     let n = |k: &str| cfg(k).parse::<u64>().unwrap_or_else(|_| panic!("config {k} not a number"));
     let (c, l, stored, probes, erased) =
         (n("C") as usize, n("L") as usize, n("stored"), n("probes"), n("erased") as usize);
     let params = Params { gamma: n("gamma") as u32, max_iter: n("max_iter") as u32 };
-
     let mut net = Network::new(c, l).unwrap();
     net.store_random(n("message_seed"), stored);
     let g = *net.geometry();
@@ -56,22 +131,64 @@ fn firmware_digest_equals_host_digest() {
             d = fnv1a_words(d, &v);
             total = fnv1a_words(total, &v);
         }
-        assert_eq!(fw.digest, d, "{}: firmware and host states differ", rule.name());
-        assert_eq!(fw.iterations, iters, "{}: iteration counts differ", rule.name());
+        assert_eq!(fw.digest, d, "{}: {}: firmware and host states differ", board.machine, rule.name());
+        assert_eq!(fw.iterations, iters, "{}: {}: iteration counts differ", board.machine, rule.name());
         assert!(fw.instructions_per_retrieval > 0);
     }
-    assert_eq!(log.digest, total, "firmware digest {} != host digest {total}", log.digest);
-    println!("firmware digest {} equals the host's ({probes} probes x {} rules)", log.digest, Rule::ALL.len());
+    assert_eq!(log.digest, total, "{}: firmware digest {} != host digest {total}", board.machine, log.digest);
+    println!("{}: self-test {c}x{l}: digest {} equals the host's", board.machine, log.digest);
+    // The cortical network's configuration A (LGN, 2 400 learning steps, the evaluation pass,
+    // all by the core) needs more than the 16 KiB boards' RAM.
+    if board.ram >= 64 * 1024 {
+        let c = log.cortical.expect("the firmware logged no cortical line");
+        assert_eq!(c["steps"], "2400");
+        assert_eq!(c["weights_sha256"], common::A_WEIGHTS);
+        assert_eq!(c["winners_sha256"], common::A_WINNERS);
+        println!("{}: cortical configuration A digests equal the spec's", board.machine);
+    } else {
+        assert!(log.cortical.is_none());
+    }
 }
 
-/// The firmware trains the cortical network's configuration A (LGN, 2 400 learning steps, the
-/// evaluation pass, all by the core) and logs the spec's two SHA-256 digests.
+macro_rules! boards {
+    ($($name:ident $selftest:ident = $i:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            assert_eq!(BOARDS[$i].machine.replace('-', "_"), stringify!($name).trim_end_matches("_exported"));
+            exported_network_equals_host(&BOARDS[$i]);
+        }
+        #[test]
+        fn $selftest() {
+            selftest_equals_host(&BOARDS[$i]);
+        }
+    )*};
+}
+
+boards! {
+    microbit_exported microbit_selftest = 0;
+    lm3s6965evb_exported lm3s6965evb_selftest = 1;
+    mps2_an386_exported mps2_an386_selftest = 2;
+    mps2_an505_exported mps2_an505_selftest = 3;
+    sifive_e_exported sifive_e_selftest = 4;
+}
+
+/// A malformed probe stream stops the firmware with one error naming the line and the fault.
 #[test]
-fn firmware_reproduces_the_cortical_configuration_a_digests() {
-    let Some(log) = firmware_log() else { return };
-    let c = log.cortical.expect("the firmware logged no cortical line");
-    assert_eq!(c["steps"], "2400");
-    assert_eq!(c["weights_sha256"], common::A_WEIGHTS);
-    assert_eq!(c["winners_sha256"], common::A_WINNERS);
-    println!("firmware: cortical configuration A digests equal the spec's ({} bytes of weights)", c["weights_bytes"]);
+fn firmware_refuses_a_malformed_probe_line() {
+    let board = &BOARDS[1];
+    if mcu::unavailable_on(board, &board.elf()).is_some() && std::env::var_os("NEUROBITS_SKIP_MCU").is_some() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (text, why) in [
+        ("1,2,3,4,5,6,7,8\n\n1,2,3\n", "probes line 3: fewer fields than clusters"),
+        ("1,2,3,4,5,6,7,x\n", "probes line 1: a byte other than a digit"),
+        ("1,2,3,4,5,6,7,50\n", "probes line 1: a symbol not below L"),
+        ("1,2,3,4,5,6,7,8,9\n", "probes line 1: more fields than clusters"),
+    ] {
+        let p = dir.path().join("bad.csv");
+        std::fs::write(&p, text).unwrap();
+        let e = mcu::run_on(board, &board.elf(), &[format!("probes={}", p.display())]).unwrap_err().to_string();
+        assert!(e.contains(why), "{text:?}: {e}");
+    }
 }

@@ -14,7 +14,8 @@
 //!   the rayon driver;
 //! * [`decode`]: compact results (a cluster's lowest active symbol and active count);
 //! * [`shard`]: W split over devices by clusters (the columns of their neurons);
-//! * [`NetworkBase`]: the network as a value over any weight storage.
+//! * [`NetworkBase`]: the network as a value over any weight storage; [`NetworkView`] over
+//!   borrowed, read-only weights (`&'static [u64]` in a microcontroller's flash).
 //!
 //! ```
 //! use neurobits_core::gbnn::{FixedNetwork, Rule, Params, weight_words, ERASED};
@@ -46,7 +47,7 @@ pub mod workload;
 pub use geometry::{row_words, weight_words, Geometry, MAX_CLUSTERS, MAX_NEURONS};
 #[cfg(feature = "alloc")]
 pub use network::Network;
-pub use network::{FixedNetwork, NetworkBase};
+pub use network::{FixedNetwork, NetworkBase, NetworkView};
 pub use retrieve::{retrieve, Params, Rule, Stats};
 pub use schedule::{Schedule, Update};
 

@@ -1,6 +1,9 @@
 //! The GBNN as a value: shape, stored-message count and weight matrix, with its methods written
 //! once over the weight storage (heapless's `Vec`/`VecView` idea): [`Network`] keeps `W` on the
-//! heap (feature `alloc`), [`FixedNetwork`] in a fixed array for microcontrollers.
+//! heap (feature `alloc`), [`FixedNetwork`] in a fixed array for microcontrollers, and
+//! [`NetworkView`] borrows it read-only (e.g. `&'static [u64]` linked into flash by `neurobits gbnn
+//! export`): retrieval needs only `AsRef<[Word]>`, storing `AsMut<[Word]>` as well, so every rule
+//! runs on all three through the same methods.
 
 use super::retrieve::checked_retrieve;
 use super::store::store_message;
@@ -51,30 +54,58 @@ pub type FixedNetwork<const WORDS: usize> = NetworkBase<[Word; WORDS]>;
 #[cfg(feature = "alloc")]
 pub type Network = NetworkBase<alloc::vec::Vec<Word>>;
 
-impl<S: AsRef<[Word]> + AsMut<[Word]>> NetworkBase<S> {
-    /// Stores a message (`C` symbols in `[0, L)`).
-    pub fn store(&mut self, msg: &[u16]) -> Result<(), Error> {
-        self.geom.check_symbols(msg, false)?;
-        store_message(&self.geom, self.w.as_mut(), msg);
-        self.stored += 1;
-        Ok(())
-    }
+/// A read-only GBNN over borrowed weights: a `const` value over `&'static [Word]` in flash on a
+/// microcontroller, so that retrieval needs only its two state buffers in RAM.
+///
+/// ```
+/// use neurobits_core::gbnn::{FixedNetwork, NetworkView, weight_words, Rule, Params, ERASED};
+/// static W: [u64; weight_words(3, 3)] = {
+///     let mut w = [0u64; weight_words(3, 3)];
+///     // message [1, 2, 0]: edges between neurons (0,1), (1,2), (2,0); row i, cluster word c.
+///     (w[1 * 3 + 1], w[1 * 3 + 2]) = (0b100, 0b001);
+///     (w[5 * 3 + 0], w[5 * 3 + 2]) = (0b010, 0b001);
+///     (w[6 * 3 + 0], w[6 * 3 + 1]) = (0b010, 0b100);
+///     w
+/// };
+/// const NET: NetworkView<'static> = match NetworkView::new(3, 3, 1, &W) {
+///     Ok(n) => n,
+///     Err(_) => panic!("W does not fit 3x3"),
+/// };
+/// let mut built = FixedNetwork::<{ weight_words(3, 3) }>::new(3, 3).unwrap();
+/// built.store(&[1, 2, 0]).unwrap();
+/// assert_eq!(built.weights(), NET.weights());
+/// let (mut v, mut s) = ([0u64; 3], [0u64; 3]);
+/// NET.retrieve(&[ERASED, 2, 0], Rule::SumOfMax, Params::default(), &mut v, &mut s).unwrap();
+/// assert_eq!(v, [0b010, 0b100, 0b001]);
+/// ```
+pub type NetworkView<'a> = NetworkBase<&'a [Word]>;
 
-    /// Stores messages `0..count` of the random stream `seed` ([`super::workload::message`]).
+impl<'a> NetworkView<'a> {
+    /// A view of `w` as the weights of a `clusters × neurons` network holding `stored` messages;
+    /// `w` must be exactly [`super::weight_words`] words. `const`, for statics in flash.
+    pub const fn new(clusters: usize, neurons: usize, stored: u64, w: &'a [Word]) -> Result<Self, Error> {
+        let geom = match Geometry::new(clusters, neurons) {
+            Ok(g) => g,
+            Err(e) => return Err(e),
+        };
+        if w.len() != geom.weight_words() {
+            return Err(Error::Capacity(geom.weight_words(), w.len()));
+        }
+        Ok(NetworkBase { geom, stored, w })
+    }
+}
+
+impl<S: AsRef<[Word]>> NetworkBase<S> {
+    /// A read-only view of this network's weights (no copy).
     ///
     /// ```
-    /// let mut net = neurobits_core::gbnn::Network::new(4, 16).unwrap();
-    /// net.store_random(7, 10);
-    /// assert_eq!(net.stored(), 10);
+    /// let mut net = neurobits_core::gbnn::Network::new(2, 3).unwrap();
+    /// net.store(&[1, 2]).unwrap();
+    /// let view = net.view();
+    /// assert_eq!((view.stored(), view.weights()), (1, net.weights()));
     /// ```
-    pub fn store_random(&mut self, seed: u64, count: u64) {
-        let mut m = [0u16; MAX_CLUSTERS];
-        let m = &mut m[..self.geom.clusters()];
-        for k in 0..count {
-            message(&self.geom, seed, k, m);
-            store_message(&self.geom, self.w.as_mut(), m);
-        }
-        self.stored += count;
+    pub fn view(&self) -> NetworkView<'_> {
+        NetworkBase { geom: self.geom, stored: self.stored, w: self.weights() }
     }
 
     /// Retrieves a probe into `state` (scratch: a second buffer of the same size).
@@ -102,6 +133,33 @@ impl<S: AsRef<[Word]> + AsMut<[Word]>> NetworkBase<S> {
     /// The weight matrix, row-major ([`Geometry::weight_words`] words).
     pub fn weights(&self) -> &[Word] {
         &self.w.as_ref()[..self.geom.weight_words()]
+    }
+}
+
+impl<S: AsRef<[Word]> + AsMut<[Word]>> NetworkBase<S> {
+    /// Stores a message (`C` symbols in `[0, L)`).
+    pub fn store(&mut self, msg: &[u16]) -> Result<(), Error> {
+        self.geom.check_symbols(msg, false)?;
+        store_message(&self.geom, self.w.as_mut(), msg);
+        self.stored += 1;
+        Ok(())
+    }
+
+    /// Stores messages `0..count` of the random stream `seed` ([`super::workload::message`]).
+    ///
+    /// ```
+    /// let mut net = neurobits_core::gbnn::Network::new(4, 16).unwrap();
+    /// net.store_random(7, 10);
+    /// assert_eq!(net.stored(), 10);
+    /// ```
+    pub fn store_random(&mut self, seed: u64, count: u64) {
+        let mut m = [0u16; MAX_CLUSTERS];
+        let m = &mut m[..self.geom.clusters()];
+        for k in 0..count {
+            message(&self.geom, seed, k, m);
+            store_message(&self.geom, self.w.as_mut(), m);
+        }
+        self.stored += count;
     }
 }
 

@@ -1,7 +1,7 @@
 //! `neurobits hwcost`: one GBNN workload on every target, tabulated — latency, throughput, memory
 //! and the digest of the decoded states, which must agree across targets.
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use neurobits_core::digest::{fnv1a_words, FNV_OFFSET};
 use neurobits_core::{
     gbnn::{retrieve, Network, Params, Rule},
@@ -18,9 +18,6 @@ use super::RuleArg;
 use crate::device::Cpu;
 use crate::io::atomic::{write_set, write_string};
 use crate::plot::{bar_chart_log, Bars};
-
-/// RAM of the firmware's microcontroller (TI LM3S6965, as QEMU's lm3s6965evb).
-const MCU_RAM: u64 = 64 * 1024;
 
 /// One (target, rule) cell of the report.
 #[derive(Serialize, Clone, Debug)]
@@ -49,7 +46,7 @@ fn digest(states: &[Word]) -> String {
     format!("{:016x}", fnv1a_words(FNV_OFFSET, states))
 }
 
-fn missing(target: &str, rules: &[Rule], kind: &str, note: &str) -> Vec<Row> {
+pub(super) fn missing(target: &str, rules: &[Rule], kind: &str, note: &str) -> Vec<Row> {
     rules
         .iter()
         .map(|r| Row {
@@ -127,7 +124,7 @@ pub fn run(a: &HwcostConfig) -> Result<()> {
     }
     rows.extend(gpu_rows(a, &net, &probes, &rules, &params, lat_k)?);
     rows.extend(fpga_rows(a, &rules)?);
-    rows.extend(mcu_rows(a, &rules, w_bytes)?);
+    rows.extend(super::hwcost_mcu::mcu_rows(a, &rules, w_bytes)?);
 
     std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create {}", a.out.display()))?;
     let md = markdown(a, &rows);
@@ -268,50 +265,6 @@ fn fpga_rows(a: &HwcostConfig, rules: &[Rule]) -> Result<Vec<Row>> {
         .collect())
 }
 
-fn mcu_rows(a: &HwcostConfig, rules: &[Rule], w_bytes: u64) -> Result<Vec<Row>> {
-    let target = format!("cortex-m3 (QEMU) @{} MHz", a.mcu_clock_mhz);
-    if w_bytes > MCU_RAM {
-        let note =
-            format!("W needs {:.1} KiB > the {} KiB RAM of the LM3S6965", w_bytes as f64 / 1024.0, MCU_RAM / 1024);
-        return Ok(missing(&target, rules, "does not fit", &note));
-    }
-    if (a.clusters, a.neurons) != (8, 50) {
-        return Ok(missing(&target, rules, "not available", "the firmware is built for 8x50"));
-    }
-    let elf = a.firmware.clone().unwrap_or_else(|| PathBuf::from(super::mcu::DEFAULT_ELF));
-    if let Some(why) = super::mcu::unavailable(&elf) {
-        if a.require_mcu {
-            bail!("cannot run the firmware: {why}");
-        }
-        return Ok(missing(&target, rules, "not available", &why));
-    }
-    let log = super::mcu::run(&elf, a.messages, a.probes, a.erased, a.seed)?;
-    let mut rows = Vec::new();
-    for &rule in rules {
-        let fw = log
-            .rules
-            .iter()
-            .find(|r| r.rule == rule.name())
-            .ok_or_else(|| anyhow!("firmware log has no {} line", rule.name()))?;
-        let secs = fw.instructions_per_retrieval as f64 / (a.mcu_clock_mhz * 1e6);
-        rows.push(Row {
-            target: target.clone(),
-            rule: rule.name(),
-            kind: "estimate".into(),
-            latency_us: Some(secs * 1e6),
-            throughput_per_s: Some(1.0 / secs),
-            w_bytes: Some(log.weights_bytes),
-            state_bytes: Some(log.stack_peak.saturating_sub(log.weights_bytes)),
-            digest: Some(format!("{:016x}", fw.digest)),
-            note: format!(
-                "{} instructions per retrieval measured in QEMU (-icount); time assumes 1 instruction per cycle at {} MHz; state = measured stack peak less W",
-                fw.instructions_per_retrieval, a.mcu_clock_mhz
-            ),
-        });
-    }
-    Ok(rows)
-}
-
 fn opt(x: Option<f64>, prec: usize) -> String {
     x.map_or("—".into(), |v| format!("{v:.prec$}"))
 }
@@ -399,7 +352,8 @@ pub struct HwcostConfig {
     /// Assumed microcontroller clock (MHz; the LM3S6965 runs at up to 50).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 50.0, value_parser = crate::validate::clock_mhz))]
     pub mcu_clock_mhz: f64,
-    /// Firmware ELF (default: mcu/target/thumbv7m-none-eabi/release/neurobits-mcu).
+    /// The Cortex-M3's firmware ELF (default: mcu/target/thumbv7m-none-eabi/release/neurobits-mcu;
+    /// the other boards' are beside it, under their targets).
     #[cfg_attr(feature = "cli", arg(long))]
     pub firmware: Option<PathBuf>,
     /// Fail, rather than mark the target unavailable, when the firmware cannot run.

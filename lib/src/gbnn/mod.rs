@@ -10,12 +10,16 @@ mod bench_config;
 pub mod dense;
 #[cfg(feature = "cli")]
 pub mod experiment;
+/// `gbnn export`.
+pub mod export;
 pub mod fpga;
 /// `gbnn generate`.
 pub mod generate;
 pub mod gpus;
 #[cfg(feature = "cli")]
 pub mod hwcost;
+#[cfg(feature = "cli")]
+mod hwcost_mcu;
 pub mod mcu;
 pub mod model;
 /// `gbnn retrieve`.

@@ -1,0 +1,89 @@
+//! Probes as a byte stream: the CSV of `neurobits gbnn retrieve` (one probe per line, `C`
+//! comma-separated symbols, `?` for an erased cluster, blank lines skipped), parsed a byte at a
+//! time from any source of bytes, so that it needs a 64-byte buffer whatever the file's length.
+//! Under QEMU the source is a host file read through semihosting; on a board, RTT or a UART.
+
+use neurobits_core::gbnn::ERASED;
+
+/// Why a probe line was refused: `(line, what)`.
+pub type BadLine = (u32, &'static str);
+
+/// A parser over a source of bytes (`fill` refills a buffer and returns how many bytes came;
+/// 0 is the end).
+pub struct ProbeStream<F: FnMut(&mut [u8]) -> usize> {
+    fill: F,
+    buf: [u8; 64],
+    at: usize,
+    len: usize,
+    line: u32,
+}
+
+impl<F: FnMut(&mut [u8]) -> usize> ProbeStream<F> {
+    /// A stream over `fill`.
+    pub fn new(fill: F) -> Self {
+        ProbeStream { fill, buf: [0; 64], at: 0, len: 0, line: 0 }
+    }
+
+    fn byte(&mut self) -> Option<u8> {
+        if self.at == self.len {
+            self.len = (self.fill)(&mut self.buf);
+            self.at = 0;
+            if self.len == 0 {
+                return None;
+            }
+        }
+        self.at += 1;
+        Some(self.buf[self.at - 1])
+    }
+
+    /// Reads the next probe into `out` (its length is C; symbols must be below `l`): `Ok(false)`
+    /// at the end of the stream.
+    pub fn next(&mut self, out: &mut [u16], l: usize) -> Result<bool, BadLine> {
+        loop {
+            self.line += 1;
+            let (mut field, mut value, mut erased, mut digits, mut any) = (0usize, 0u32, false, 0u32, false);
+            loop {
+                let b = self.byte();
+                match b {
+                    Some(b' ' | b'\t' | b'\r') => {}
+                    Some(b'0'..=b'9') if !erased => {
+                        value = value.saturating_mul(10).saturating_add((b.unwrap_or(0) - b'0') as u32);
+                        digits += 1;
+                        any = true;
+                    }
+                    Some(b'?') if digits == 0 && !erased => {
+                        erased = true;
+                        any = true;
+                    }
+                    Some(b',') | Some(b'\n') | None => {
+                        if !any && field == 0 && b != Some(b',') {
+                            if b.is_none() {
+                                return Ok(false);
+                            }
+                            break; // a blank line
+                        }
+                        if field >= out.len() {
+                            return Err((self.line, "more fields than clusters"));
+                        }
+                        if !erased && digits == 0 {
+                            return Err((self.line, "an empty field"));
+                        }
+                        if !erased && value as usize >= l {
+                            return Err((self.line, "a symbol not below L"));
+                        }
+                        out[field] = if erased { ERASED } else { value as u16 };
+                        field += 1;
+                        (value, erased, digits) = (0, false, 0);
+                        if b != Some(b',') {
+                            if field != out.len() {
+                                return Err((self.line, "fewer fields than clusters"));
+                            }
+                            return Ok(true);
+                        }
+                    }
+                    Some(_) => return Err((self.line, "a byte other than a digit, '?', ',' or a line end")),
+                }
+            }
+        }
+    }
+}
