@@ -260,7 +260,8 @@ impl Cpu {
 /// on the CPU.
 pub struct Device {
     cpu: Cpu,
-    gpu: Option<Gpu>,
+    /// Shared, so that a model can keep a network resident on it past one call.
+    gpu: Option<std::sync::Arc<Gpu>>,
     fallback: bool,
 }
 
@@ -274,7 +275,9 @@ impl Device {
                 }
                 Ok(Device { cpu: Cpu::new(threads)?, gpu: None, fallback: false })
             }
-            Target::Gpu(i) => Ok(Device { cpu: Cpu::new(None)?, gpu: Some(Gpu::open(i)?), fallback: false }),
+            Target::Gpu(i) => {
+                Ok(Device { cpu: Cpu::new(None)?, gpu: Some(std::sync::Arc::new(Gpu::open(i)?)), fallback: false })
+            }
             Target::Auto => Ok(Device::open(DeviceChoice::Auto)?),
         }
     }
@@ -284,9 +287,9 @@ impl Device {
         let cpu = Cpu::new(None)?;
         Ok(match choice {
             DeviceChoice::Cpu => Device { cpu, gpu: None, fallback: false },
-            DeviceChoice::Gpu => Device { cpu, gpu: Some(Gpu::open(0)?), fallback: false },
+            DeviceChoice::Gpu => Device { cpu, gpu: Some(std::sync::Arc::new(Gpu::open(0)?)), fallback: false },
             DeviceChoice::Auto => match Gpu::open(0) {
-                Ok(g) => Device { cpu, gpu: Some(g), fallback: true },
+                Ok(g) => Device { cpu, gpu: Some(std::sync::Arc::new(g)), fallback: true },
                 Err(e) => {
                     crate::noteln!("note: {e}; using the CPU");
                     Device { cpu, gpu: None, fallback: true }
@@ -305,6 +308,11 @@ impl Device {
 
     /// The GPU, if this device has one.
     pub fn gpu(&self) -> Option<&Gpu> {
+        self.gpu.as_deref()
+    }
+
+    /// The GPU as a shared handle (what an owned resident network keeps alive).
+    pub fn gpu_shared(&self) -> Option<&std::sync::Arc<Gpu>> {
         self.gpu.as_ref()
     }
 

@@ -75,6 +75,7 @@ pub mod ocnn;
 #[cfg(feature = "plots")]
 pub mod plot;
 pub mod progress;
+pub(crate) mod resident;
 pub mod validate;
 
 pub use error::{Error, Result};

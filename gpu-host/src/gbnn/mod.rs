@@ -67,7 +67,12 @@ pub type GbnnGpu = DeviceNetwork<'static>;
 impl GbnnGpu {
     /// Opens GPU `ordinal` and uploads `net`'s W to it.
     pub fn open(ordinal: usize, net: &Network) -> Result<GbnnGpu, GpuError> {
-        let gpu = Arc::new(Gpu::open(ordinal)?);
+        Self::upload_to(Arc::new(Gpu::open(ordinal)?), net)
+    }
+
+    /// Uploads `net`'s W to a GPU already open, keeping a share of it (the handle a model
+    /// caches between calls).
+    pub fn upload_to(gpu: Arc<Gpu>, net: &Network) -> Result<GbnnGpu, GpuError> {
         gpu.ensure_fits(net.weights().len() as u64 * 8)?;
         let w = gpu.stream.clone_htod(net.weights())?;
         let geom = *net.geometry();

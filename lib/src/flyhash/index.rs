@@ -29,8 +29,8 @@ use crate::device::{Device, Target};
 use crate::error::{Error, Result};
 use crate::io::model_file;
 use crate::model::Model;
+use crate::resident::Kept;
 use neurobits_gpu_host::flyhash::{DeviceCodes, HAMMING_MAX_WORDS};
-use neurobits_gpu_host::Gpu;
 
 const BLOCK_MAGIC: &[u8; 8] = b"NBCODES\n";
 
@@ -67,47 +67,9 @@ pub struct Neighbours {
 pub struct FlyIndex {
     hasher: FlyHash,
     codes: Vec<Word>,
-    resident: Resident,
-}
-
-/// The codes as last uploaded to a GPU, with the device they live on: searches after the first
-/// reuse them (the upload costs more than a search). `add` and `truncate` drop them; a clone
-/// starts without.
-#[derive(Default)]
-struct Resident(std::sync::Mutex<Option<(std::sync::Arc<Device>, std::sync::Arc<DeviceCodes>)>>);
-
-impl Resident {
-    /// The codes on `device`'s GPU, uploaded now unless they already are.
-    fn get(
-        &self,
-        device: &std::sync::Arc<Device>,
-        gpu: &Gpu,
-        codes: &[Word],
-        words: usize,
-    ) -> Result<std::sync::Arc<DeviceCodes>> {
-        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((d, c)) = slot.as_ref() {
-            if std::sync::Arc::ptr_eq(d, device) && c.len() * c.words() == codes.len() {
-                return Ok(c.clone());
-            }
-        }
-        *slot = None; // free the old upload before making the new one
-        let c = std::sync::Arc::new(gpu.upload_codes(codes, words)?);
-        *slot = Some((device.clone(), c.clone()));
-        Ok(c)
-    }
-}
-
-impl Clone for Resident {
-    fn clone(&self) -> Self {
-        Resident::default()
-    }
-}
-
-impl std::fmt::Debug for Resident {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Resident")
-    }
+    /// The codes as last uploaded to a GPU: searches after the first reuse them (the upload
+    /// costs more than a search); `add` and `truncate` drop them.
+    resident: Kept<DeviceCodes>,
 }
 
 impl FlyIndex {
@@ -116,13 +78,13 @@ impl FlyIndex {
         let mut hasher = FlyHash::new(config);
         let p = hasher.config.params_with(d, |m| m / 20)?;
         hasher.fit_params(p)?;
-        Ok(FlyIndex { hasher, codes: Vec::new(), resident: Resident::default() })
+        Ok(FlyIndex { hasher, codes: Vec::new(), resident: Kept::default() })
     }
 
     /// An empty index around a fitted FlyHash.
     pub fn with_hasher(hasher: FlyHash) -> Result<Self> {
         hasher.params()?;
-        Ok(FlyIndex { hasher, codes: Vec::new(), resident: Resident::default() })
+        Ok(FlyIndex { hasher, codes: Vec::new(), resident: Kept::default() })
     }
 
     /// The same index, hashing and searching on `device`.
@@ -161,7 +123,7 @@ impl FlyIndex {
         let codes = self.hasher.transform(x)?;
         crate::io::memory::ensure_fits("the index", (self.codes.len() + codes.len()) as u128 * 8)?;
         self.codes.extend_from_slice(&codes);
-        self.resident = Resident::default();
+        self.resident = Kept::default();
         Ok(start..self.len())
     }
 
@@ -170,7 +132,7 @@ impl FlyIndex {
     pub fn truncate(&mut self, len: usize) {
         let words = self.words();
         self.codes.truncate(len.saturating_mul(words));
-        self.resident = Resident::default();
+        self.resident = Kept::default();
     }
 
     /// The `k` nearest codes of each query vector.
@@ -213,7 +175,7 @@ impl FlyIndex {
                     if words > HAMMING_MAX_WORDS {
                         return Ok(g.hamming_top_r(&self.codes, q, words, r)?);
                     }
-                    let codes = self.resident.get(device, g, &self.codes, words)?;
+                    let codes = self.resident.get(device, || g.upload_codes(&self.codes, words))?;
                     Ok(codes.top_r(g, &self.codes, q, r)?.hits)
                 },
                 |cpu| Ok(cpu.install(|| super::search::top_r(&self.codes, q, words, r))),
@@ -320,7 +282,7 @@ impl Model for FlyIndex {
         if !saved.payload.is_empty() {
             return Err(Error::input(name, "an index header has no payload (a corrupted file?)"));
         }
-        Ok(FlyIndex { hasher, codes: Vec::new(), resident: Resident::default() })
+        Ok(FlyIndex { hasher, codes: Vec::new(), resident: Kept::default() })
     }
 
     fn to_bytes(&self) -> Result<Vec<u8>> {

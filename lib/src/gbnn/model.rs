@@ -7,12 +7,15 @@ use neurobits_core::gbnn::{Network, Params, Stats, ERASED};
 use neurobits_core::Word;
 use serde::{Deserialize, Serialize};
 
+use super::backend::Batch;
 use super::RuleArg;
 use crate::device::{DeviceCache, Target};
 use crate::error::{Error, Result};
 use crate::io::model_file::{self, Saved};
 use crate::io::netfile;
 use crate::model::Model;
+use crate::resident::Kept;
+use neurobits_gpu_host::gbnn::GbnnGpu;
 
 /// The GBNN's configuration.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,12 +84,14 @@ pub struct Gbnn {
     pub device: Target,
     opened: DeviceCache,
     net: Option<Network>,
+    /// W as last uploaded to a GPU: retrievals after the first reuse it; storing drops it.
+    resident: Kept<GbnnGpu>,
 }
 
 impl Gbnn {
     /// An empty memory retrieving on the CPU.
     pub fn new(config: GbnnConfig) -> Self {
-        Gbnn { config, device: Target::CPU, opened: DeviceCache::default(), net: None }
+        Gbnn { config, device: Target::CPU, opened: DeviceCache::default(), net: None, resident: Kept::default() }
     }
 
     /// The same, retrieving on `device`.
@@ -109,6 +114,7 @@ impl Gbnn {
     /// Stores `messages` on top of those stored before.
     pub fn partial_fit(&mut self, messages: &[i64]) -> Result<&mut Self> {
         self.config.validate()?;
+        self.resident = Kept::default();
         let (c, l) = (self.config.clusters, self.config.neurons);
         if messages.is_empty() || !messages.len().is_multiple_of(c) {
             return Err(Error::input(
@@ -151,7 +157,21 @@ impl Gbnn {
         }
         let probes = symbols(probes, g.clusters(), g.neurons_per_cluster(), true)?;
         let device = self.opened.get(device)?;
-        let batch = device.gbnn(net)?.retrieve(&probes, rule.into(), params)?;
+        let rule = rule.into();
+        let batch = match device.gpu_shared() {
+            // W stays on the GPU between calls (a chunked caller retrieves many times).
+            Some(gpu) => device.run(
+                |_| {
+                    let k = (probes.len() / g.clusters()) as u128;
+                    crate::io::memory::ensure_fits("the final states", k * (g.row_words() as u128 * 8 + 8))?;
+                    let w = self.resident.get(&device, || GbnnGpu::upload_to(gpu.clone(), net))?;
+                    let out = w.retrieve(&probes, rule, params)?;
+                    Ok(Batch { states: out.states, stats: out.stats, kernel_seconds: Some(out.kernel_ms / 1e3) })
+                },
+                |cpu| cpu.retrieve(net, &probes, rule, params),
+            )?,
+            None => device.cpu().retrieve(net, &probes, rule, params)?,
+        };
         let symbols = batch
             .states
             .chunks(g.row_words().max(1))
@@ -192,7 +212,13 @@ impl Model for Gbnn {
         if (g.clusters(), g.neurons_per_cluster()) != (config.clusters, config.neurons) {
             return Err(Error::input(name, "the network's size differs from its configuration (a corrupted file?)"));
         }
-        Ok(Gbnn { config, device: Target::CPU, opened: DeviceCache::default(), net: Some(net) })
+        Ok(Gbnn {
+            config,
+            device: Target::CPU,
+            opened: DeviceCache::default(),
+            net: Some(net),
+            resident: Kept::default(),
+        })
     }
 
     fn from_bytes(b: &[u8], name: &str) -> Result<Self> {
@@ -201,7 +227,13 @@ impl Model for Gbnn {
             let net = netfile::decode(b, b.len() as u64, name)?;
             let g = *net.geometry();
             let config = GbnnConfig { clusters: g.clusters(), neurons: g.neurons_per_cluster(), ..Default::default() };
-            return Ok(Gbnn { config, device: Target::CPU, opened: DeviceCache::default(), net: Some(net) });
+            return Ok(Gbnn {
+                config,
+                device: Target::CPU,
+                opened: DeviceCache::default(),
+                net: Some(net),
+                resident: Kept::default(),
+            });
         }
         let saved = model_file::decode(b, name, Self::KIND)?;
         if saved.end != b.len() {
