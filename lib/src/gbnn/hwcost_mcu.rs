@@ -77,4 +77,3 @@ fn workload(a: &HwcostConfig) -> Vec<String> {
         format!("seed={}", a.seed),
     ]
 }
-
