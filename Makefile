@@ -82,17 +82,26 @@ test: setup mcu-build
 	$(MAKE) mcu-test
 
 # The firmware template (mcu/) on every target: a network trained on the host (generated messages
-# stored by `gbnn store`) exported by `gbnn export` into mcu/net/ (linked into flash), built with
-# the PRNG self-test mode (feature selftest) for the five targets.
+# stored by `gbnn store`) exported by `gbnn export` and a FlyNN classifier (`flynn fit` on the
+# digits) exported by `flynn export` into mcu/net/ (linked into flash), built with the PRNG
+# self-test and FlyNN modes (features selftest, flynn) for the five targets.
 MCU_NET := out/mcu/net.nbg
 mcu-net: setup
 	$(CARGO) build -q --bin neurobits
 	target/debug/neurobits -q gbnn generate --clusters 8 --neurons 50 --messages 400 --probes 100 --erased 3 --seed 7 -o out/mcu/data
 	target/debug/neurobits -q gbnn store --clusters 8 --neurons 50 --messages out/mcu/data/messages.csv -o $(MCU_NET)
 	target/debug/neurobits gbnn export --net $(MCU_NET) -o mcu/net/net.bin
+	@# A FlyNN classifier on sklearn's digits (first 1500 to fit, the next 100 for the firmware).
+	mkdir -p out/mcu/digits
+	zcat data/digits/digits.csv.gz | head -1500 | cut -d, -f1-64 > out/mcu/digits/train-x.csv
+	zcat data/digits/digits.csv.gz | head -1500 | cut -d, -f65 > out/mcu/digits/train-y.csv
+	zcat data/digits/digits.csv.gz | tail -n +1501 | head -100 | cut -d, -f1-64 > out/mcu/digits/test-x.csv
+	target/debug/neurobits -q flynn fit -i out/mcu/digits/train-x.csv --labels out/mcu/digits/train-y.csv \
+	  --code-bits 512 --winners 16 -o out/mcu/digits/flynn.nbm
+	target/debug/neurobits flynn export --model out/mcu/digits/flynn.nbm -o mcu/net/flynn.bin
 
 mcu-build: setup mcu-net
-	cd mcu && for t in $(MCU_TARGETS); do $(CARGO) build -q --release --features selftest --target $$t || exit 1; done
+	cd mcu && for t in $(MCU_TARGETS); do $(CARGO) build -q --release --features selftest,flynn --target $$t || exit 1; done
 	@# The real-board example (nRF52840-DK, defmt-rtt): built, not run (no board here).
 	cd mcu/board-example && $(CARGO) build -q --release
 

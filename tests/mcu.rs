@@ -4,6 +4,8 @@
 //!   the network with `gbnn export` into the firmware's flash): for every rule and probe of the
 //!   stream the symbols and updates, each rule's digest of all final states, and the digest of W
 //!   read back from flash must equal the host's for the same network file and probe file;
+//! * the FlyNN classifier (`flynn fit` on sklearn's digits, exported by `flynn export`): every
+//!   input vector of the stream gets the host's class;
 //! * the PRNG self-test: per rule and overall digests and iteration counts must equal the
 //!   host's for the configuration it logged; where RAM holds it, the cortical network's
 //!   configuration A must give the spec's SHA-256 digests.
@@ -13,6 +15,7 @@
 //! A missing QEMU, defmt-print, firmware or input fails the test (`make setup`, `make
 //! mcu-build`), unless `NEUROBITS_SKIP_MCU` is set to skip it knowingly.
 
+use neurobits::flyhash::{classifier::FlyNN, data::Matrix};
 use neurobits::gbnn::mcu::{self, Board, FirmwareLog, BOARDS};
 use neurobits::gbnn::model::Gbnn;
 use neurobits::model::Model;
@@ -150,8 +153,45 @@ fn selftest_equals_host(board: &Board) {
     }
 }
 
+/// The FlyNN mode: the classifier `flynn export` wrote into flash gives every input vector the
+/// host's class.
+fn flynn_equals_host(board: &Board) {
+    let model_file = env_path("NEUROBITS_MCU_FLYNN", "out/mcu/digits/flynn.nbm");
+    let inputs_file = env_path("NEUROBITS_MCU_FLYNN_INPUTS", "out/mcu/digits/test-x.csv");
+    for f in [&model_file, &inputs_file] {
+        assert!(f.is_file(), "{} is missing: run `make mcu-build` (it exports the classifier)", f.display());
+    }
+    let elf = board.elf();
+    if let Some(why) = mcu::unavailable_on(board, &elf) {
+        assert!(std::env::var_os("NEUROBITS_SKIP_MCU").is_some(), "{}: {why}", board.machine);
+        return;
+    }
+    let args = ["mode=flynn".to_string(), format!("inputs={}", std::fs::canonicalize(&inputs_file).unwrap().display())];
+    let text = mcu::run_text(board, &elf, &args).unwrap();
+    if let Some(dir) = std::env::var_os("NEUROBITS_MCU_LOGS") {
+        std::fs::write(PathBuf::from(dir).join(format!("{}-flynn.log", board.machine)), &text).unwrap();
+    }
+    let model = FlyNN::load(&model_file).unwrap();
+    let rows: Vec<Vec<f32>> = std::fs::read_to_string(&inputs_file)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split(',').map(|v| v.trim().parse().unwrap()).collect())
+        .collect();
+    let x = Matrix { rows: rows.len(), cols: rows[0].len(), data: rows.concat() };
+    let host = model.predict(&x).unwrap();
+    let fw: Vec<i64> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("class input="))
+        .map(|l| l.split_once(" class=").unwrap().1.trim().parse().unwrap())
+        .collect();
+    assert_eq!(fw, host, "{}: firmware and host classes differ", board.machine);
+    assert!(text.contains(&format!("flynn inputs={} ", host.len())), "{text}");
+    println!("{}: FlyNN classes of {} inputs equal the host's", board.machine, host.len());
+}
+
 macro_rules! boards {
-    ($($name:ident $selftest:ident = $i:expr;)*) => {$(
+    ($($name:ident $selftest:ident $flynn:ident = $i:expr;)*) => {$(
         #[test]
         fn $name() {
             assert_eq!(BOARDS[$i].machine.replace('-', "_"), stringify!($name).trim_end_matches("_exported"));
@@ -161,15 +201,19 @@ macro_rules! boards {
         fn $selftest() {
             selftest_equals_host(&BOARDS[$i]);
         }
+        #[test]
+        fn $flynn() {
+            flynn_equals_host(&BOARDS[$i]);
+        }
     )*};
 }
 
 boards! {
-    microbit_exported microbit_selftest = 0;
-    lm3s6965evb_exported lm3s6965evb_selftest = 1;
-    mps2_an386_exported mps2_an386_selftest = 2;
-    mps2_an505_exported mps2_an505_selftest = 3;
-    sifive_e_exported sifive_e_selftest = 4;
+    microbit_exported microbit_selftest microbit_flynn = 0;
+    lm3s6965evb_exported lm3s6965evb_selftest lm3s6965evb_flynn = 1;
+    mps2_an386_exported mps2_an386_selftest mps2_an386_flynn = 2;
+    mps2_an505_exported mps2_an505_selftest mps2_an505_flynn = 3;
+    sifive_e_exported sifive_e_selftest sifive_e_flynn = 4;
 }
 
 /// A malformed probe stream stops the firmware with one error naming the line and the fault.

@@ -194,34 +194,37 @@ pub fn bar_chart_log(path: &Path, title: &str, y_desc: &str, groups: &[Bars]) ->
     }
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (1100, 600)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (1100, 700)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| anyhow!("plot: {e}"))?;
         let (plot, legend) = root.split_horizontally(900);
         let (y0, y1) = (lo / 4.0, hi * 2.0);
         let mut chart = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", 20))
             .margin(15)
-            .x_label_area_size(150)
+            .x_label_area_size(250)
             .y_label_area_size(70)
             .build_cartesian_2d(-0.5..cats.len() as f64 - 0.5, (y0..y1).log_scale())
             .map_err(|e| anyhow!("plot: {e}"))?;
-        let cats_fmt = cats.clone();
+        // The categories are drawn below (plotters centres rotated axis labels on their tick,
+        // so long ones would straddle the axis); the mesh keeps the ticks.
         chart
             .configure_mesh()
             .disable_x_mesh()
             .x_labels(cats.len().max(1))
-            .x_label_formatter(&move |x| {
-                let i = x.round();
-                if (x - i).abs() < 1e-6 && i >= 0.0 {
-                    cats_fmt.get(i as usize).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
-            })
-            .x_label_style(("sans-serif", 12).into_font().transform(FontTransform::Rotate90))
+            .x_label_formatter(&|_| String::new())
             .y_desc(y_desc)
             .draw()
             .map_err(|e| anyhow!("plot: {e}"))?;
+        let label = ("sans-serif", 12).into_font().transform(FontTransform::Rotate90).into_text_style(&plot).pos(
+            plotters::style::text_anchor::Pos::new(
+                plotters::style::text_anchor::HPos::Left,
+                plotters::style::text_anchor::VPos::Center,
+            ),
+        );
+        for (i, c) in cats.iter().enumerate() {
+            let (px, py) = chart.backend_coord(&(i as f64, y0));
+            plot.draw(&Text::new(c.clone(), (px, py + 10), label.clone())).map_err(|e| anyhow!("plot: {e}"))?;
+        }
         let n = groups.len().max(1) as f64;
         for (k, g) in groups.iter().enumerate() {
             let col = OKABE_ITO[k % OKABE_ITO.len()];

@@ -27,6 +27,12 @@ pub mod capacity {
     pub const MAX_NEURONS_PER_CLUSTER: usize = neurobits_core::gbnn::MAX_NEURONS;
     /// Words of each of the two state buffers reserved in RAM (2 × 1 KiB).
     pub const MAX_ROW_WORDS: usize = 128;
-    /// Flash for W: the board's flash less the code's reserve.
+    /// FlyNN inputs d (one `f32` buffer in RAM).
+    pub const MAX_FLY_INPUTS: usize = if super::BOARD.2 >= 64 * 1024 { 1024 } else { 256 };
+    /// FlyNN code length m (two `u32` scratch buffers of m entries in RAM).
+    pub const MAX_FLY_OUTPUTS: usize = if super::BOARD.2 >= 64 * 1024 { 4096 } else { 512 };
+    /// FlyNN classes.
+    pub const MAX_FLY_CLASSES: usize = 64;
+    /// Flash for W (or a FlyNN blob): the board's flash less the code's reserve.
     pub const MAX_WEIGHT_BYTES: usize = super::BOARD.1 - super::CODE_RESERVE;
 }

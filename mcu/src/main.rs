@@ -6,10 +6,12 @@
 //! FNV-1a digest of all final states and the instructions per retrieval.
 //!
 //! Copy `mcu/` to start a firmware: `board.rs` and `memory/` name the board and its capacity,
-//! `net/` holds your exported network, `probes.rs` parses any byte source. The semihosting
+//! `net/` holds your exported network, `stream.rs` parses any byte source. The semihosting
 //! command line (`-semihosting-config enable=on,arg=…`) takes `probes=PATH` and `rule=NAME` or
 //! `rule=all` (default: the exported model's rule); with feature `selftest`, `mode=selftest`
-//! runs the PRNG self-test instead (`selftest.rs`; keys `stored`, `probes`, `erased`, `seed`).
+//! runs the PRNG self-test instead (`selftest.rs`; keys `stored`, `probes`, `erased`, `seed`);
+//! with feature `flynn`, `mode=flynn inputs=PATH` classifies vectors with the FlyNN classifier
+//! `neurobits flynn export` wrote into `net/flynn.rs` (`flynn.rs`).
 //!
 //! Instruction counts: QEMU runs with `-icount shift=0`, so virtual time advances a fixed step
 //! per executed instruction and the counter (`platform::now`) advances in proportion; a loop of
@@ -18,10 +20,12 @@
 #![no_main]
 
 mod board;
+#[cfg(feature = "flynn")]
+mod flynn;
 mod platform;
-mod probes;
 #[cfg(feature = "selftest")]
 mod selftest;
+mod stream;
 
 pub use board::capacity;
 
@@ -39,6 +43,7 @@ use neurobits_core::gbnn::{NetworkView, Params, Rule};
 /// What the semihosting command line asked for.
 pub struct Args {
     selftest: bool,
+    flynn: bool,
     path: [u8; 128],
     path_len: usize,
     /// `None`: every rule.
@@ -53,6 +58,7 @@ pub struct Args {
 fn args() -> Args {
     let mut a = Args {
         selftest: false,
+        flynn: false,
         path: [0; 128],
         path_len: 0,
         rule: Some(net::RULE),
@@ -72,8 +78,9 @@ fn args() -> Args {
                 a.selftest = true;
                 a.params = Params { gamma: 2, max_iter: 20 };
             }
-            b"mode" => fail_msg("mode: only `selftest`, in a build with feature selftest"),
-            b"probes" if !value.is_empty() && !value[0].is_ascii_digit() => {
+            b"mode" if value == b"flynn" && cfg!(feature = "flynn") => a.flynn = true,
+            b"mode" => fail_msg("mode: `selftest` or `flynn`, in a build with that feature"),
+            b"probes" | b"inputs" if !value.is_empty() && !value[0].is_ascii_digit() => {
                 if value.len() >= a.path.len() {
                     fail_msg("probes: the path is longer than 127 bytes");
                 }
@@ -89,7 +96,7 @@ fn args() -> Args {
             b"stored" => a.stored = Some(num()),
             b"erased" => a.erased = num() as usize,
             b"seed" => a.seed = num(),
-            _ => fail_msg("unknown command-line key (mode, probes, rule, stored, erased, seed)"),
+            _ => fail_msg("unknown command-line key (mode, probes, inputs, rule, stored, erased, seed)"),
         }
     }
     a
@@ -118,6 +125,9 @@ fn main() -> ! {
     if a.selftest {
         #[cfg(feature = "selftest")]
         selftest::run(&a);
+    } else if a.flynn {
+        #[cfg(feature = "flynn")]
+        flynn::run(&a.path[..=a.path_len]);
     } else {
         exported(&a);
     }
@@ -152,7 +162,7 @@ fn exported(a: &Args) {
             }
             let h = platform::open(path, 0).unwrap_or_else(|| fail_msg("probes: cannot open the file"));
             handle = Some(h);
-            stream = Some(probes::ProbeStream::new(move |buf: &mut [u8]| platform::read(h, buf)));
+            stream = Some(stream::ProbeStream::new(move |buf: &mut [u8]| platform::read(h, buf)));
         }
         let s = stream.as_mut().expect("opened at probe 0");
         match s.next(out, net::NEURONS_PER_CLUSTER) {

@@ -1,4 +1,4 @@
-//! `neurobits flynn fit|predict`: a FlyNN classifier kept in a model file.
+//! `neurobits flynn fit|predict|export`: a FlyNN classifier kept in a model file.
 
 use clap::{Args, Subcommand};
 use neurobits::device::Target;
@@ -15,6 +15,8 @@ pub enum FlynnCommand {
     /// Predict the class of each input row with a saved classifier; with --labels, also print
     /// the accuracy.
     Predict(PredictArgs),
+    /// Write a classifier for firmware: a blob for `include_bytes!` and a Rust module beside it.
+    Export(ExportArgs),
 }
 
 /// `flynn fit`.
@@ -73,7 +75,28 @@ pub fn run(c: &FlynnCommand) -> anyhow::Result<()> {
     match c {
         FlynnCommand::Fit(a) => fit(a),
         FlynnCommand::Predict(a) => predict(a),
+        FlynnCommand::Export(a) => {
+            let module = neurobits::flyhash::export::export_files(&a.model, &a.out)?;
+            neurobits::noteln!(
+                "exported {} -> {} (blob) and {} (module)",
+                a.model.display(),
+                a.out.display(),
+                module.display()
+            );
+            Ok(())
+        }
     }
+}
+
+/// `flynn export`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// A model written by `flynn fit` (exact WTA).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// The blob to write (e.g. mcu/net/flynn.bin); the module goes beside it (flynn.rs).
+    #[arg(short, long)]
+    pub out: PathBuf,
 }
 
 fn fit(a: &FitArgs) -> anyhow::Result<()> {

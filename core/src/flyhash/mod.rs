@@ -23,6 +23,7 @@ mod params;
 mod pixels;
 mod projection;
 mod search;
+mod view;
 mod wta;
 
 pub use filter::{
@@ -35,6 +36,7 @@ pub use params::FlyParams;
 pub use pixels::{is_pixel, pixel_sums_exact, Pixels4};
 pub use projection::{activation, activation_chunks, activation_chunks_at, activation_with, projection_row, Lanes};
 pub use search::{sort_hits, top_r};
+pub use view::FlynnView;
 pub use wta::{
     bisect64, kth_largest, pack_above, select, select_range, sort_key, ties_left, wta_pack, wta_pack_keys, RadixSelect,
 };

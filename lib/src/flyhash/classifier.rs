@@ -107,6 +107,18 @@ impl FlyNN {
         Ok(&self.fitted()?.hasher)
     }
 
+    /// The class memories: `classes · m` saturating counts, class-major (class `c`, bit `i` at
+    /// `c·m + i`), in [`FlyNN::classes`] order.
+    pub fn counts(&self) -> Result<&[u16]> {
+        Ok(&self.fitted()?.counts)
+    }
+
+    /// The table `γ^n` (fixed point, `2^63` is 1) for every count `n`
+    /// ([`neurobits_core::flyhash::flynn_weights`] of the decay).
+    pub fn weight_table(&self) -> Vec<u64> {
+        self.weights()
+    }
+
     /// Forgets any earlier fit, then learns `x` with labels `y`.
     pub fn fit(&mut self, x: &Matrix, y: &[i64]) -> Result<&mut Self> {
         self.fitted = None;

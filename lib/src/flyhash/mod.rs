@@ -12,6 +12,8 @@ pub mod cpu;
 pub mod data;
 #[cfg(feature = "cli")]
 pub mod eval;
+/// `flynn export`.
+pub mod export;
 pub mod flynn;
 pub mod gpu;
 pub mod index;

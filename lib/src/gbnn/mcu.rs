@@ -231,6 +231,12 @@ pub fn unavailable(elf: &Path) -> Option<String> {
 /// Runs `board`'s firmware `elf` under QEMU with the semihosting command-line words `args`
 /// (`mode=selftest`, `probes=PATH`, `rule=all`, …); returns its decoded log and the text.
 pub fn run_on(board: &Board, elf: &Path, args: &[String]) -> Result<(FirmwareLog, String)> {
+    let text = run_text(board, elf, args)?;
+    Ok((parse(&text)?, text))
+}
+
+/// [`run_on`] without parsing: the decoded text (the FlyNN mode's log has its own lines).
+pub fn run_text(board: &Board, elf: &Path, args: &[String]) -> Result<String> {
     let qemu = tool(board.qemu).ok_or_else(|| anyhow!("{} not installed", board.qemu))?;
     let print = tool("defmt-print").ok_or_else(|| anyhow!("defmt-print not installed"))?;
     let mut semi = String::from("enable=on,target=native,arg=neurobits-mcu");
@@ -261,7 +267,7 @@ pub fn run_on(board: &Board, elf: &Path, args: &[String]) -> Result<(FirmwareLog
         let why = text.lines().find(|l| l.contains("ERROR")).unwrap_or("no log").to_string();
         bail!("the firmware failed under QEMU ({}): {why}", board.machine);
     }
-    Ok((parse(&text)?, text))
+    Ok(text)
 }
 
 /// Runs the Cortex-M3 firmware's PRNG self-test with a workload; returns its decoded log.

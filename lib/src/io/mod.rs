@@ -3,6 +3,7 @@
 
 pub mod atomic;
 pub mod codes;
+pub mod firmware;
 pub mod journal;
 pub mod json;
 pub mod labels_out;

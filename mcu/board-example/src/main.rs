@@ -29,9 +29,9 @@ pub mod capacity {
 #[path = "../../net/net.rs"]
 mod net;
 
-/// The template's probe parser, shared.
-#[path = "../../src/probes.rs"]
-mod probes;
+/// The template's stream parser, shared.
+#[path = "../../src/stream.rs"]
+mod stream;
 mod uarte;
 
 /// The DK's UART receive pin (P0.08, from the J-Link's virtual COM port).
@@ -49,7 +49,7 @@ fn main() -> ! {
         net::STORED,
         net::RULE.name()
     );
-    let mut stream = probes::ProbeStream::new(|buf: &mut [u8]| uart.read(buf));
+    let mut stream = stream::ProbeStream::new(|buf: &mut [u8]| uart.read(buf));
     let (mut state, mut scratch) = ([0u64; capacity::MAX_ROW_WORDS], [0u64; capacity::MAX_ROW_WORDS]);
     let (mut probe, mut symbols) = ([0u16; capacity::MAX_CLUSTERS], [0i32; capacity::MAX_CLUSTERS]);
     let mut k = 0u64;

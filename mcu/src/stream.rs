@@ -1,7 +1,9 @@
-//! Probes as a byte stream: the CSV of `neurobits gbnn retrieve` (one probe per line, `C`
-//! comma-separated symbols, `?` for an erased cluster, blank lines skipped), parsed a byte at a
-//! time from any source of bytes, so that it needs a 64-byte buffer whatever the file's length.
-//! Under QEMU the source is a host file read through semihosting; on a board, RTT or a UART.
+//! Inputs as a byte stream, parsed a byte at a time from any source of bytes (a 64-byte buffer
+//! whatever the file's length): GBNN probes in the CSV of `neurobits gbnn retrieve` (one probe
+//! per line, `C` comma-separated symbols, `?` for an erased cluster) and FlyNN input vectors
+//! (one per line, `d` comma-separated numbers, parsed as `f32` exactly as the host's reader
+//! does: Rust's correctly rounded `str::parse`); blank lines are skipped. Under QEMU the source
+//! is a host file read through semihosting; on a board, RTT or a UART.
 
 use neurobits_core::gbnn::ERASED;
 
@@ -22,6 +24,50 @@ impl<F: FnMut(&mut [u8]) -> usize> ProbeStream<F> {
     /// A stream over `fill`.
     pub fn new(fill: F) -> Self {
         ProbeStream { fill, buf: [0; 64], at: 0, len: 0, line: 0 }
+    }
+
+    /// Reads the next vector of numbers into `out` (its length is d): `Ok(false)` at the end of
+    /// the stream.
+    #[allow(dead_code)] // the FlyNN mode's (feature flynn)
+    pub fn next_vector(&mut self, out: &mut [f32]) -> Result<bool, BadLine> {
+        loop {
+            self.line += 1;
+            let (mut field, mut text, mut len) = (0usize, [0u8; 48], 0usize);
+            loop {
+                let b = self.byte();
+                match b {
+                    Some(b' ' | b'\t' | b'\r') => {}
+                    Some(b',') | Some(b'\n') | None => {
+                        if len == 0 && field == 0 && b != Some(b',') {
+                            if b.is_none() {
+                                return Ok(false);
+                            }
+                            break; // a blank line
+                        }
+                        if field >= out.len() {
+                            return Err((self.line, "more fields than inputs"));
+                        }
+                        let value = core::str::from_utf8(&text[..len]).ok().and_then(|t| t.parse::<f32>().ok());
+                        out[field] = value.ok_or((self.line, "a field that is not a number"))?;
+                        field += 1;
+                        len = 0;
+                        if b != Some(b',') {
+                            if field != out.len() {
+                                return Err((self.line, "fewer fields than inputs"));
+                            }
+                            return Ok(true);
+                        }
+                    }
+                    Some(c) => {
+                        if len == text.len() {
+                            return Err((self.line, "a field longer than 48 bytes"));
+                        }
+                        text[len] = c;
+                        len += 1;
+                    }
+                }
+            }
+        }
     }
 
     fn byte(&mut self) -> Option<u8> {
