@@ -31,8 +31,8 @@ class OCNN(ClusterMixin, Estimator):
     eps : float, default=0.2
         ε of fragmentary synchronization.
     threshold : int or None, default=None
-        Link threshold in percent (0 to 99); ``None``: automatic (the longest plateau of
-        equal cluster counts).
+        Link threshold in percent (0 to 99); ``None``: automatic (the most stable clusters
+        over the thresholds, as HDBSCAN selects them; the library's ``select``).
     scale : float or None, default=None
         Scale constant a; ``None``: from the Delaunay triangulation of the points.
     cutoff : float or None, default=None
