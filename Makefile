@@ -17,7 +17,7 @@ PTXAS = $(shell python3 -c "import nvidia.cuda_nvcc as m, os; print(os.path.join
 PY := .venv/bin/python
 WHEEL_DIR := .bundle-py
 
-.PHONY: python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
+.PHONY: ocnn-quality python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -133,6 +133,14 @@ peers: setup
 	@test -x $(PEERS_PY) || python3 -m venv out/peers-venv
 	@$(PEERS_PY) -c "import numpy, scipy, faiss" 2>/dev/null || $(PEERS_PY) -m pip install -q --disable-pip-version-check numpy scipy faiss-cpu
 	$(PEERS_PY) peers/run_cpu.py $(BIN) /usr/share/datasets/fashion-mnist out/peers
+
+# OCNN clustering quality: the OCNN with its defaults (and the first automatic rule) next to
+# scikit-learn's DBSCAN, HDBSCAN, spectral, agglomerative and k-means on FCPS, synthetic families
+# and iris/wine/breast cancer; ARI per set and family into results/ocnn (CSV, JSON, SVG). About
+# 10 minutes on a 2-core machine; not part of `make test`.
+ocnn-quality: setup
+	$(CARGO) build --release --bin neurobits
+	$(PY) peers/clustering_quality.py --bin $(BIN) --out results/ocnn
 
 # The Python layer against the Rust API (FlyHash Fashion-MNIST, GBNN Scenario 2) and FlyNN beside
 # scikit-learn's KNeighborsClassifier.

@@ -29,15 +29,22 @@ fn lsun_test_vector() {
     let p = points::load(&path).unwrap().skip(3);
     assert_eq!((p.n, p.dim), (400, 2));
     let a = 0.21925040730964698;
-    let r = ocnn::cluster_cpu::<f32>(&p, Some(a), &config()).unwrap();
+    // The spec's automatic threshold is the plateau rule (`--select plateau`).
+    let plateau = Config { select: ocnn::Select::Plateau, ..config() };
+    let r = ocnn::cluster_cpu::<f32>(&p, Some(a), &plateau).unwrap();
     assert_eq!(&r.hits_sha256[..16], "4851193aa2faeb7b", "hit matrix digest");
     assert_eq!(&r.state_sha256[..16], "1ef5fddbef11217c", "final state digest");
     assert_eq!((r.threshold_percent, r.k), (65, 3));
-    // The FCPS classes are 200/100/100 in file order.
-    let sizes: Vec<usize> = (0..3).map(|c| r.labels.iter().filter(|&&l| l == c).count()).collect();
-    assert_eq!(sizes, [200, 100, 100]);
-    assert!(r.labels[..200].iter().all(|&l| l == r.labels[0]));
-    assert!(r.labels[200..300].iter().all(|&l| l == r.labels[200]));
+    // The FCPS classes are 200/100/100 in file order; the default (stable) selection finds them
+    // from the same hits too.
+    let stable = ocnn::cluster_cpu::<f32>(&p, Some(a), &config()).unwrap();
+    assert_eq!(stable.hits_sha256, r.hits_sha256);
+    for r in [r, stable] {
+        let sizes: Vec<usize> = (0..3).map(|c| r.labels.iter().filter(|&&l| l == c).count()).collect();
+        assert_eq!((r.k, sizes), (3, vec![200, 100, 100]));
+        assert!(r.labels[..200].iter().all(|&l| l == r.labels[0]));
+        assert!(r.labels[200..300].iter().all(|&l| l == r.labels[200]));
+    }
 }
 
 #[test]
@@ -235,7 +242,10 @@ fn lsun_with_a_cutoff_finds_the_three_clusters() {
     let r = ocnn::cluster_cpu::<f32>(&p, Some(0.21925040730964698), &c).unwrap();
     assert_eq!(r.coupled_pairs, 400 * 399 / 2);
     assert_eq!(&r.state_sha256[..16], "1ef5fddbef11217c", "final state digest through the sparse path");
-    assert_eq!((r.threshold_percent, r.k), (65, 3));
+    assert_eq!(r.k, 3);
+    let c = Config { select: ocnn::Select::Plateau, ..c };
+    let r = ocnn::cluster_cpu::<f32>(&p, Some(0.21925040730964698), &c).unwrap();
+    assert_eq!((r.threshold_percent, r.k), (65, 3), "the spec's plateau threshold through the sparse path");
 }
 
 /// The lane rows (each lane's nonzero weights, ascending columns, zero padding) update like the

@@ -14,6 +14,8 @@ fn config(sync: SyncArg, dtype: Dtype, iters: u32) -> Config {
         sync,
         eps: 0.2,
         threshold: None,
+        select: ocnn::Select::Stable,
+        min_cluster: None,
         scale: None,
         cutoff: None,
         dtype,

@@ -10,7 +10,7 @@ import numpy as np
 from . import _neurobits
 from ._base import HAVE_SKLEARN, ClusterMixin, Estimator, as_rows, config_json
 
-_KEYS = ("seed", "iters", "transient", "sync", "eps", "threshold", "scale", "cutoff", "dtype", "variant")
+_KEYS = ("seed", "iters", "transient", "sync", "eps", "threshold", "select", "min_cluster", "scale", "cutoff", "dtype", "variant")
 
 
 class OCNN(ClusterMixin, Estimator):
@@ -31,8 +31,14 @@ class OCNN(ClusterMixin, Estimator):
     eps : float, default=0.2
         ε of fragmentary synchronization.
     threshold : int or None, default=None
-        Link threshold in percent (0 to 99); ``None``: automatic (the longest plateau of
-        equal cluster counts).
+        Link threshold in percent (0 to 99); ``None``: automatic (the most stable clusters
+        over the thresholds, as HDBSCAN selects them; see ``select``).
+    select : {"stable", "plateau"}, default="stable"
+        The automatic rule: the most stable clusters (excess of mass over the thresholds), or
+        the first rule, the middle of the longest run of equal cluster counts.
+    min_cluster : int or None, default=None
+        Smallest cluster of ``select="stable"`` (at least 2); ``None``: a tenth of the points,
+        at least 5.
     scale : float or None, default=None
         Scale constant a; ``None``: from the Delaunay triangulation of the points.
     cutoff : float or None, default=None
@@ -81,6 +87,8 @@ class OCNN(ClusterMixin, Estimator):
         sync: str = "phase",
         eps: float = 0.2,
         threshold: Optional[int] = None,
+        select: str = "stable",
+        min_cluster: Optional[int] = None,
         scale: Optional[float] = None,
         cutoff: Optional[float] = None,
         dtype: str = "f32",
@@ -93,6 +101,8 @@ class OCNN(ClusterMixin, Estimator):
         self.sync = sync
         self.eps = eps
         self.threshold = threshold
+        self.select = select
+        self.min_cluster = min_cluster
         self.scale = scale
         self.cutoff = cutoff
         self.dtype = dtype
@@ -101,7 +111,8 @@ class OCNN(ClusterMixin, Estimator):
 
     @classmethod
     def _params_of(cls, config: Dict[str, Any]) -> Dict[str, Any]:
-        return {k: config[k] for k in _KEYS}
+        # Keys a model file lacks (saved before they existed) keep their defaults.
+        return {k: config[k] for k in _KEYS if k in config}
 
     def _set_fitted(self) -> None:
         self.labels_ = self._model.labels()

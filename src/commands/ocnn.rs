@@ -4,7 +4,7 @@ use clap::Args;
 use neurobits::device::Target;
 use neurobits::io::atomic::check_writable;
 use neurobits::model::Model;
-use neurobits::ocnn::{model::Ocnn, Config, Dtype, SyncArg, Variant};
+use neurobits::ocnn::{model::Ocnn, Config, Dtype, Select, SyncArg, Variant};
 use std::path::PathBuf;
 
 /// `ocnn cluster`.
@@ -36,11 +36,19 @@ pub struct ClusterArgs {
     /// ε of fragmentary synchronization.
     #[arg(long, default_value_t = 0.2)]
     pub eps: f64,
-    /// Link threshold: `auto` (longest plateau of equal k on the percent grid) or a percent P.
+    /// Link threshold: `auto` (chosen by `--select`) or a percent P.
     #[arg(long, default_value = "auto", value_parser = threshold)]
     // Spelled out so that clap takes the parser's `Option` as the value, not as "optional flag".
     pub threshold: std::option::Option<u32>,
-    /// Scale constant a (default: from the Delaunay triangulation).
+    /// The automatic rule: `stable` (the most stable clusters over the thresholds, as HDBSCAN
+    /// selects them) or `plateau` (the longest run of equal k, the first rule).
+    #[arg(long, value_enum, default_value_t = Select::Stable)]
+    pub select: Select,
+    /// Smallest cluster of `--select stable` (default: N/10, at least 5; half of fewer than 10 points).
+    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(2..))]
+    pub min_cluster: Option<u32>,
+    /// Scale constant a (default: from the Delaunay triangulation up to 3-D, the mean distance
+    /// to the 10 nearest neighbours above).
     #[arg(long)]
     pub scale: Option<f64>,
     /// Couple only pairs within R·a (sparse rows; synchronization counted on those pairs only);
@@ -90,6 +98,8 @@ impl ClusterArgs {
             sync: self.sync,
             eps: self.eps,
             threshold: self.threshold,
+            select: self.select,
+            min_cluster: self.min_cluster,
             scale: self.scale,
             cutoff: self.cutoff,
             dtype: self.dtype,

@@ -19,6 +19,8 @@ mod dynamics;
 pub mod kernels;
 mod lane_column;
 mod real;
+#[cfg(feature = "alloc")]
+mod stable;
 mod sync;
 
 pub use cluster::{
@@ -30,4 +32,6 @@ pub use dynamics::{
 };
 pub use lane_column::{LaneColumn, Quot16, Quot8};
 pub use real::Real;
+#[cfg(feature = "alloc")]
+pub use stable::{default_min_cluster, lambda, stable_clusters, Stable};
 pub use sync::{phase_bit, phase_hits, SyncMode};

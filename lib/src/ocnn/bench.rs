@@ -173,7 +173,7 @@ pub fn run(b: &BenchConfig) -> Result<()> {
                 let t = Instant::now();
                 let pairs = r.pairs.iter().map(|&(_, i, j)| (i, j));
                 let hits: Vec<u32> = r.pairs.iter().map(|&(h, ..)| h).collect();
-                let cl = clusters::cluster_pairs(n, &hits, pairs, b.iters, &grid, None)?;
+                let cl = clusters::cluster_pairs(n, &hits, pairs, b.iters, &grid, super::Config::default().rule(n))?;
                 let clustered = (cl, t.elapsed().as_secs_f64());
                 let upper = cpu::upper_triangle(n, &r.hits(g)?);
                 finish(format!("gpu {d:?}"), dynamics_s, Some(r.kernel_ms / 1e3), clustered, &upper)?;
@@ -186,7 +186,7 @@ pub fn run(b: &BenchConfig) -> Result<()> {
             let tr = cpu::run_lane_rows(&w, b.seed, 0, b.iters, SyncMode::Phase);
             let dynamics_s = t.elapsed().as_secs_f64();
             let t = Instant::now();
-            let cl = clusters::cluster(n, &tr.hits, b.iters, &grid, None)?;
+            let cl = clusters::cluster(n, &tr.hits, b.iters, &grid, super::Config::default().rule(n))?;
             let clustered = (cl, t.elapsed().as_secs_f64());
             finish(format!("cpu ({} threads)", rayon::current_num_threads()), dynamics_s, None, clustered, &tr.hits)?;
         }

@@ -1,7 +1,25 @@
-//! From hit counts to labels: the `k(θ)` curve on the percent grid, the automatic threshold and
+//! From hit counts to labels: the `k(θ)` curve on the percent grid, the automatic selection and
 //! the labels (the rules are `neurobits_core::ocnn`'s).
 
-use neurobits_core::ocnn::{labels_at, linked_prefix, plateau, UnionFind};
+use neurobits_core::ocnn::{labels_at, linked_prefix, plateau, stable_clusters, UnionFind};
+
+/// How the clusters are chosen from the hit counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// The components at a fixed threshold (percent).
+    Fixed(u32),
+    /// The components at the middle of the longest run of equal `k` (singletons counted), `1 < k < N`:
+    /// the first automatic rule (kept as `--select plateau`).
+    Plateau,
+    /// The most stable clusters of at least this many points (excess of mass over the grid;
+    /// `neurobits_core::ocnn::stable_clusters`), left-over points joined down to `attach_floor` %.
+    Stable {
+        /// Smallest cluster.
+        min_cluster: u32,
+        /// Lowest threshold at which a left-over point joins a cluster, percent.
+        attach_floor: u32,
+    },
+}
 
 /// The clustering of one run.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,16 +45,16 @@ pub fn grid(phase: bool) -> Vec<u32> {
     }
 }
 
-/// Clusters the hit counts of `n` points over `t` observed iterations at threshold `fixed`
-/// (percent), or at the automatic plateau threshold of `grid` (ascending) when `None`.
+/// Clusters the hit counts of `n` points over `t` observed iterations by `rule` over `grid`
+/// (ascending percents).
 ///
 /// One pass buckets every pair by how many grid thresholds link it (a counting sort, no
 /// comparison sort of the N²/2 pairs); adding the buckets from the highest threshold down to a
 /// union-find gives `k(p)` for the whole grid; a second union-find over the pairs linked at the
 /// chosen `p` gives the labels.
-pub fn cluster(n: usize, hits: &[u32], t: u32, grid: &[u32], fixed: Option<u32>) -> anyhow::Result<Clustering> {
+pub fn cluster(n: usize, hits: &[u32], t: u32, grid: &[u32], rule: Rule) -> anyhow::Result<Clustering> {
     let pairs = (0..n as u32).flat_map(|i| (i + 1..n as u32).map(move |j| (i, j)));
-    cluster_pairs(n, hits, pairs, t, grid, fixed)
+    cluster_pairs(n, hits, pairs, t, grid, rule)
 }
 
 /// [`cluster`] over any set of counted pairs: `hits[s]` belongs to the `s`-th pair of `pairs`
@@ -47,9 +65,13 @@ pub fn cluster_pairs(
     pairs: impl Iterator<Item = (u32, u32)>,
     t: u32,
     grid: &[u32],
-    fixed: Option<u32>,
+    rule: Rule,
 ) -> anyhow::Result<Clustering> {
     use rayon::prelude::*;
+    let fixed = match rule {
+        Rule::Fixed(p) => Some(p),
+        _ => None,
+    };
     // A fixed threshold outside the grid gets its own grid point, so that its pairs are buckets.
     let mut grid = grid.to_vec();
     if let Some(p) = fixed {
@@ -92,6 +114,20 @@ pub fn cluster_pairs(
             ks[b - 1] = k;
         }
     }
+    let curve: Vec<(u32, u32)> = grid.iter().copied().zip(ks.iter().copied()).collect();
+    let non_singleton = |labels: &[u32], k: u32| {
+        let mut size = vec![0u32; k as usize];
+        labels.iter().for_each(|&l| size[l as usize] += 1);
+        size.iter().filter(|&&s| s > 1).count() as u32
+    };
+    if let Rule::Stable { min_cluster, attach_floor } = rule {
+        let s = stable_clusters(n, &edges, &start, &grid, min_cluster, attach_floor);
+        let level = s.level.ok_or_else(|| {
+            anyhow::anyhow!("no group of {min_cluster} points or more stays synchronized above {} %: give --threshold P or --min-cluster", grid[0])
+        })?;
+        let k_non_singleton = non_singleton(&s.labels, s.k);
+        return Ok(Clustering { p: grid[level], labels: s.labels, k: s.k, k_non_singleton, curve });
+    }
     let p = match fixed {
         Some(p) => p,
         None => plateau(&grid, &ks, n as u32).ok_or_else(|| {
@@ -106,10 +142,8 @@ pub fn cluster_pairs(
     }
     let mut labels = vec![0u32; n];
     let k = labels_at(&mut uf, &mut labels);
-    let mut size = vec![0u32; k as usize];
-    labels.iter().for_each(|&l| size[l as usize] += 1);
-    let k_non_singleton = size.iter().filter(|&&s| s > 1).count() as u32;
-    Ok(Clustering { p, labels, k, k_non_singleton, curve: grid.iter().copied().zip(ks).collect() })
+    let k_non_singleton = non_singleton(&labels, k);
+    Ok(Clustering { p, labels, k, k_non_singleton, curve })
 }
 
 #[cfg(test)]
@@ -141,16 +175,24 @@ mod tests {
             let hits: Vec<u32> = (0..n * (n - 1) / 2)
                 .map(|s| (neurobits_core::prng::draw(seed, s as u64) % levels * (1000 / (levels - 1).max(1))) as u32)
                 .collect();
-            for (phase, fixed) in [(true, None), (true, Some(35)), (false, Some(80)), (false, None)] {
+            let stable = Rule::Stable { min_cluster: 5, attach_floor: 60 };
+            for (phase, rule) in [
+                (true, Rule::Plateau),
+                (true, Rule::Fixed(35)),
+                (false, Rule::Fixed(80)),
+                (false, Rule::Plateau),
+                (true, stable),
+                (false, stable),
+            ] {
                 let g = grid(phase);
-                let all = cluster(n, &hits, t, &g, fixed);
-                let lowest = fixed.map_or(g[0], |f: u32| f.min(g[0]));
+                let all = cluster(n, &hits, t, &g, rule);
+                let lowest = if let Rule::Fixed(f) = rule { f.min(g[0]) } else { g[0] };
                 let f = forest(n, &hits, t, lowest);
                 assert!(f.len() < n);
                 let fh: Vec<u32> = f.iter().map(|&(h, ..)| h).collect();
-                let via = cluster_pairs(n, &fh, f.iter().map(|&(_, i, j)| (i, j)), t, &g, fixed);
+                let via = cluster_pairs(n, &fh, f.iter().map(|&(_, i, j)| (i, j)), t, &g, rule);
                 match (all, via) {
-                    (Ok(a), Ok(b)) => assert_eq!(a, b, "n={n} levels={levels} fixed={fixed:?}"),
+                    (Ok(a), Ok(b)) => assert_eq!(a, b, "n={n} levels={levels} rule={rule:?}"),
                     (Err(_), Err(_)) => {}
                     (a, b) => panic!("n={n}: {a:?} vs {b:?}"),
                 }

@@ -4,7 +4,7 @@
 use anyhow::{bail, Result};
 use std::path::PathBuf;
 
-use super::{cluster_on, points, Config, Dtype, SyncArg};
+use super::{cluster_on, points, Config, Select};
 use crate::device::{Device, DeviceChoice};
 use crate::io::atomic::write_set;
 
@@ -93,6 +93,9 @@ pub struct ExperimentConfig {
     /// Observed iterations T.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000)))]
     pub iters: u32,
+    /// The automatic rule: the most stable clusters, or the first rule's plateau.
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Select::Stable))]
+    pub select: Select,
     /// Where to compute.
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = DeviceChoice::Cpu))]
     pub device: DeviceChoice,
@@ -155,18 +158,7 @@ pub fn run(e: &ExperimentConfig) -> Result<()> {
         let classes = truth.iter().max().map_or(0, |m| m + 1);
         let a = super::scale::scale(&p)?;
         for &seed in &e.seeds {
-            let c = Config {
-                cutoff: None,
-                seed,
-                iters: e.iters,
-                transient: 0,
-                sync: SyncArg::Phase,
-                eps: 0.2,
-                threshold: None,
-                scale: Some(a),
-                dtype: Dtype::F32,
-                variant: super::Variant::LaneRows,
-            };
+            let c = Config { seed, iters: e.iters, scale: Some(a), select: e.select, ..Config::default() };
             let t = std::time::Instant::now();
             let r = device.run(
                 |g| cluster_on::<f32>(&p, Some(a), &c, Some(g)),

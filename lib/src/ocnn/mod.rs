@@ -57,6 +57,19 @@ impl From<Variant> for Decomposition {
     }
 }
 
+/// How the automatic clustering chooses (without a fixed threshold).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
+pub enum Select {
+    /// The most stable clusters over the thresholds (excess of mass, as HDBSCAN selects; the
+    /// default).
+    #[default]
+    Stable,
+    /// The middle of the longest run of equal cluster counts, singletons counted (the first rule).
+    Plateau,
+}
+
 /// Working type of the dynamics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
@@ -88,9 +101,12 @@ pub struct Config {
     pub sync: SyncArg,
     /// ε of fragmentary synchronization (positive).
     pub eps: f64,
-    /// Link threshold in percent (0..=99); `None`: automatic (the longest plateau of equal k on
-    /// the percent grid).
+    /// Link threshold in percent (0..=99); `None`: automatic, by `select`.
     pub threshold: Option<u32>,
+    /// The automatic rule (when `threshold` is `None`).
+    pub select: Select,
+    /// Smallest cluster of the stable selection; `None`: `max(N/10, min(5, N/2))`.
+    pub min_cluster: Option<u32>,
     /// Scale constant a (positive); `None`: from the Delaunay triangulation.
     pub scale: Option<f64>,
     /// Couple only pairs within R·a (sparse rows; synchronization counted on those pairs only);
@@ -112,6 +128,8 @@ impl Default for Config {
             sync: SyncArg::Phase,
             eps: 0.2,
             threshold: None,
+            select: Select::Stable,
+            min_cluster: None,
             scale: None,
             cutoff: None,
             dtype: Dtype::F32,
@@ -136,6 +154,9 @@ impl Config {
         if let Some(t) = self.threshold.filter(|&t| t >= 100) {
             return Err(Error::config("threshold", t, "must be a percent in 0..=99 (or automatic)"));
         }
+        if let Some(m) = self.min_cluster.filter(|&m| m < 2) {
+            return Err(Error::config("min_cluster", m, "must be at least 2 points"));
+        }
         if let Some(a) = self.scale.filter(|a| !(a.is_finite() && *a > 0.0)) {
             return Err(Error::config("scale", a, "must be a positive number"));
         }
@@ -143,6 +164,23 @@ impl Config {
             return Err(Error::config("cutoff", r, "must be a positive number (in units of a)"));
         }
         Ok(())
+    }
+}
+
+impl Config {
+    /// The clustering rule for `n` points: a fixed threshold, or the automatic `select`.
+    pub fn rule(&self, n: usize) -> clusters::Rule {
+        use clusters::Rule;
+        match (self.threshold, self.select) {
+            (Some(p), _) => Rule::Fixed(p),
+            (None, Select::Plateau) => Rule::Plateau,
+            (None, Select::Stable) => Rule::Stable {
+                min_cluster: self.min_cluster.unwrap_or(neurobits_core::ocnn::default_min_cluster(n)),
+                // Ten points above the grid's lowest threshold: phase agreement of unrelated
+                // neurons is 50 %, so links within a few percent of it are chance.
+                attach_floor: clusters::grid(self.sync == SyncArg::Phase)[0] + 10,
+            },
+        }
     }
 }
 
@@ -225,7 +263,7 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         SyncArg::Fragmentary if c.eps.is_finite() && c.eps > 0.0 => SyncMode::Fragmentary(T::from_f64(c.eps)),
         SyncArg::Fragmentary => anyhow::bail!("--eps {}: must be a positive number", c.eps),
     };
-    let (grid, fixed) = (clusters::grid(c.sync == SyncArg::Phase), c.threshold);
+    let (grid, fixed, rule) = (clusters::grid(c.sync == SyncArg::Phase), c.threshold, c.rule(p.n));
     let (tr, cl, hits_sha256, coupled_pairs) = if let Some(r) = c.cutoff {
         let t0 = Instant::now();
         let w = weights::sparse::<T>(p, a, r)?;
@@ -251,7 +289,7 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         };
         seconds.insert("dynamics and sync", t0.elapsed().as_secs_f64());
         let t0 = Instant::now();
-        let cl = clusters::cluster_pairs(p.n, &tr.hits, w.pairs(), c.iters, &grid, fixed)?;
+        let cl = clusters::cluster_pairs(p.n, &tr.hits, w.pairs(), c.iters, &grid, rule)?;
         seconds.insert("clusters", t0.elapsed().as_secs_f64());
         let digest = digest::sparse_hits(w.pairs(), &tr.hits);
         (tr, cl, digest, w.hit_ptr[p.n])
@@ -295,9 +333,9 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         let cl = match forest {
             Some(f) => {
                 let hits: Vec<u32> = f.iter().map(|&(h, ..)| h).collect();
-                clusters::cluster_pairs(p.n, &hits, f.iter().map(|&(_, i, j)| (i, j)), c.iters, &grid, fixed)?
+                clusters::cluster_pairs(p.n, &hits, f.iter().map(|&(_, i, j)| (i, j)), c.iters, &grid, rule)?
             }
-            None => clusters::cluster(p.n, &tr.hits, c.iters, &grid, fixed)?,
+            None => clusters::cluster(p.n, &tr.hits, c.iters, &grid, rule)?,
         };
         seconds.insert("clusters", t0.elapsed().as_secs_f64());
         let digest = digest::hits(p.n, &tr.hits, c.iters);
