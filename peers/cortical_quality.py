@@ -70,13 +70,14 @@ def mean(rows, key):
 
 def svg(points, path):
     """Accuracy vs training images per class (evenly spaced sizes), one line per method."""
-    w, h, l, r, t, b = 640, 400, 60, 170, 20, 50
+    w, h, l, r, t, b = 680, 400, 60, 210, 20, 50
     xs = [p["per_class"] for p in points]  # in training-size order; the last is "all"
     xpos = {n: l + (w - l - r) * i / (len(xs) - 1) for i, n in enumerate(xs)}
     ypos = lambda a: t + (h - t - b) * (1 - a)
     lines = [("network readout", "readout_accuracy", "#1f77b4"), ("network top level (cluster)", "cluster_accuracy", "#9467bd"),
              ("spec rule readout (before)", "spec_readout_accuracy", "#8c564b"), ("k-means transfer (k = M)", "kmeans", "#d62728"),
-             ("1-NN on pixels", "one_nn", "#2ca02c"), ("held-out coverage", "coverage", "#7f7f7f")]
+             ("1-NN on pixels", "one_nn", "#2ca02c"), ("held-out coverage", "coverage", "#7f7f7f"),
+             ("spec rule coverage (before)", "spec_coverage", "#e377c2")]
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
            f'<rect width="{w}" height="{h}" fill="white"/>']
     for a in (0, 0.2, 0.4, 0.6, 0.8, 1.0):
@@ -88,7 +89,7 @@ def svg(points, path):
     out.append(f'<text x="14" y="{(t + h - b) / 2}" transform="rotate(-90 14 {(t + h - b) / 2})" text-anchor="middle">held-out accuracy / coverage</text>')
     for i, (name, key, colour) in enumerate(lines):
         pts = " ".join(f'{xpos[p["per_class"]]:.1f},{ypos(p[key]):.1f}' for p in points)
-        dash = ' stroke-dasharray="5,4"' if key == "coverage" else ""
+        dash = ' stroke-dasharray="5,4"' if key.endswith("coverage") else ""
         out.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="2"{dash}/>')
         out += [f'<circle cx="{xpos[p["per_class"]]:.1f}" cy="{ypos(p[key]):.1f}" r="3" fill="{colour}"/>' for p in points]
         out.append(f'<line x1="{w - r + 10}" x2="{w - r + 30}" y1="{t + 10 + 18 * i}" y2="{t + 10 + 18 * i}" stroke="{colour}" stroke-width="2"{dash}/>')
@@ -103,6 +104,7 @@ def sweep(a, x, y):
     tr, _, _ = holdout(y, None, val=25)
     rows = []
     for lv, m, up in shapes:
+        km = statistics.mean(kmeans_transfer(x, y, tr, va, int(m), s) for s in a.seeds)
         for rate in (2, 3, 4, 5):
             for ep in (5, 10, 20):
                 extra = ["--levels", lv, "--minicolumns", m, "--upsample", up, "--rate", str(rate), "--epochs", str(ep), "--exposure", "1"]
@@ -110,7 +112,7 @@ def sweep(a, x, y):
                 row = {"levels": lv, "minicolumns": m, "upsample": up, "rate": rate, "epochs": ep,
                        "coverage": mean(runs, "coverage"), "cluster_accuracy": mean(runs, "cluster_accuracy"),
                        "readout_accuracy": mean(runs, "readout_accuracy"),
-                       "kmeans": statistics.mean(kmeans_transfer(x, y, tr, va, int(m), s) for s in a.seeds)}
+                       "kmeans": km}
                 print(row, flush=True)
                 rows.append(row)
     with open(os.path.join(a.out, "validation.csv"), "w", newline="") as f:
