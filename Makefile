@@ -17,7 +17,7 @@ PTXAS = $(shell python3 -c "import nvidia.cuda_nvcc as m, os; print(os.path.join
 PY := .venv/bin/python
 WHEEL_DIR := .bundle-py
 
-.PHONY: ocnn-quality python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
+.PHONY: ocnn-quality cortical-quality python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -141,6 +141,13 @@ peers: setup
 ocnn-quality: setup
 	$(CARGO) build --release --bin neurobits
 	$(PY) peers/clustering_quality.py --bin $(BIN) --out results/ocnn
+
+# The cortical network on held-out digits beside k-means transfer and 1-NN on pixels (scikit-learn
+# in .venv), learning curves 1…all images per class, seeds 1-3: results/cortical/quality.{json,csv}
+# and learning-curve.svg (about 3 minutes on 2 cores). Not part of `make test`.
+cortical-quality: setup
+	$(CARGO) build --release --bin neurobits
+	$(PY) peers/cortical_quality.py --bin $(BIN) --out results/cortical
 
 # The Python layer against the Rust API (FlyHash Fashion-MNIST, GBNN Scenario 2) and FlyNN beside
 # scikit-learn's KNeighborsClassifier.

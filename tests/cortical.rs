@@ -9,7 +9,7 @@ use neurobits_core::cortical::{lgn::THETA, Geometry};
 
 #[path = "common/cortical.rs"]
 mod common;
-use common::{digits, A_WEIGHTS, A_WINNERS, DIGITS};
+use common::{digits, A_FLAGS, A_WEIGHTS, A_WINNERS, DIGITS};
 
 fn config_a(seed: u64) -> TrainConfig {
     common::config_a(seed, ScheduleArg::Synchronous, cortical::VariantArg::PerLevel, DeviceChoice::Cpu)
@@ -110,7 +110,9 @@ fn cli_trains_configuration_a_and_rejects_bad_input() {
     let json = dir.path().join("a.json");
     let out = Command::cargo_bin("neurobits")
         .unwrap()
-        .args(["cortical", "train", "--data", DIGITS, "--json"])
+        .args(["cortical", "train", "--data", DIGITS])
+        .args(A_FLAGS)
+        .arg("--json")
         .arg(&json)
         .assert()
         .success();
@@ -125,6 +127,9 @@ fn cli_trains_configuration_a_and_rejects_bad_input() {
         vec!["--beta", "2"],
         vec!["--train-per-class", "0"],
         vec!["--levels", "60"],
+        vec!["--rate", "0"],
+        vec!["--rate", "16"],
+        vec!["--rule", "hebb"],
     ] {
         let a =
             Command::cargo_bin("neurobits").unwrap().args(["cortical", "train", "--data", DIGITS]).args(&bad).assert();
@@ -139,7 +144,9 @@ fn cli_trains_configuration_a_and_rejects_bad_input() {
 fn train_a_into(net: &std::path::Path) {
     Command::cargo_bin("neurobits")
         .unwrap()
-        .args(["cortical", "train", "--data", DIGITS, "--out"])
+        .args(["cortical", "train", "--data", DIGITS])
+        .args(A_FLAGS)
+        .arg("--out")
         .arg(net)
         .assert()
         .success();
@@ -152,7 +159,7 @@ fn eval_of_a_saved_network_repeats_its_digests_and_quality() {
     train_a_into(&net);
     let out = Command::cargo_bin("neurobits")
         .unwrap()
-        .args(["cortical", "eval", "--data", DIGITS, "--net"])
+        .args(["cortical", "eval", "--data", DIGITS, "--train-per-class", "1", "--upsample", "1", "--net"])
         .arg(&net)
         .arg("--json")
         .arg(&json)
@@ -162,6 +169,8 @@ fn eval_of_a_saved_network_repeats_its_digests_and_quality() {
     assert!(stdout.contains(A_WEIGHTS) && stdout.contains(A_WINNERS), "{stdout}");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v["train"]["coverage"], 1.0);
+    // The spec's rule memorises but answers no held-out digit (the reason for the competitive rule).
+    assert_eq!((v["held_out"]["images"].as_u64(), v["held_out"]["coverage"].as_f64()), (Some(500), Some(0.0)));
     assert_eq!(v["steps"], 2400);
     assert!(v["test_nmi"].as_f64().unwrap() > 0.2);
     // A missing network, or a network file that is not one: one line, exit 2.

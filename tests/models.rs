@@ -206,7 +206,8 @@ fn empty_inputs_are_refused_not_scored() {
     assert!(clf.score(&empty, &[]).unwrap_err().to_string().contains("no rows"));
     let (raw, yc) = blobs(6, 16, 2, 8);
     let img = Matrix { data: raw.data.iter().map(|v| (v / 16.0).floor().min(16.0)).collect(), ..raw };
-    let mut net = Cortical::new(CorticalConfig { levels: 2, minicolumns: 8, epochs: 1, ..Default::default() });
+    let mut net =
+        Cortical::new(CorticalConfig { levels: 2, minicolumns: 8, epochs: 1, upsample: 1, ..Default::default() });
     net.fit(&img, &yc).unwrap();
     let none = Matrix { rows: 0, cols: 16, data: vec![] };
     assert!(net.score(&none, &[]).unwrap_err().to_string().contains("no images"));

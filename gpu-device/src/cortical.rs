@@ -8,7 +8,7 @@ use core::ptr::{read_volatile, write_volatile};
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use neurobits_core::bits::set_bits;
 use neurobits_core::cortical::kernels::{Columns, Init, Queue, ALL_LEVELS};
-use neurobits_core::cortical::rules::{connected, initial_weight, learn, winner, Tally, NO_KEY};
+use neurobits_core::cortical::rules::{connected, initial_weight, update, winner, Rule, Tally, NO_KEY};
 use neurobits_core::cortical::{bit, minicolumn_key, parent_input, settle, Input, StepCtx};
 use neurobits_core::kernel::{DevMut, DevPtr};
 
@@ -137,10 +137,12 @@ unsafe fn column(hc: usize, slot: usize, xin: &Input, ctx: &StepCtx, s: State, p
             i += 32;
             c += 1;
         }
+        // Every lane reads the winner's Ω before lane 0 rewrites it (after the reduction below).
+        let recruit = unsafe { *s.omega.0.add(slot * m + wn) } == 0;
         let mut om = 0u32;
         let (mut i, mut c) = (ln, 0);
         while i < 2 * m {
-            let v = learn(row[c], bit(xin, i), ctx.ltd);
+            let v = update(row[c], bit(xin, i), ctx.rule, recruit);
             unsafe { *wc.add(i * m + wn) = v };
             om += connected(v);
             i += 32;
@@ -171,7 +173,7 @@ kernel! {
         out: u32,
         child: u32,
         learn: u32,
-        ltd: u32,
+        rule: u32,
         t: u64,
         fire_key: u64,
         x: DevPtr<u64>,
@@ -196,7 +198,7 @@ kernel! {
             t,
             fire_key: a.fire_key,
             learn: a.learn != 0,
-            ltd: a.ltd as u16,
+            rule: Rule(a.rule),
         };
         let s = State { w: a.w, omega: a.omega, cnt: a.cnt, rf: a.rf };
         let mut k = gid() / 32;
@@ -236,7 +238,7 @@ kernel! {
         levels: u32,
         m: u32,
         learn: u32,
-        ltd: u32,
+        rule: u32,
         t: u64,
         fire_key: u64,
         epoch: u32,
@@ -257,7 +259,7 @@ kernel! {
             t: a.t,
             fire_key: a.fire_key,
             learn: a.learn != 0,
-            ltd: a.ltd as u16,
+            rule: Rule(a.rule),
         };
         let s = State { w: a.w, omega: a.omega, cnt: a.cnt, rf: a.rf };
         loop {

@@ -1,5 +1,5 @@
-//! The cortical network trained on sklearn's 8x8 digits (one image per class, the spec's list),
-//! saved, loaded, and applied to the next 50 images of each class: `cargo run -p neurobits
+//! The cortical network (the defaults: competitive rule) trained on sklearn's 8x8 digits except
+//! the last 50 of each class, saved, loaded, and applied to those held-out 500: `cargo run -p neurobits
 //! --release --example cortical_fit_predict -- [cpu|gpu|auto]` (the digits come from `make
 //! setup`).
 
@@ -24,7 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     .find(|p| p.exists())
     .unwrap_or_else(|| "data/digits/digits.csv.gz".into());
     let ds = Dataset::read(&file)?;
-    let (train, test) = ds.split(1, 50);
+    let (train, _, test) = ds.holdout(None, 0, 50);
     let ((x, y), (xt, yt)) = (images(&ds, &train), images(&ds, &test));
 
     let mut net = Cortical::new(Config::default()).with_device(device);
@@ -34,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let net = Cortical::load(&path)?;
     std::fs::remove_file(&path)?;
     let (accuracy, nmi) = net.score(&xt, &yt)?;
-    println!("cortical network trained on {device:?}: test accuracy {accuracy:.3}, NMI {nmi:.3}");
-    assert!(accuracy > 0.2, "well above chance (0.1)");
+    println!("cortical network trained on {device:?}: held-out accuracy {accuracy:.3}, NMI {nmi:.3}");
+    assert!(accuracy > 0.7, "well above chance (0.1) and the random-weights network");
     Ok(())
 }

@@ -67,7 +67,9 @@ const DIGITS_A: [u8; 640] = include!(concat!(env!("OUT_DIR"), "/digits_a.rs"));
 #[inline(never)]
 fn cortical_a() {
     use neurobits_core::cortical::{
-        digest, evaluate, lgn, rules::LTD, train, CpuLearner, FixedNetwork, Protocol, Schedule,
+        digest, evaluate, lgn,
+        rules::{Rule, LTD},
+        train, CpuLearner, FixedNetwork, Protocol, Schedule,
     };
     let mut fixed = match FixedNetwork::<7, 16, 32>::new(3) {
         Ok(n) => n,
@@ -92,12 +94,12 @@ fn cortical_a() {
         schedule: Schedule::Synchronous,
         t: 0,
         seed: 1,
-        ltd: LTD,
+        rule: Rule::spec(LTD),
     };
     let Ok(()) = train(&mut cpu, &mut [0u32; 10], &Protocol::default(), |_| {});
     let steps = cpu.t;
     let mut eval = [0i32; 70];
-    evaluate(&mut cpu.net, &images, &mut eval);
+    evaluate(&mut cpu.net, &images, &mut eval, Rule::spec(LTD));
     let (w, e) = (digest::weights_sha256(&geo, cpu.net.w), digest::winners_sha256(&geo, &eval));
     let (mut wh, mut eh) = ([0u8; 64], [0u8; 64]);
     defmt::println!(

@@ -9,31 +9,37 @@ import numpy as np
 from . import _neurobits
 from ._base import HAVE_SKLEARN, ClassifierMixin, Estimator, as_labels, as_rows, config_json
 
-_KEYS = ("levels", "minicolumns", "epochs", "exposure", "seed", "beta", "schedule", "upsample", "variant")
+_KEYS = ("levels", "minicolumns", "epochs", "exposure", "seed", "beta", "rule", "rate", "schedule", "upsample", "variant")
 
 
 class Cortical(ClassifierMixin, Estimator):
     """A tree of hypercolumns of minicolumns that learns features of square images without
-    supervision; ``predict`` gives the label of the training image whose features agree most
-    (the nearest-feature readout of the paper).
+    supervision; ``predict`` gives the readout's label (under the default competitive rule
+    each hypercolumn's winner votes with the label frequencies of the training images that
+    chose it; under ``rule="spec"`` the label of the training image whose features agree most).
 
     Parameters
     ----------
-    levels : int, default=3
+    levels : int, default=5
         Levels L of the tree (2^L − 1 hypercolumns), 1 to 40.
     minicolumns : int, default=16
         Minicolumns per hypercolumn, 1 to 128.
-    epochs : int, default=60
+    epochs : int, default=20
         Passes over the training images.
-    exposure : int, default=4
+    exposure : int, default=1
         Consecutive learning steps per image.
     seed : int, default=1
         Seed of the initial weights, random firing and shuffles.
     beta : float, default=0.5
-        LTD step β in [0, 1].
+        LTD step β in [0, 1] of ``rule="spec"``.
+    rule : {"competitive", "spec"}, default="competitive"
+        Learning rule: competitive (lateral inhibition always picks a winner, learning rate
+        2^-rate; generalises to unseen images) or the spec's (memorises; reproduces its digests).
+    rate : int, default=2
+        Learning rate 2^-rate of the competitive rule, 1 to 15.
     schedule : {"synchronous", "pipelined"}, default="synchronous"
         Level schedule.
-    upsample : int, default=1
+    upsample : int, default=2
         Pixel replication per axis before the LGN (2 turns 8×8 digits into 16×16).
     variant : {"per-level", "queue", "graph"}, default="per-level"
         GPU variant of the synchronous schedule.
@@ -62,7 +68,7 @@ class Cortical(ClassifierMixin, Estimator):
     >>> X = np.zeros((4, 16), np.float32)
     >>> X[:2, [0, 1, 4, 5, 8, 9, 12, 13]] = 16
     >>> X[2:, [2, 3, 6, 7, 10, 11, 14, 15]] = 16
-    >>> Cortical(levels=2, minicolumns=8, epochs=5).fit(X, [0, 0, 1, 1]).predict(X)
+    >>> Cortical(levels=2, minicolumns=8, epochs=5, upsample=1).fit(X, [0, 0, 1, 1]).predict(X)
     array([0, 0, 1, 1])
     """
 
@@ -71,14 +77,16 @@ class Cortical(ClassifierMixin, Estimator):
 
     def __init__(
         self,
-        levels: int = 3,
+        levels: int = 5,
         minicolumns: int = 16,
-        epochs: int = 60,
-        exposure: int = 4,
+        epochs: int = 20,
+        exposure: int = 1,
         seed: int = 1,
         beta: float = 0.5,
+        rule: str = "competitive",
+        rate: int = 2,
         schedule: str = "synchronous",
-        upsample: int = 1,
+        upsample: int = 2,
         variant: str = "per-level",
         device: str = "cpu",
     ) -> None:
@@ -88,6 +96,8 @@ class Cortical(ClassifierMixin, Estimator):
         self.exposure = exposure
         self.seed = seed
         self.beta = beta
+        self.rule = rule
+        self.rate = rate
         self.schedule = schedule
         self.upsample = upsample
         self.variant = variant

@@ -149,7 +149,7 @@ def test_cortical_digits():
     a = np.loadtxt(_data("digits/digits.csv.gz"), delimiter=",")
     x, y = a[:, :64].astype(np.float32), a[:, 64].astype(np.int64)
     train = np.concatenate([np.flatnonzero(y == c)[:10] for c in range(10)])
-    _check("Cortical digits (100 images, 60 epochs): model bytes + predict",
+    _check("Cortical digits (100 images, 20 epochs): model bytes + predict",
            *_both(lambda d: nb.Cortical(device=d).fit(x[train], y[train]),
                   lambda m: (m._model.to_bytes(), m.predict(x[:500]))))
 

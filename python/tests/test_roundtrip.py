@@ -27,7 +27,7 @@ def fitted():
         (nb.FlyNN(code_bits=512, winners=16).fit(X, Y), lambda m: (m.predict(X), m.predict_proba(X))),
         (nb.FlyNN(code_bits=512, winners=16).fit(X, np.array(list("abcd"))[Y]), lambda m: m.predict(X)),
         (nb.OCNN(iters=200).fit(BLOBS), lambda m: m.labels_),
-        (nb.Cortical(levels=2, minicolumns=8, epochs=3).fit(IMAGES, IMAGE_LABELS), lambda m: (m.predict(IMAGES), m.transform(IMAGES))),
+        (nb.Cortical(levels=2, minicolumns=8, epochs=3, upsample=1).fit(IMAGES, IMAGE_LABELS), lambda m: (m.predict(IMAGES), m.transform(IMAGES))),
     ]
 
 

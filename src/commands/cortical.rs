@@ -3,7 +3,7 @@
 
 use clap::Args;
 use neurobits::cortical::data::Dataset;
-use neurobits::cortical::{model::Cortical, Config, ScheduleArg, VariantArg};
+use neurobits::cortical::{model::Cortical, Config, RuleArg, ScheduleArg, VariantArg};
 use neurobits::device::Target;
 use neurobits::flyhash::data::Matrix;
 use neurobits::model::Model;
@@ -42,23 +42,29 @@ pub struct FitArgs {
     #[arg(short, long)]
     pub out: PathBuf,
     /// Levels L of the tree (2^L - 1 hypercolumns).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 5)]
     pub levels: u32,
     /// Minicolumns M per hypercolumn, 1..=128.
     #[arg(long, default_value_t = 16)]
     pub minicolumns: usize,
     /// Passes over the training images.
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = 20)]
     pub epochs: u32,
     /// Consecutive learning steps per image.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 1)]
     pub exposure: u32,
     /// Seed of the initial weights, random firing and shuffles.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// LTD step β in [0, 1].
+    /// LTD step β in [0, 1] of `--rule spec`.
     #[arg(long, default_value_t = 0.5)]
     pub beta: f64,
+    /// Learning rule: competitive (generalises) or spec (the spec's D-3 … D-6).
+    #[arg(long, value_enum, default_value_t = RuleArg::Competitive)]
+    pub rule: RuleArg,
+    /// Learning rate 2^-RATE of `--rule competitive`, 1..=15.
+    #[arg(long, default_value_t = 2)]
+    pub rate: u32,
     /// Level schedule.
     #[arg(long, value_enum, default_value_t = ScheduleArg::Synchronous)]
     pub schedule: ScheduleArg,
@@ -66,7 +72,7 @@ pub struct FitArgs {
     #[arg(long, value_enum, default_value_t = VariantArg::PerLevel)]
     pub variant: VariantArg,
     /// Pixel replication per axis before the LGN.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 2)]
     pub upsample: usize,
     /// Where to train: cpu, gpu, cuda:N or auto.
     #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
@@ -131,6 +137,8 @@ pub fn fit(a: &FitArgs) -> anyhow::Result<()> {
         exposure: a.exposure,
         seed: a.seed,
         beta: a.beta,
+        rule: a.rule,
+        rate: a.rate,
         schedule: a.schedule,
         upsample: a.upsample,
         variant: a.variant,

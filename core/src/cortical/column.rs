@@ -4,7 +4,8 @@
 use super::geometry::Geometry;
 use super::rng::{key as rng_key, FIRE};
 use super::rules::{
-    connected, count_win, drive, fires_randomly, key, learn, winner, Tally, LTD, MAX_MINICOLUMNS, NO_KEY, RF_STOP,
+    connected, count_win, drive, fires_randomly, key, normalised, update, winner, Rule, Tally, LTD, MAX_MINICOLUMNS,
+    NO_KEY, RF_STOP,
 };
 use crate::bits::set_bits;
 
@@ -48,8 +49,9 @@ pub struct StepCtx {
     pub fire_key: u64,
     /// Learning and random firing on.
     pub learn: bool,
-    /// LTD step β in Q0.16 ([`LTD`] = 0.5; 0 disables LTD, the §5.2 reading of D-6′).
-    pub ltd: u16,
+    /// How the hypercolumn competes and learns ([`Rule::spec`]`(`[`LTD`]`)` canonically; β = 0
+    /// is the §5.2 reading of D-6′).
+    pub rule: Rule,
 }
 
 impl StepCtx {
@@ -59,7 +61,7 @@ impl StepCtx {
     /// ```
     /// use neurobits_core::cortical::{Geometry, StepCtx};
     /// let ctx = StepCtx::new(&Geometry::new(3, 16).unwrap(), 5, 1, true);
-    /// assert_eq!((ctx.m, ctx.n_hc, ctx.t, ctx.ltd), (16, 7, 5, 32768));
+    /// assert_eq!((ctx.m, ctx.n_hc, ctx.t, ctx.rule.ltd()), (16, 7, 5, 32768));
     /// ```
     pub fn new(geo: &Geometry, t: u64, seed: u64, learn: bool) -> Self {
         StepCtx {
@@ -68,7 +70,7 @@ impl StepCtx {
             t,
             fire_key: rng_key(seed, FIRE),
             learn,
-            ltd: LTD,
+            rule: Rule::spec(LTD),
         }
     }
 }
@@ -78,13 +80,13 @@ impl StepCtx {
 /// bit leaves the hypercolumn silent and unchanged (D-5).
 ///
 /// ```
-/// use neurobits_core::cortical::{column_step, Column, StepCtx};
+/// use neurobits_core::cortical::{column_step, rules::Rule, Column, StepCtx};
 /// let m = 2;
 /// let (mut w, mut om, mut cnt, mut rf) = ([0u16; 8], [0u32; 2], [0u32; 2], [0u8; 2]);
 /// // Minicolumn 1 holds the feature "inputs 0 and 2".
 /// for i in [0, 2] { w[i * m + 1] = 65535; }
 /// om[1] = 2 * 65535;
-/// let ctx = StepCtx { m, n_hc: 1, t: 0, fire_key: 0, learn: false, ltd: 32768 };
+/// let ctx = StepCtx { m, n_hc: 1, t: 0, fire_key: 0, learn: false, rule: Rule::spec(32768) };
 /// let col = Column { w: &mut w, omega: &mut om, cnt: &mut cnt, rf: &mut rf };
 /// assert_eq!(column_step(col, 0, &[0b0101, 0, 0, 0], &ctx), 1);
 /// ```
@@ -104,9 +106,9 @@ pub fn column_step(col: Column<'_>, hc: u64, x: &Input, ctx: &StepCtx) -> i32 {
         return -1;
     };
     if ctx.learn {
-        let mut omega = 0;
+        let (mut omega, recruit) = (0, col.omega[w] == 0);
         for i in 0..2 * m_count {
-            let v = learn(col.w[i * m_count + w], bit(x, i), ctx.ltd);
+            let v = update(col.w[i * m_count + w], bit(x, i), ctx.rule, recruit);
             col.w[i * m_count + w] = v;
             omega += connected(v);
         }
@@ -148,12 +150,18 @@ pub fn parent_input(m: usize, left: i32, right: i32) -> Input {
 }
 
 /// Minicolumn `m`'s WTA key from its tally over the active inputs (D-3, D-4, D-7): its drive
-/// `G`, firing by its own drive (`G > 0`) or at random (learning on, `rf != 0`).
+/// `G`, firing by its own drive (`G > 0`) or at random (learning on, `rf != 0`). Under
+/// [`Rule::competitive`] every minicolumn holding a feature (`Ω > 0`) competes too, ranked by
+/// [`normalised`] `G`.
 #[inline(always)]
 pub fn minicolumn_key(t: Tally, omega: u32, rf: u8, ctx: &StepCtx, hc: u64, m: usize) -> i64 {
     let g = drive(t, omega);
     let rnd = ctx.learn && rf != 0 && fires_randomly(ctx.fire_key, ctx.t, ctx.n_hc, hc, ctx.m, m);
-    key(g, m, g > 0 || rnd)
+    if ctx.rule.is_competitive() {
+        key(normalised(g, omega, t.d), m, omega > 0 || rnd)
+    } else {
+        key(g, m, g > 0 || rnd)
+    }
 }
 
 /// The winner's own-win counter and random-firing flag after its win with key `best` (D-8):

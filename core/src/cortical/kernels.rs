@@ -33,8 +33,8 @@ kernel_struct! {
         child: u32,
         /// Learning (and random firing) on: 1.
         learn: u32,
-        /// LTD step β, Q0.16.
-        ltd: u32,
+        /// The learning rule (`rules::Rule`'s bits).
+        rule: u32,
         /// Learning step `t`.
         t: u64,
         /// `rng::key(seed, FIRE)`.
@@ -73,8 +73,8 @@ kernel_struct! {
         m: u32,
         /// Learning (and random firing) on: 1.
         learn: u32,
-        /// LTD step β, Q0.16.
-        ltd: u32,
+        /// The learning rule (`rules::Rule`'s bits).
+        rule: u32,
         /// Learning step `t`.
         t: u64,
         /// `rng::key(seed, FIRE)`.

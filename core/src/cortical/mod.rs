@@ -13,7 +13,7 @@
 //! * [`rng`]: the spec's counter-based generator; `digest` (feature `sha`): the SHA-256 digests.
 //!
 //! ```
-//! use neurobits_core::cortical::{FixedNetwork, CpuLearner, Protocol, Schedule, StepCtx, train};
+//! use neurobits_core::cortical::{rules, FixedNetwork, CpuLearner, Protocol, Schedule, StepCtx, train};
 //! // Configuration A's shape (3 levels × 16 minicolumns), one image with 4 active inputs.
 //! let mut fixed = FixedNetwork::<7, 16, 32>::new(3).unwrap();
 //! let mut net = fixed.net();
@@ -21,7 +21,7 @@
 //! let images = [0b1111u64 << 8, 0, 0, 0];
 //! let (mut winners, mut prev) = ([0i32; 7], [-1i32; 7]);
 //! let mut cpu = CpuLearner { net, images: &images, winners: &mut winners, prev: &mut prev,
-//!     schedule: Schedule::Synchronous, t: 0, seed: 1, ltd: 32768 };
+//!     schedule: Schedule::Synchronous, t: 0, seed: 1, rule: rules::Rule::spec(32768) };
 //! train(&mut cpu, &mut [0], &Protocol { epochs: 200, exposure: 1, seed: 1 }, |_| {}).unwrap();
 //! // The first bottom hypercolumn has learnt the pattern: a minicolumn answers it on its own.
 //! let mut w = [0i32; 7];

@@ -21,14 +21,98 @@ pub const MAX_MINICOLUMNS: usize = 128;
 /// The key of a minicolumn that does not take part in the competition.
 pub const NO_KEY: i64 = i64::MIN;
 
+/// How a hypercolumn competes and learns. [`Rule::spec`]: the spec's D-3 … D-6 (only firing
+/// minicolumns compete, `G > 0` or random; the winner's weights move by α = 0.5 up and β down,
+/// saturating). [`Rule::competitive`]: the generalising rule (manual, "Quality"): lateral
+/// inhibition always picks a winner among the minicolumns that hold a feature (`Ω > 0`) and the
+/// randomly firing ones, ranked by the normalised drive `G/Ω` (Eq. 2 with `W̄ = W/Ω`, Eq. 3);
+/// a minicolumn that holds nothing is recruited by a random win (its row becomes the input);
+/// otherwise the winner's weights move a fraction `2^−shift` of the way to the input (LTP on
+/// active, LTD on inactive inputs) — a learning rate instead of one-shot saturation.
+/// One `u32`: bit 31 competitive, bits 0–15 β (spec) or the shift (competitive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct Rule(pub u32);
+
+impl Rule {
+    const COMPETITIVE: u32 = 1 << 31;
+    /// The spec's rule with LTD step `ltd` (β in Q0.16; [`LTD`] canonical).
+    pub const fn spec(ltd: u16) -> Self {
+        Rule(ltd as u32)
+    }
+    /// The competitive rule with learning rate `2^−shift` (`shift` in 1..=15).
+    pub const fn competitive(shift: u32) -> Self {
+        Rule(Self::COMPETITIVE | (shift & 15))
+    }
+    /// Whether this is the competitive rule.
+    #[inline(always)]
+    pub const fn is_competitive(self) -> bool {
+        self.0 & Self::COMPETITIVE != 0
+    }
+    /// β of the spec's rule.
+    #[inline(always)]
+    pub const fn ltd(self) -> u16 {
+        self.0 as u16
+    }
+    /// The competitive rule's learning-rate shift.
+    #[inline(always)]
+    pub const fn shift(self) -> u32 {
+        self.0 & 15
+    }
+}
+
+/// The competitive rule's ranking value: `G·2¹⁶ / Ω` (truncating, exact in `i64`: |G| < 2³⁸),
+/// 0 for `Ω = 0`, then `Σ W` over the active inputs (`d` < 2²⁴) below it: `(G·2¹⁶/Ω)·2²⁴ + d`,
+/// |value| < 2⁵⁴, so the WTA key stays below 2⁶². Dividing by `Ω` is Eq. 2 read as `Θ − T`
+/// with the normalised weights of Eq. 3: without it a minicolumn with little connected mass pays
+/// little for mismatches and wins every input. `d` ranks the minicolumns Eq. 7 cannot tell
+/// apart (every active input on a weak synapse, `Θ = −2k` for all): the one whose weights on
+/// these inputs are largest, i.e. that has seen them most often.
+///
+/// ```
+/// use neurobits_core::cortical::rules::normalised;
+/// assert_eq!((normalised(-3 * 65536, 65536, 7), normalised(5, 0, 9)), ((-3 * 65536 << 24) + 7, 9));
+/// ```
+#[inline(always)]
+pub fn normalised(g: i64, omega: u32, d: u32) -> i64 {
+    let n = if omega == 0 { 0 } else { (g << 16) / omega as i64 };
+    (n << 24) + d as i64
+}
+
+/// The winner's update of one weight under `rule`: [`learn`] for the spec's rule; for the
+/// competitive rule the input bit itself if the winner held no feature (`recruit`), else a step
+/// of `2^−shift` towards 65535 (active) or 0 (inactive), an arithmetic shift, exact on every target.
+///
+/// ```
+/// use neurobits_core::cortical::rules::{update, Rule, LTD};
+/// let c = Rule::competitive(3);
+/// assert_eq!((update(100, true, c, true), update(40000, false, c, true)), (65535, 0));
+/// assert_eq!((update(0, true, c, false), update(65535, false, c, false)), (8191, 57343));
+/// assert_eq!(update(40000, false, Rule::spec(LTD), false), 7232);
+/// ```
+#[inline(always)]
+pub fn update(w: u16, active: bool, rule: Rule, recruit: bool) -> u16 {
+    if !rule.is_competitive() {
+        return learn(w, active, rule.ltd());
+    }
+    let target: i32 = if active { 65535 } else { 0 };
+    if recruit {
+        return target as u16;
+    }
+    let w = w as i32;
+    (w + ((target - w) >> rule.shift())) as u16
+}
+
 /// Running sums of one minicolumn over its active inputs: `s` = strong weights (`W ≥ 0.5`),
-/// `k` = weak synapses (`W < 0.5`).
+/// `k` = weak synapses (`W < 0.5`), `d` = all weights (the competitive rule's tie-break).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
     /// Σ of the strong weights on active inputs.
     pub s: u32,
     /// Number of active inputs on weak synapses.
     pub k: u32,
+    /// Σ of every weight on active inputs.
+    pub d: u32,
 }
 
 impl Tally {
@@ -39,13 +123,14 @@ impl Tally {
     /// let mut t = Tally::default();
     /// t.add(40000);
     /// t.add(100);
-    /// assert_eq!(t, Tally { s: 40000, k: 1 });
+    /// assert_eq!(t, Tally { s: 40000, k: 1, d: 40100 });
     /// ```
     #[inline(always)]
     pub fn add(&mut self, w: u16) {
         let strong = w >= STRONG;
         self.s += if strong { w as u32 } else { 0 };
         self.k += (!strong) as u32;
+        self.d += w as u32;
     }
 }
 
@@ -70,9 +155,9 @@ pub fn connected(w: u16) -> u32 {
 /// ```
 /// use neurobits_core::cortical::rules::{drive, Tally};
 /// // Untrained (Ω = 0): g = 0, f = 0.5 exactly, not firing.
-/// assert_eq!(drive(Tally { s: 0, k: 3 }, 0), 0);
+/// assert_eq!(drive(Tally { s: 0, k: 3, d: 0 }, 0), 0);
 /// // All connected mass active and strong: S = Ω, G = Ω > 0.
-/// assert_eq!(drive(Tally { s: 65535, k: 0 }, 65535), 65535);
+/// assert_eq!(drive(Tally { s: 65535, k: 0, d: 65535 }, 65535), 65535);
 /// ```
 #[inline(always)]
 pub fn drive(t: Tally, omega: u32) -> i64 {

@@ -81,8 +81,8 @@ pub struct CpuLearner<'a, 'b> {
     pub t: u64,
     /// Seed (random firing).
     pub seed: u64,
-    /// LTD step β (canonically [`LTD`](super::rules::LTD)).
-    pub ltd: u16,
+    /// The learning rule (canonically `Rule::spec(LTD)`).
+    pub rule: super::rules::Rule,
 }
 
 impl Learner for CpuLearner<'_, '_> {
@@ -90,7 +90,7 @@ impl Learner for CpuLearner<'_, '_> {
     fn learn(&mut self, image: usize) -> Result<(), Self::Error> {
         let nw = self.net.geo.bottom_words();
         let x = &self.images[image * nw..(image + 1) * nw];
-        let ctx = StepCtx { ltd: self.ltd, ..StepCtx::new(&self.net.geo, self.t, self.seed, true) };
+        let ctx = StepCtx { rule: self.rule, ..StepCtx::new(&self.net.geo, self.t, self.seed, true) };
         match self.schedule {
             Schedule::Synchronous => self.net.step(x, self.winners, None, &ctx),
             Schedule::Pipelined => {
@@ -103,11 +103,11 @@ impl Learner for CpuLearner<'_, '_> {
     }
 }
 
-/// The evaluation pass (D-12): learning and random firing off, one synchronous step per image;
-/// `winners` receives `[image][hc]`.
-pub fn evaluate(net: &mut Net<'_>, images: &[u64], winners: &mut [i32]) {
+/// The evaluation pass (D-12): learning and random firing off, one synchronous step per image
+/// under `rule` (only whether it is competitive matters); `winners` receives `[image][hc]`.
+pub fn evaluate(net: &mut Net<'_>, images: &[u64], winners: &mut [i32], rule: super::rules::Rule) {
     let (nw, n_hc) = (net.geo.bottom_words(), net.geo.hypercolumns());
-    let ctx = StepCtx::new(&net.geo, 0, 0, false);
+    let ctx = StepCtx { rule, ..StepCtx::new(&net.geo, 0, 0, false) };
     for (x, w) in images.chunks(nw).zip(winners.chunks_mut(n_hc)) {
         net.step(x, w, None, &ctx);
     }

@@ -54,10 +54,10 @@ pub struct CorticalGpu<'g> {
     /// `[t, offset]` of the step a graph replay runs.
     clock: CudaSlice<u64>,
     /// The captured per-level step and the arguments it was captured with (learn, β, key).
-    graph: Option<(CudaGraph, (bool, u16, u64))>,
+    graph: Option<(CudaGraph, (bool, u32, u64))>,
 }
 
-/// What a step does: learning on or off, at learning step `t`, with the seed's firing key and β.
+/// What a step does: learning on or off, at learning step `t`, with the seed's firing key and learning rule.
 #[derive(Clone, Copy, Debug)]
 pub struct StepArgs {
     /// Learning and random firing on.
@@ -66,8 +66,8 @@ pub struct StepArgs {
     pub t: u64,
     /// `rng::key(seed, FIRE)`.
     pub fire_key: u64,
-    /// LTD step β, Q0.16.
-    pub ltd: u16,
+    /// The learning rule (`Rule`'s bits: the spec's with its β, or the competitive one).
+    pub rule: neurobits_core::cortical::rules::Rule,
 }
 
 impl Gpu {
@@ -208,7 +208,7 @@ impl CorticalGpu<'_> {
         match variant {
             Variant::PerLevel => self.spans(gpu.stream.cu_stream(), (x, DevPtr::from_addr(0)), a, timer)?,
             Variant::Graph => {
-                let key = (a.learn, a.ltd, a.fire_key);
+                let key = (a.learn, a.rule.0, a.fire_key);
                 if self.graph.as_ref().is_none_or(|g| g.1 != key) {
                     self.graph = None;
                     self.graph = Some((self.capture(base, a)?, key));
@@ -244,7 +244,7 @@ impl CorticalGpu<'_> {
                     levels: geo.levels() as u32,
                     m: geo.minicolumns() as u32,
                     learn: a.learn as u32,
-                    ltd: a.ltd as u32,
+                    rule: a.rule.0,
                     t: a.t,
                     fire_key: a.fire_key,
                     epoch: self.epoch,
@@ -280,7 +280,7 @@ impl CorticalGpu<'_> {
             out: 0,
             child: 0,
             learn: a.learn as u32,
-            ltd: a.ltd as u32,
+            rule: a.rule.0,
             t: a.t,
             fire_key: a.fire_key,
             x,

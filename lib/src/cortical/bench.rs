@@ -163,7 +163,12 @@ pub fn run(c: &BenchConfig) -> Result<()> {
                         g.cortical_untrained(geo, neurobits_core::cortical::Part::whole(&geo), key(SEED, INIT), &x)?;
                     let (fire_key, mut t) = (key(SEED, FIRE), 0u64);
                     let step = |dev: &mut neurobits_gpu_host::cortical::CorticalGpu<'_>, t: &mut u64| -> Result<()> {
-                        let a = StepArgs { learn: true, t: *t, fire_key, ltd: neurobits_core::cortical::rules::LTD };
+                        let a = StepArgs {
+                            learn: true,
+                            t: *t,
+                            fire_key,
+                            rule: neurobits_core::cortical::rules::Rule::spec(neurobits_core::cortical::rules::LTD),
+                        };
                         dev.step(*t as usize % IMAGES, &a, variant)?;
                         *t += 1;
                         Ok(())

@@ -4,13 +4,28 @@
 use serde::{Deserialize, Serialize};
 
 use super::{ScheduleArg, VariantArg};
+use neurobits_core::cortical::rules::Rule;
+
+/// Which learning rule (the manual's "Quality" chapter says why the default changed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum RuleArg {
+    /// Lateral inhibition always picks a winner among the minicolumns holding a feature, ranked
+    /// by the normalised drive; learning rate 2^-rate (generalises to unseen images).
+    #[default]
+    Competitive,
+    /// The spec's D-3 … D-6: only firing minicolumns compete, one-shot α = β-saturating learning
+    /// (reproduces the spec's digests; memorises, answers almost no unseen image).
+    Spec,
+}
 use crate::error::{Error, Result};
 
 /// The network's shape, the training protocol and the LGN's input scaling.
 ///
 /// ```
 /// let c = neurobits::cortical::Config::default();
-/// assert_eq!((c.levels, c.minicolumns, c.epochs), (3, 16, 60));
+/// assert_eq!((c.levels, c.minicolumns, c.epochs, c.upsample), (5, 16, 20, 2));
 /// assert!(neurobits::cortical::Config { beta: 2.0, ..c }.validate().is_err());
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -26,8 +41,12 @@ pub struct Config {
     pub exposure: u32,
     /// Seed of the initial weights, random firing and shuffles.
     pub seed: u64,
-    /// LTD step β in [0, 1] (0.5 canonical).
+    /// LTD step β in [0, 1] (0.5 canonical) of the spec's rule.
     pub beta: f64,
+    /// The learning rule.
+    pub rule: RuleArg,
+    /// The competitive rule's learning rate 2^−rate, 1..=15.
+    pub rate: u32,
     /// Level schedule.
     pub schedule: ScheduleArg,
     /// Pixel replication per axis before the LGN (2 turns 8×8 digits into 16×16).
@@ -39,14 +58,16 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            levels: 3,
+            levels: 5,
             minicolumns: 16,
-            epochs: 60,
-            exposure: 4,
+            epochs: 20,
+            exposure: 1,
             seed: 1,
             beta: 0.5,
+            rule: RuleArg::Competitive,
+            rate: 2,
             schedule: ScheduleArg::Synchronous,
-            upsample: 1,
+            upsample: 2,
             variant: VariantArg::PerLevel,
         }
     }
@@ -64,6 +85,9 @@ impl Config {
         if !(0.0..=1.0).contains(&self.beta) {
             return Err(Error::config("beta", self.beta, "must be in [0, 1]"));
         }
+        if !(1..=15).contains(&self.rate) {
+            return Err(Error::config("rate", self.rate, "must be in 1..=15"));
+        }
         if !(1..=1 << 12).contains(&self.upsample) {
             return Err(Error::config("upsample", self.upsample, "must be in 1..=4096"));
         }
@@ -73,5 +97,13 @@ impl Config {
     /// β in Q0.16.
     pub fn ltd(&self) -> u16 {
         (self.beta * 65536.0).round().min(65535.0) as u16
+    }
+
+    /// The core's rule these fields ask for.
+    pub fn rule(&self) -> Rule {
+        match self.rule {
+            RuleArg::Spec => Rule::spec(self.ltd()),
+            RuleArg::Competitive => Rule::competitive(self.rate),
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The CPU drivers: single thread (the core's `Net::step`, the baseline of every speed-up, as in
 //! the paper) and rayon (each level's hypercolumns in parallel, the paper's Pthreads analogue).
 
-use neurobits_core::cortical::rules::LTD;
+use neurobits_core::cortical::rules::Rule;
 use neurobits_core::cortical::{column_step, Column, Learner, Net, Schedule, StepCtx};
 use rayon::prelude::*;
 
@@ -17,17 +17,17 @@ pub enum Threads {
 }
 
 /// One step of every level on the CPU (see [`Net::step`] for `prev`).
-/// `learn` uses the network's step counter and seed, and β = `ltd`.
+/// `learn` uses the network's step counter and seed, and `rule`.
 pub fn step(
     net: &mut Network,
     x: &[u64],
     winners: &mut [i32],
     prev: Option<&[i32]>,
     learn: bool,
-    ltd: u16,
+    rule: Rule,
     threads: Threads,
 ) {
-    let ctx = StepCtx { ltd, ..StepCtx::new(&net.geo, net.t, net.seed, learn) };
+    let ctx = StepCtx { rule, ..StepCtx::new(&net.geo, net.t, net.seed, learn) };
     match threads {
         Threads::Single => net.net().step(x, winners, prev, &ctx),
         Threads::Rayon => step_rayon(&mut net.net(), x, winners, prev, &ctx),
@@ -84,15 +84,16 @@ pub struct CpuTrainer<'a> {
     pub winners: Vec<i32>,
     /// Winners of the step before (pipelined).
     pub prev: Vec<i32>,
-    /// LTD step β.
-    pub ltd: u16,
+    /// The learning rule (the network's).
+    pub rule: Rule,
 }
 
 impl<'a> CpuTrainer<'a> {
     /// A trainer at the network's current step, pipeline buffers empty (all silent).
     pub fn new(net: &'a mut Network, images: &'a [u64], schedule: Schedule, threads: Threads) -> Self {
         let n = net.geo.hypercolumns();
-        CpuTrainer { net, images, schedule, threads, winners: vec![-1; n], prev: vec![-1; n], ltd: LTD }
+        let rule = net.rule;
+        CpuTrainer { net, images, schedule, threads, winners: vec![-1; n], prev: vec![-1; n], rule }
     }
 }
 
@@ -102,9 +103,9 @@ impl Learner for CpuTrainer<'_> {
         let nw = self.net.geo.bottom_words();
         let x = &self.images[image * nw..(image + 1) * nw];
         match self.schedule {
-            Schedule::Synchronous => step(self.net, x, &mut self.winners, None, true, self.ltd, self.threads),
+            Schedule::Synchronous => step(self.net, x, &mut self.winners, None, true, self.rule, self.threads),
             Schedule::Pipelined => {
-                step(self.net, x, &mut self.winners, Some(&self.prev), true, self.ltd, self.threads);
+                step(self.net, x, &mut self.winners, Some(&self.prev), true, self.rule, self.threads);
                 self.prev.copy_from_slice(&self.winners);
             }
         }
@@ -113,18 +114,24 @@ impl Learner for CpuTrainer<'_> {
     }
 }
 
-/// The evaluation pass (learning off, synchronous) over `images`: winners `[image][hc]`.
+/// The evaluation pass (learning off, synchronous, the network's rule) over `images`: winners
+/// `[image][hc]`.
 pub fn evaluate(net: &mut Network, images: &[u64], threads: Threads) -> Vec<i32> {
     let (nw, n_hc) = (net.geo.bottom_words(), net.geo.hypercolumns());
     let mut winners = vec![-1; images.len() / nw * n_hc];
     for (x, w) in images.chunks(nw).zip(winners.chunks_mut(n_hc)) {
-        step(net, x, w, None, false, LTD, threads);
+        step(net, x, w, None, false, net.rule, threads);
     }
     winners
 }
 
-/// The readout pass ([`Net::features`]) over `images`: nearest features `[image][hc]`.
+/// The readout pass over `images`, features `[image][hc]`: under the competitive rule the
+/// evaluation winners themselves (lateral inhibition always picks one), under the spec's rule
+/// [`Net::features`] (each hypercolumn's nearest feature, firing or not).
 pub fn features(net: &mut Network, images: &[u64]) -> Vec<i32> {
+    if net.rule.is_competitive() {
+        return evaluate(net, images, Threads::Rayon);
+    }
     let (nw, n_hc) = (net.geo.bottom_words(), net.geo.hypercolumns());
     let mut out = vec![-1; images.len() / nw * n_hc];
     let view = net.net();

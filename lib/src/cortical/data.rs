@@ -92,6 +92,38 @@ impl Dataset {
         (train, test)
     }
 
+    /// The hold-out split every evaluation uses: per class, in file order, the **last**
+    /// `test_per_class` images are the test list; of the others, the last `validation_per_class`
+    /// are the validation list and the first `train_per_class` (all when `None`) the training
+    /// list. The test list does not depend on how many images are trained on, so learning curves
+    /// share it. Returns (train, validation, test) ids.
+    ///
+    /// ```
+    /// let ds = neurobits::cortical::data::Dataset { pixels: vec![0; 10], side: 1, labels: vec![0, 1, 0, 1, 0, 1, 0, 1, 0, 1] };
+    /// let (tr, va, te) = ds.holdout(Some(1), 1, 2);
+    /// assert_eq!((tr, va, te), (vec![0, 1], vec![4, 5], vec![6, 8, 7, 9]));
+    /// ```
+    pub fn holdout(
+        &self,
+        train_per_class: Option<usize>,
+        validation_per_class: usize,
+        test_per_class: usize,
+    ) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+        let mut classes: Vec<u32> = self.labels.clone();
+        classes.sort_unstable();
+        classes.dedup();
+        let (mut train, mut val, mut test) = (vec![], vec![], vec![]);
+        for c in classes {
+            let of_c: Vec<usize> = (0..self.len()).filter(|&i| self.labels[i] == c).collect();
+            let (pool, t) = of_c.split_at(of_c.len().saturating_sub(test_per_class));
+            let (pool, v) = pool.split_at(pool.len().saturating_sub(validation_per_class));
+            test.extend_from_slice(t);
+            val.extend_from_slice(v);
+            train.extend(pool.iter().take(train_per_class.unwrap_or(usize::MAX)));
+        }
+        (train, val, test)
+    }
+
     /// The bottom inputs of images `ids` for `geo` (`geo.bottom_words()` words each): each image
     /// upsampled `upsample` times, padded with zeros to the size the tree needs, through the LGN.
     pub fn bottom(&self, geo: &Geometry, ids: &[usize], upsample: usize, theta: i32) -> Result<Vec<u64>> {

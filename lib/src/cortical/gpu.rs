@@ -3,6 +3,7 @@
 
 use anyhow::Result;
 use neurobits_core::cortical::rng::{key, FIRE};
+use neurobits_core::cortical::rules::Rule;
 use neurobits_core::cortical::Learner;
 use neurobits_gpu_host::cortical::{CorticalGpu, StepArgs, Variant};
 use neurobits_gpu_host::{Gpu, GpuError};
@@ -19,14 +20,14 @@ pub struct GpuTrainer<'g> {
     pub t: u64,
     /// `rng::key(seed, FIRE)`.
     pub fire_key: u64,
-    /// LTD step β.
-    pub ltd: u16,
+    /// The learning rule.
+    pub rule: Rule,
 }
 
 impl Learner for GpuTrainer<'_> {
     type Error = GpuError;
     fn learn(&mut self, image: usize) -> Result<(), GpuError> {
-        let a = StepArgs { learn: true, t: self.t, fire_key: self.fire_key, ltd: self.ltd };
+        let a = StepArgs { learn: true, t: self.t, fire_key: self.fire_key, rule: self.rule };
         self.dev.step(image, &a, self.variant)?;
         self.t += 1;
         Ok(())
@@ -34,9 +35,9 @@ impl Learner for GpuTrainer<'_> {
 }
 
 /// Uploads `net` with `images` (bottom inputs) to `gpu`.
-pub fn upload<'g>(gpu: &'g Gpu, net: &Network, images: &[u64], variant: Variant, ltd: u16) -> Result<GpuTrainer<'g>> {
+pub fn upload<'g>(gpu: &'g Gpu, net: &Network, images: &[u64], variant: Variant, rule: Rule) -> Result<GpuTrainer<'g>> {
     let dev = gpu.cortical(net.geo, &net.w, &net.omega, &net.cnt, &net.rf, images)?;
-    Ok(GpuTrainer { dev, variant, t: net.t, fire_key: key(net.seed, FIRE), ltd })
+    Ok(GpuTrainer { dev, variant, t: net.t, fire_key: key(net.seed, FIRE), rule })
 }
 
 /// Copies the trained state back into `net`.
@@ -51,7 +52,8 @@ pub fn download(tr: &GpuTrainer<'_>, net: &mut Network) -> Result<()> {
 /// (the device finishes before the clock stops).
 pub fn train_gpu(gpu: &Gpu, p: &Prepared, c: &super::Config, variant: Variant) -> Result<(Network, f64)> {
     let mut net = Network::new(p.geo, c.seed)?;
-    let mut tr = upload(gpu, &net, &p.train_x, variant, c.ltd())?;
+    net.rule = c.rule();
+    let mut tr = upload(gpu, &net, &p.train_x, variant, net.rule)?;
     let s = super::run_protocol(&mut tr, p, c, |tr| Ok(tr.dev.synchronize()?))?;
     download(&tr, &mut net)?;
     Ok((net, s))
@@ -62,7 +64,7 @@ pub fn train_gpu(gpu: &Gpu, p: &Prepared, c: &super::Config, variant: Variant) -
 pub fn evaluate(tr: &mut GpuTrainer<'_>, images: usize) -> Result<Vec<i32>> {
     let mut out = Vec::new();
     for i in 0..images {
-        let a = StepArgs { learn: false, t: 0, fire_key: 0, ltd: tr.ltd };
+        let a = StepArgs { learn: false, t: 0, fire_key: 0, rule: tr.rule };
         tr.dev.step(i, &a, tr.variant)?;
         out.extend(tr.dev.winners(tr.variant)?);
     }

@@ -5,6 +5,7 @@
 pub mod bench;
 #[cfg(feature = "cli")]
 pub mod bench_figure;
+mod commands;
 mod config;
 pub mod cpu;
 pub mod data;
@@ -23,7 +24,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::device::DeviceChoice;
-pub use config::Config;
+pub use commands::{run_eval, run_train, EvalConfig};
+pub use config::{Config, RuleArg};
 pub use network::Network;
 
 /// Level schedule on the command line (D-11).
@@ -81,15 +83,21 @@ pub struct ImageArgs {
     /// IDX image file with its `labels-idx1` sibling.
     #[cfg_attr(feature = "cli", arg(short = 'i', long = "input", alias = "data"))]
     pub data: PathBuf,
-    /// Training images per class (the first ones of each class in file order): the list trained
-    /// on and judged for memorisation, and the readout's reference.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
-    pub train_per_class: usize,
-    /// Test images per class for the nearest-feature readout (the next ones of each class).
+    /// Training images per class: the first ones of each class in file order, among those not
+    /// held out (default: all of them); the list trained on and the readout's reference.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub train_per_class: Option<usize>,
+    /// Held-out test images per class: the last ones of each class in file order (the same
+    /// list whatever --train-per-class is).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 50))]
     pub test_per_class: usize,
+    /// Validation images per class, carved out of the training images (the last ones before the
+    /// test list): when set, the held-out scores are on them and the test list is not touched
+    /// (choose constants with this, never on the test list).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0))]
+    pub validation_per_class: usize,
     /// Pixel replication per axis before the LGN (2 turns 8x8 digits into 16x16).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2))]
     pub upsample: usize,
 }
 
@@ -101,24 +109,31 @@ pub struct TrainConfig {
     #[cfg_attr(feature = "cli", command(flatten))]
     pub images: ImageArgs,
     /// Levels L of the tree (2^L - 1 hypercolumns).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 3))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 5))]
     pub levels: u32,
     /// Minicolumns M per hypercolumn (2M inputs each), 1..=128.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 16))]
     pub minicolumns: usize,
     /// Passes over the training list.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 60))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 20))]
     pub epochs: u32,
     /// Consecutive learning steps per image.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 4))]
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub exposure: u32,
     /// Seed of the initial weights, random firing and shuffles.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
-    /// LTD step β in [0, 1] (0.5 canonical; 0 = the paper's §5.2 reading, `--ltd-mode none` of
-    /// the spec).
+    /// LTD step β in [0, 1] of `--rule spec` (0.5 canonical; 0 = the paper's §5.2 reading,
+    /// `--ltd-mode none` of the spec).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 0.5))]
     pub beta: f64,
+    /// Learning rule: competitive (generalises; the default) or spec (the spec's D-3 … D-6,
+    /// its digests).
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = RuleArg::Competitive))]
+    pub rule: RuleArg,
+    /// Learning rate 2^-RATE of `--rule competitive`, 1..=15.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 2))]
+    pub rate: u32,
     /// Level schedule.
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = ScheduleArg::Synchronous))]
     pub schedule: ScheduleArg,
@@ -150,6 +165,8 @@ impl TrainConfig {
             exposure: self.exposure,
             seed: self.seed,
             beta: self.beta,
+            rule: self.rule,
+            rate: self.rate,
             schedule: self.schedule,
             upsample: self.images.upsample,
             variant: self.variant,
@@ -180,11 +197,13 @@ pub struct TrainReport {
     pub winners_sha256: String,
     /// Fraction of bottom inputs that are active (LGN density).
     pub bottom_density: f64,
-    /// Memorisation of the training list.
+    /// Memorisation of the training list (judged on the images trained on: not generalisation).
     pub train: quality::Memorisation,
-    /// Readout accuracy on the test list.
+    /// The held-out images (test list, or validation list with --validation-per-class).
+    pub held_out: quality::HeldOut,
+    /// Readout accuracy on the held-out list.
     pub test_accuracy: f64,
-    /// Readout NMI on the test list.
+    /// Readout NMI on the held-out list.
     pub test_nmi: f64,
     /// The random-weights baseline (same seed): memorisation and test readout `(accuracy, NMI)`.
     pub random_baseline: (quality::Memorisation, f64, f64),
@@ -214,14 +233,21 @@ pub struct Prepared {
 pub fn prepare(c: &TrainConfig) -> Result<Prepared> {
     let geo = Geometry::new(c.levels, c.minicolumns).map_err(|e| anyhow::anyhow!("{e}"))?;
     let im = &c.images;
-    if im.train_per_class == 0 {
+    if im.train_per_class == Some(0) {
         bail!("--train-per-class must be at least 1");
     }
     if !(0.0..=1.0).contains(&c.beta) {
         bail!("--beta must be in [0, 1]");
     }
+    if !(1..=15).contains(&c.rate) {
+        bail!("--rate must be in 1..=15, got {}", c.rate);
+    }
     let ds = data::Dataset::read(&im.data)?;
-    let (train_ids, test_ids) = ds.split(im.train_per_class, im.test_per_class);
+    let (train_ids, val_ids, test_ids) = ds.holdout(im.train_per_class, im.validation_per_class, im.test_per_class);
+    let test_ids = if im.validation_per_class > 0 { val_ids } else { test_ids };
+    if train_ids.is_empty() || test_ids.is_empty() {
+        bail!("{}: the split leaves no training or no held-out images", im.data.display());
+    }
     Ok(Prepared {
         geo,
         train_x: ds.bottom(&geo, &train_ids, im.upsample, THETA)?,
@@ -234,8 +260,8 @@ pub fn prepare(c: &TrainConfig) -> Result<Prepared> {
 /// Trains on the CPU (`threads`) and returns the network and the seconds spent.
 pub fn train_cpu(p: &Prepared, c: &Config, threads: cpu::Threads) -> Result<(Network, f64)> {
     let mut net = Network::new(p.geo, c.seed)?;
+    net.rule = c.rule();
     let mut trainer = cpu::CpuTrainer::new(&mut net, &p.train_x, c.schedule.into(), threads);
-    trainer.ltd = c.ltd();
     let seconds = run_protocol(&mut trainer, p, c, |_| Ok(()))?;
     Ok((net, seconds))
 }
@@ -271,14 +297,19 @@ pub fn report(net: &mut Network, p: &Prepared, c: &Config, device: String, secon
         let top: Vec<i32> = winners.chunks(n_hc).map(|w| w[n_hc - 1]).collect();
         let mem = quality::memorisation(&top, &p.train_labels, &winners, n_hc, &levels);
         let (ftrain, ftest) = (cpu::features(net, &p.train_x), cpu::features(net, &p.test_x));
-        let (acc, nmi) = quality::readout(&ftrain, &p.train_labels, &ftest, &p.test_labels, n_hc);
-        (winners, mem, acc, nmi)
+        let pred = readout(net, &ftrain, &p.train_labels, &ftest);
+        let test_top = cpu::evaluate(net, &p.test_x, cpu::Threads::Rayon);
+        let test_top: Vec<i32> = test_top.chunks(n_hc).map(|w| w[n_hc - 1]).collect();
+        let held = quality::held_out(&test_top, &p.test_labels, &top, &p.train_labels, &pred);
+        (winners, mem, held)
     };
-    let (winners, train, test_accuracy, test_nmi) = judge(net);
+    let (winners, train, held_out) = judge(net);
+    let (test_accuracy, test_nmi) = (held_out.readout_accuracy, held_out.readout_nmi);
     let random_baseline = match Network::random(geo, c.seed) {
         Ok(mut r) => {
-            let (_, m, a, n) = judge(&mut r);
-            (m, a, n)
+            r.rule = net.rule;
+            let (_, m, h) = judge(&mut r);
+            (m, h.readout_accuracy, h.readout_nmi)
         }
         Err(_) => (train.clone(), f64::NAN, f64::NAN),
     };
@@ -295,6 +326,7 @@ pub fn report(net: &mut Network, p: &Prepared, c: &Config, device: String, secon
         winners_sha256: crate::io::hex(&digest::winners_sha256(&geo, &winners)),
         bottom_density: ones as f64 / (p.train_labels.len().max(1) * geo.level_len(0) * geo.inputs()) as f64,
         train,
+        held_out,
         test_accuracy,
         test_nmi,
         random_baseline,
@@ -304,121 +336,13 @@ pub fn report(net: &mut Network, p: &Prepared, c: &Config, device: String, secon
     }
 }
 
-/// Prints a report's digests, memorisation, readout and random baseline (train and eval alike).
-fn print_quality(r: &TrainReport) -> Result<()> {
-    outln!("weights_sha256 {}\nwinners_sha256 {}", r.weights_sha256, r.winners_sha256)?;
-    outln!(
-        "train: coverage {:.3}, distinct top winners {}, purity {:.3}, NMI {:.3}; test readout: accuracy {:.3}, NMI {:.3}",
-        r.train.coverage,
-        r.train.distinct_top,
-        r.train.purity,
-        r.train.nmi,
-        r.test_accuracy,
-        r.test_nmi
-    )?;
-    outln!(
-        "random-weights baseline: coverage {:.3}; test readout: accuracy {:.3}, NMI {:.3}",
-        r.random_baseline.0.coverage,
-        r.random_baseline.1,
-        r.random_baseline.2
-    )?;
-    Ok(())
-}
-
-/// `neurobits cortical eval`: a saved network judged on a data set (spec §11.5).
-#[derive(Clone, Debug)]
-#[cfg_attr(feature = "cli", derive(clap::Args))]
-pub struct EvalConfig {
-    /// A network saved by `cortical train --out`.
-    #[cfg_attr(feature = "cli", arg(long = "model", alias = "net"))]
-    pub net: PathBuf,
-    /// The images and the lists taken from them (as for `cortical train`).
-    #[cfg_attr(feature = "cli", command(flatten))]
-    pub images: ImageArgs,
-    /// Write the results as JSON here (the train report's fields; no training time).
-    #[cfg_attr(feature = "cli", arg(long))]
-    pub json: Option<PathBuf>,
-}
-
-/// Runs `neurobits cortical eval`: strict memorisation of the training list and the
-/// nearest-feature readout on the test list, with the digests, as `train` prints them.
-pub fn run_eval(e: &EvalConfig) -> Result<()> {
-    if let Some(p) = &e.json {
-        crate::io::atomic::check_writable(p)?;
+/// The readout's labels for held-out features `test` from the training features: the vote
+/// readout under the competitive rule, the spec's nearest-feature readout under the spec's rule.
+pub fn readout(net: &Network, train: &[i32], train_labels: &[u32], test: &[i32]) -> Vec<i64> {
+    let (n_hc, m) = (net.geo.hypercolumns(), net.geo.minicolumns());
+    if net.rule.is_competitive() {
+        quality::vote(train, train_labels, test, n_hc, m)
+    } else {
+        quality::nearest(train, test, n_hc).into_iter().map(|k| train_labels[k] as i64).collect()
     }
-    let mut net = Network::load(&e.net)?;
-    let c = TrainConfig {
-        images: e.images.clone(),
-        levels: net.geo.levels() as u32,
-        minicolumns: net.geo.minicolumns(),
-        epochs: 0,
-        exposure: 0,
-        seed: net.seed,
-        beta: 0.5,
-        schedule: ScheduleArg::Synchronous,
-        device: DeviceChoice::Cpu,
-        variant: VariantArg::PerLevel,
-        single_thread: false,
-        json: None,
-        out: None,
-    };
-    let p = prepare(&c)?;
-    let r = report(&mut net, &p, &c.config(), crate::device::Cpu::new(None)?.name(), 0.0);
-    outln!(
-        "cortical eval: {} levels x {} minicolumns, {} learning steps done; {} training and {} test images",
-        r.levels,
-        r.minicolumns,
-        r.steps,
-        r.train_images,
-        p.test_labels.len()
-    )?;
-    print_quality(&r)?;
-    if let Some(path) = &e.json {
-        crate::io::json::write(path, &r)?;
-    }
-    Ok(())
-}
-
-/// `neurobits cortical train`.
-pub fn run_train(c: &TrainConfig) -> Result<()> {
-    if let Some(p) = &c.json {
-        crate::io::atomic::check_writable(p)?;
-    }
-    if let Some(p) = &c.out {
-        crate::io::atomic::check_writable(p)?;
-    }
-    let p = prepare(c)?;
-    let threads = if c.single_thread { cpu::Threads::Single } else { cpu::Threads::Rayon };
-    let device = crate::device::Device::open(c.device)?;
-    let variant = c.variant.for_schedule(c.schedule);
-    let (mut net, seconds, device) = device.run(
-        |g| {
-            let (n, s) = gpu::train_gpu(g, &p, &c.config(), variant)?;
-            Ok((n, s, format!("gpu ({}, {variant:?})", g.name())))
-        },
-        |_| {
-            let (n, s) = train_cpu(&p, &c.config(), threads)?;
-            Ok((n, s, if c.single_thread { "cpu (1 thread)".into() } else { crate::device::Cpu::new(None)?.name() }))
-        },
-    )?;
-    let r = report(&mut net, &p, &c.config(), device, seconds);
-    outln!(
-        "cortical: {} levels x {} minicolumns ({} hypercolumns), {} training images, {} steps on {} in {:.3} s ({:.1} us/step)",
-        r.levels,
-        r.minicolumns,
-        r.hypercolumns,
-        r.train_images,
-        r.steps,
-        r.device,
-        seconds,
-        r.seconds_per_step * 1e6
-    )?;
-    print_quality(&r)?;
-    if let Some(path) = &c.out {
-        net.save(path)?;
-    }
-    if let Some(path) = &c.json {
-        crate::io::json::write(path, &r)?;
-    }
-    Ok(())
 }

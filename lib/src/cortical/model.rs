@@ -26,7 +26,7 @@ use crate::model::Model;
 ///     img.iter_mut().enumerate().for_each(|(p, v)| *v = if (p % 4 < 2) == (i < 2) { 16.0 } else { 0.0 });
 /// }
 /// let x = Matrix { rows: 4, cols: 16, data };
-/// let mut net = Cortical::new(Config { levels: 2, minicolumns: 8, epochs: 5, ..Default::default() });
+/// let mut net = Cortical::new(Config { levels: 2, minicolumns: 8, epochs: 5, upsample: 1, ..Default::default() });
 /// net.fit(&x, &[0, 0, 1, 1])?;
 /// assert_eq!(net.predict(&x)?, [0, 0, 1, 1]);
 /// # Ok::<(), neurobits::Error>(())
@@ -120,8 +120,13 @@ impl Cortical {
     pub fn predict(&self, x: &Matrix) -> Result<Vec<i64>> {
         let f = self.fitted()?;
         let feats = self.transform(x)?;
-        let near = quality::nearest(&f.features, &feats, f.net.geo.hypercolumns());
-        Ok(near.into_iter().map(|k| f.labels[k]).collect())
+        // The readout reads labels as u32 class ids: map the caller's labels to their ranks.
+        let mut classes = f.labels.clone();
+        classes.sort_unstable();
+        classes.dedup();
+        let ids: Vec<u32> = f.labels.iter().map(|l| classes.binary_search(l).unwrap() as u32).collect();
+        let pred = super::readout(&f.net, &f.features, &ids, &feats);
+        Ok(pred.into_iter().map(|c| classes[c as usize]).collect())
     }
 
     /// Accuracy and normalised mutual information of [`Cortical::predict`] against `y`.

@@ -3,7 +3,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use neurobits_core::cortical::rng::{key, BASELINE};
-use neurobits_core::cortical::rules::baseline_weight;
+use neurobits_core::cortical::rules::{baseline_weight, Rule, LTD};
 use neurobits_core::cortical::{digest, Geometry, Net};
 use std::path::Path;
 
@@ -27,6 +27,8 @@ pub struct Network {
     pub t: u64,
     /// The seed the network was made with (random firing keeps using it).
     pub seed: u64,
+    /// The rule it learns and answers by (the spec's, or the competitive one).
+    pub rule: Rule,
 }
 
 impl Network {
@@ -64,6 +66,7 @@ impl Network {
             rf: vec![0; per_m],
             t: 0,
             seed: 0,
+            rule: Rule::spec(LTD),
         })
     }
 
@@ -94,12 +97,13 @@ impl Network {
         crate::io::hex(&digest::weights_sha256(&self.geo, &self.w))
     }
 
-    /// The network file's bytes (see the manual's "File formats", docs/manual/src/cli.md): magic `NBCORT1\0`, then
+    /// The network file's bytes (see the manual's "File formats", docs/manual/src/cli.md): magic `NBCORT2\0`, then
     /// little-endian `u32` levels, `u32` M, `u64` seed, `u64` t, the weights (`u16`,
-    /// `[hc][i][m]`), the counters (`u32`) and the random-firing flags (`u8`). `Ω` is recomputed
-    /// on load.
+    /// `[hc][i][m]`), the counters (`u32`), the random-firing flags (`u8`) and the rule (`u32`,
+    /// `Rule`'s bits). `Ω` is recomputed on load; `NBCORT1\0` files (no rule) load with the
+    /// spec's rule.
     pub fn encode(&self) -> Vec<u8> {
-        let mut buf = Vec::with_capacity(32 + self.w.len() * 2 + self.cnt.len() * 5);
+        let mut buf = Vec::with_capacity(36 + self.w.len() * 2 + self.cnt.len() * 5);
         buf.extend_from_slice(MAGIC);
         buf.extend_from_slice(&(self.geo.levels() as u32).to_le_bytes());
         buf.extend_from_slice(&(self.geo.minicolumns() as u32).to_le_bytes());
@@ -108,6 +112,7 @@ impl Network {
         self.w.iter().for_each(|w| buf.extend_from_slice(&w.to_le_bytes()));
         self.cnt.iter().for_each(|c| buf.extend_from_slice(&c.to_le_bytes()));
         buf.extend_from_slice(&self.rf);
+        buf.extend_from_slice(&self.rule.0.to_le_bytes());
         buf
     }
 
@@ -124,19 +129,23 @@ impl Network {
             bail!("{name}: not a cortical network file (too short)");
         }
         let (head, body) = b.split_at(32);
-        if &head[..8] != MAGIC {
+        let v1 = &head[..8] == b"NBCORT1\0";
+        if &head[..8] != MAGIC && !v1 {
             bail!("{name}: not a cortical network file (bad magic)");
         }
+        let tail = if v1 { 0 } else { 4 };
         let levels = u32::from_le_bytes(head[8..12].try_into().unwrap());
         let m = u32::from_le_bytes(head[12..16].try_into().unwrap()) as usize;
         let geo = Geometry::new(levels, m).map_err(|e| anyhow!("{name}: {e}"))?;
         let per_m = geo.hypercolumns() * m;
-        let need = geo.weights() as u128 * 2 + per_m as u128 * 5 + 32;
+        let need = geo.weights() as u128 * 2 + per_m as u128 * 5 + 32 + tail as u128;
         if need != b.len() as u128 {
             bail!("{name}: {} bytes, but a network of {levels} levels x {m} minicolumns has {need}", b.len());
         }
         let (wb, rest) = body.split_at(geo.weights() * 2);
-        let (cb, rf) = rest.split_at(per_m * 4);
+        let (cb, rest) = rest.split_at(per_m * 4);
+        let (rf, rb) = rest.split_at(per_m);
+        let rule = if v1 { Rule::spec(LTD) } else { Rule(u32::from_le_bytes(rb.try_into().unwrap())) };
         if rf.iter().any(|&r| r > 1) {
             bail!("{name}: a random-firing flag is neither 0 nor 1");
         }
@@ -148,6 +157,7 @@ impl Network {
             rf: rf.to_vec(),
             seed: u64::from_le_bytes(head[16..24].try_into().unwrap()),
             t: u64::from_le_bytes(head[24..32].try_into().unwrap()),
+            rule,
         };
         n.recompute_omega();
         Ok(n)
@@ -176,4 +186,4 @@ impl Network {
     }
 }
 
-const MAGIC: &[u8; 8] = b"NBCORT1\0";
+const MAGIC: &[u8; 8] = b"NBCORT2\0";

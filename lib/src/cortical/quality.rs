@@ -98,22 +98,129 @@ pub fn nearest(train: &[i32], test: &[i32], n_hc: usize) -> Vec<usize> {
 /// assert_eq!(nmi(&[(0, 5), (0, 6)]), 0.0);
 /// ```
 pub fn nmi(pairs: &[(i64, i64)]) -> f64 {
-    use std::collections::HashMap;
+    // Ordered maps: the sums run in one order, so the same pairs always give the same bits.
+    use std::collections::BTreeMap;
     let n = pairs.len() as f64;
     if pairs.is_empty() {
         return 0.0;
     }
-    let (mut a, mut b, mut ab) = (HashMap::new(), HashMap::new(), HashMap::new());
+    let (mut a, mut b, mut ab) = (BTreeMap::new(), BTreeMap::new(), BTreeMap::new());
     for &(x, y) in pairs {
         *a.entry(x).or_insert(0.0) += 1.0;
         *b.entry(y).or_insert(0.0) += 1.0;
         *ab.entry((x, y)).or_insert(0.0) += 1.0;
     }
-    let h = |m: &HashMap<i64, f64>| -m.values().map(|&c| c / n * (c / n).ln()).sum::<f64>();
+    let h = |m: &BTreeMap<i64, f64>| -m.values().map(|&c| c / n * (c / n).ln()).sum::<f64>();
     let (ha, hb) = (h(&a), h(&b));
     if ha <= 0.0 || hb <= 0.0 {
         return 0.0;
     }
     let mi: f64 = ab.iter().map(|(&(x, y), &c)| c / n * ((c * n) / (a[&x] * b[&y])).ln()).sum();
     (mi / (ha * hb).sqrt()).clamp(0.0, 1.0)
+}
+
+/// How the network answers held-out images: the top level's coverage, the purity and NMI of its
+/// winners as clusters, their accuracy when each winner carries the majority label of the
+/// training images it answers (the k-means-transfer analogue), and the readout's accuracy/NMI.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct HeldOut {
+    /// Held-out images.
+    pub images: usize,
+    /// Fraction of them the top hypercolumn answers.
+    pub coverage: f64,
+    /// Distinct top winners over them.
+    pub distinct_top: usize,
+    /// Σ over top winners of their majority label's count / **all** held-out images (silent
+    /// images count as wrong).
+    pub purity: f64,
+    /// NMI of (top winner, label) over all held-out images (silent = one more cluster).
+    pub nmi: f64,
+    /// Top winner → the majority label of the training images it answers; silent or unseen
+    /// winners are wrong.
+    pub cluster_accuracy: f64,
+    /// The readout's accuracy.
+    pub readout_accuracy: f64,
+    /// The readout's NMI of (predicted, true).
+    pub readout_nmi: f64,
+}
+
+/// Scores held-out top winners `top` (labels `labels`) against the training images' top winners
+/// `train_top` (labels `train_labels`); the readout's predictions `pred` come from elsewhere.
+pub fn held_out(top: &[i32], labels: &[u32], train_top: &[i32], train_labels: &[u32], pred: &[i64]) -> HeldOut {
+    use std::collections::{BTreeMap, BTreeSet};
+    let majority = |pairs: &mut dyn Iterator<Item = (i32, u32)>| {
+        let mut by: BTreeMap<i32, BTreeMap<u32, usize>> = BTreeMap::new();
+        for (w, l) in pairs.filter(|p| p.0 >= 0) {
+            *by.entry(w).or_default().entry(l).or_default() += 1;
+        }
+        // The most frequent label, ties to the smallest.
+        by.into_iter()
+            .map(|(w, ls)| {
+                let best = ls.iter().max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0))).map(|(&l, &c)| (l, c)).unwrap();
+                (w, best)
+            })
+            .collect::<BTreeMap<i32, (u32, usize)>>()
+    };
+    let n = top.len().max(1) as f64;
+    let own = majority(&mut top.iter().copied().zip(labels.iter().copied()));
+    let learnt = majority(&mut train_top.iter().copied().zip(train_labels.iter().copied()));
+    let right = top.iter().zip(labels).filter(|(w, l)| learnt.get(w).is_some_and(|m| m.0 == **l)).count();
+    let pairs: Vec<(i64, i64)> = top.iter().zip(labels).map(|(&w, &l)| (w as i64, l as i64)).collect();
+    let truth: Vec<(i64, i64)> = pred.iter().zip(labels).map(|(&p, &l)| (p, l as i64)).collect();
+    HeldOut {
+        images: top.len(),
+        coverage: top.iter().filter(|&&w| w >= 0).count() as f64 / n,
+        distinct_top: top.iter().filter(|&&w| w >= 0).collect::<BTreeSet<_>>().len(),
+        purity: own.values().map(|m| m.1).sum::<usize>() as f64 / n,
+        nmi: nmi(&pairs),
+        cluster_accuracy: right as f64 / n,
+        readout_accuracy: truth.iter().filter(|(p, t)| p == t).count() as f64 / n,
+        readout_nmi: nmi(&truth),
+    }
+}
+
+/// The vote readout of the competitive rule: every hypercolumn's winner votes for each label
+/// with the log of its smoothed frequency among the training images that chose that winner
+/// (naive Bayes over the hypercolumns' winners, add-one smoothing, `m` minicolumns + silence);
+/// the label with the largest sum wins (ties: the smallest label). `train`/`test` are
+/// `[image][hc]` winners.
+///
+/// ```
+/// use neurobits::cortical::quality::vote;
+/// // One hypercolumn: winner 0 seen with label 7, winner 1 with label 9.
+/// assert_eq!(vote(&[0, 1, 0], &[7, 9, 7], &[1, 0, -1], 1, 2), [9, 7, 7]);
+/// ```
+pub fn vote(train: &[i32], train_labels: &[u32], test: &[i32], n_hc: usize, m: usize) -> Vec<i64> {
+    let mut classes: Vec<u32> = train_labels.to_vec();
+    classes.sort_unstable();
+    classes.dedup();
+    let k = classes.len();
+    let slot = |w: i32| (w + 1) as usize; // −1 (silent) → 0
+    let mut counts = vec![0u32; n_hc * (m + 1) * k];
+    let mut per_class = vec![0u32; k];
+    for (row, l) in train.chunks(n_hc).zip(train_labels) {
+        let c = classes.binary_search(l).unwrap();
+        per_class[c] += 1;
+        for (h, &w) in row.iter().enumerate() {
+            counts[(h * (m + 1) + slot(w)) * k + c] += 1;
+        }
+    }
+    let n = train_labels.len() as f64;
+    test.chunks(n_hc)
+        .map(|row| {
+            let score = |c: usize| {
+                let nc = per_class[c] as f64;
+                let lik: f64 = row
+                    .iter()
+                    .enumerate()
+                    .map(|(h, &w)| {
+                        ((counts[(h * (m + 1) + slot(w)) * k + c] as f64 + 1.0) / (nc + m as f64 + 1.0)).ln()
+                    })
+                    .sum();
+                lik + (nc / n).ln()
+            };
+            let best = (0..k).map(|c| (score(c), c)).fold((f64::NEG_INFINITY, 0), |a, b| if b.0 > a.0 { b } else { a });
+            classes[best.1] as i64
+        })
+        .collect()
 }

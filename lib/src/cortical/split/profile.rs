@@ -150,7 +150,12 @@ pub fn profile_gpu(
     let fire_key = key(SEED, neurobits_core::cortical::rng::FIRE);
     let mut per_level = vec![vec![]; sg.levels()];
     for t in 0..WARM + steps {
-        let a = StepArgs { learn: true, t: t as u64, fire_key, ltd: neurobits_core::cortical::rules::LTD };
+        let a = StepArgs {
+            learn: true,
+            t: t as u64,
+            fire_key,
+            rule: neurobits_core::cortical::rules::Rule::spec(neurobits_core::cortical::rules::LTD),
+        };
         let mut timer = KernelTimer::default();
         dev.step_timed(t % IMAGES, &a, Variant::PerLevel, Some(&mut timer))?;
         if t >= WARM {
@@ -164,7 +169,12 @@ pub fn profile_gpu(
     dev.synchronize()?;
     let start = Instant::now();
     for t in WARM + steps..WARM + 2 * steps {
-        let a = StepArgs { learn: true, t: t as u64, fire_key, ltd: neurobits_core::cortical::rules::LTD };
+        let a = StepArgs {
+            learn: true,
+            t: t as u64,
+            fire_key,
+            rule: neurobits_core::cortical::rules::Rule::spec(neurobits_core::cortical::rules::LTD),
+        };
         dev.step(t % IMAGES, &a, Variant::PerLevel)?;
     }
     dev.synchronize()?;
@@ -174,7 +184,12 @@ pub fn profile_gpu(
     let issued = steps.min(ISSUE_STEPS);
     let start = Instant::now();
     for t in WARM + 2 * steps..WARM + 2 * steps + issued {
-        let a = StepArgs { learn: true, t: t as u64, fire_key, ltd: neurobits_core::cortical::rules::LTD };
+        let a = StepArgs {
+            learn: true,
+            t: t as u64,
+            fire_key,
+            rule: neurobits_core::cortical::rules::Rule::spec(neurobits_core::cortical::rules::LTD),
+        };
         dev.step(t % IMAGES, &a, Variant::PerLevel)?;
     }
     let issue = start.elapsed().as_secs_f64() / (issued * sg.levels()) as f64;

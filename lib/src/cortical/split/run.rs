@@ -5,7 +5,7 @@
 
 use anyhow::{bail, Result};
 use neurobits_core::cortical::rng::{key, FIRE, INIT};
-use neurobits_core::cortical::rules::LTD;
+use neurobits_core::cortical::rules::{Rule, LTD};
 use neurobits_core::cortical::{Geometry, Learner, Net, Part, StepCtx};
 use neurobits_gpu_host::cortical::{CorticalGpu, StepArgs, Variant};
 use neurobits_gpu_host::Gpu;
@@ -120,8 +120,8 @@ pub struct SplitNet<'g> {
     pub t: u64,
     /// `rng::key(seed, FIRE)`.
     pub fire_key: u64,
-    /// LTD step β.
-    pub ltd: u16,
+    /// The learning rule.
+    pub rule: Rule,
 }
 
 /// Where a worker's state comes from.
@@ -208,7 +208,7 @@ impl<'g> SplitNet<'g> {
             threads,
             t: 0,
             fire_key: 0,
-            ltd: LTD,
+            rule: Rule::spec(LTD),
         })
     }
 
@@ -231,7 +231,7 @@ impl<'g> SplitNet<'g> {
     fn run(&mut self, w: usize, upper: bool, image: usize, learn: bool) -> Result<()> {
         let (geo, threads) = (self.geo, self.threads);
         let nw = geo.bottom_words();
-        let ctx = StepCtx { ltd: self.ltd, fire_key: self.fire_key, ..StepCtx::new(&geo, self.t, 0, learn) };
+        let ctx = StepCtx { rule: self.rule, fire_key: self.fire_key, ..StepCtx::new(&geo, self.t, 0, learn) };
         let x = &self.images[image * nw..(image + 1) * nw];
         let wk = if upper { &mut self.upper[w] } else { &mut self.lower[w] };
         match &mut wk.exec {
@@ -243,7 +243,7 @@ impl<'g> SplitNet<'g> {
                 }
             }
             Exec::Gpu(g) => {
-                let a = StepArgs { learn, t: self.t, fire_key: self.fire_key, ltd: self.ltd };
+                let a = StepArgs { learn, t: self.t, fire_key: self.fire_key, rule: self.rule };
                 g.step(image, &a, Variant::PerLevel)?;
             }
         }

@@ -1,0 +1,107 @@
+//! The cortical network judged on held-out digits (the manual's "Quality" section): the default
+//! competitive rule answers unseen digits and reads them out well above its random-weights
+//! baseline; the spec's rule answers none; the scores count silent images as wrong; the rule is
+//! bit-exact across CPU drivers and survives the network file.
+
+use assert_cmd::Command;
+use neurobits::cortical::{self, cpu::Threads, quality, Network, RuleArg, TrainConfig, VariantArg};
+use neurobits::device::DeviceChoice;
+use neurobits_core::cortical::rules::{Rule, LTD};
+
+#[path = "common/cortical.rs"]
+mod common;
+use common::DIGITS;
+
+fn run(c: &TrainConfig, threads: Threads) -> cortical::TrainReport {
+    let p = cortical::prepare(c).unwrap();
+    let (mut net, s) = cortical::train_cpu(&p, &c.config(), threads).unwrap();
+    cortical::report(&mut net, &p, &c.config(), "cpu".into(), s)
+}
+
+fn quality(seed: u64, per_class: Option<usize>) -> TrainConfig {
+    common::quality(seed, per_class, DeviceChoice::Cpu, VariantArg::PerLevel)
+}
+
+/// All 1 297 training images, the 500 test images: coverage 1.000 and readout accuracy 0.874
+/// (seed 1; k-means transfer with 16 clusters 0.870 over seeds 1-3, results/cortical/quality.json).
+#[test]
+fn the_default_network_answers_held_out_digits() {
+    let r = run(&quality(1, None), Threads::Rayon);
+    let h = &r.held_out;
+    assert_eq!((r.train_images, h.images), (1297, 500));
+    assert!(h.coverage >= 0.95, "held-out coverage {}", h.coverage);
+    assert!(h.readout_accuracy >= 0.82, "readout accuracy {}", h.readout_accuracy);
+    assert!(
+        h.readout_accuracy > r.random_baseline.1 + 0.02,
+        "readout {} vs random weights {}",
+        h.readout_accuracy,
+        r.random_baseline.1
+    );
+    // The top level as a clusterer: far above chance (0.1), far below its readout.
+    assert!(h.cluster_accuracy > 0.2 && h.purity > 0.2, "{h:?}");
+}
+
+/// The spec's rule on the same split memorises its ten digits and answers no held-out one.
+#[test]
+fn the_spec_rule_answers_no_held_out_digit() {
+    let c = TrainConfig {
+        rule: RuleArg::Spec,
+        ..common::config_a(1, cortical::ScheduleArg::Synchronous, VariantArg::PerLevel, DeviceChoice::Cpu)
+    };
+    let r = run(&c, Threads::Rayon);
+    assert_eq!(r.train.coverage, 1.0);
+    assert_eq!((r.held_out.coverage, r.held_out.purity, r.held_out.cluster_accuracy), (0.0, 0.0, 0.0));
+}
+
+#[test]
+fn the_competitive_rule_is_the_same_on_one_thread_and_rayon() {
+    let c = quality(2, Some(5));
+    let (a, b) = (run(&c, Threads::Single), run(&c, Threads::Rayon));
+    assert_eq!((&a.weights_sha256, &a.winners_sha256), (&b.weights_sha256, &b.winners_sha256));
+    assert_eq!(a.held_out, b.held_out);
+    let p = run(&TrainConfig { schedule: cortical::ScheduleArg::Pipelined, ..c.clone() }, Threads::Single);
+    let q = run(&TrainConfig { schedule: cortical::ScheduleArg::Pipelined, ..c }, Threads::Rayon);
+    assert_eq!(p.weights_sha256, q.weights_sha256);
+    assert_ne!(p.weights_sha256, a.weights_sha256);
+}
+
+/// Purity and cluster accuracy divide by every held-out image: silent ones count as wrong.
+#[test]
+fn held_out_scores_count_silent_images_as_wrong() {
+    // Winner 0 answers labels 0 and 1, winner 1 label 1, one image is silent.
+    let h = quality::held_out(&[-1, 0, 0, 1], &[0, 0, 1, 1], &[0, 1], &[0, 1], &[0, 0, 0, 1]);
+    assert_eq!((h.coverage, h.purity, h.cluster_accuracy, h.readout_accuracy), (0.75, 0.5, 0.5, 0.75));
+    assert_eq!(h.distinct_top, 2);
+}
+
+#[test]
+fn the_network_file_keeps_the_rule_and_old_files_load_with_the_spec_rule() {
+    let c = quality(1, Some(1));
+    let p = cortical::prepare(&c).unwrap();
+    let (net, _) = cortical::train_cpu(&p, &c.config(), Threads::Rayon).unwrap();
+    assert_eq!(net.rule, Rule::competitive(2));
+    let b = net.encode();
+    assert_eq!(&b[..8], b"NBCORT2\0");
+    assert_eq!(Network::decode(&b, "mem").unwrap(), net);
+    // An NBCORT1 file is the same bytes without the rule.
+    let mut v1 = b[..b.len() - 4].to_vec();
+    v1[..8].copy_from_slice(b"NBCORT1\0");
+    let old = Network::decode(&v1, "old").unwrap();
+    assert_eq!((old.rule, &old.w), (Rule::spec(LTD), &net.w));
+}
+
+/// The CLI's default run prints the held-out line; the validation list replaces the test list.
+#[test]
+fn cli_reports_held_out_coverage_and_validation_replaces_the_test_list() {
+    for (args, images) in [(vec!["--train-per-class", "5"], 500), (vec!["--validation-per-class", "25"], 250)] {
+        let out = Command::cargo_bin("neurobits")
+            .unwrap()
+            .args(["cortical", "train", "--data", DIGITS, "--epochs", "3"])
+            .args(&args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}");
+        assert!(stdout.contains(&format!("held-out ({images} images): coverage 1.000")), "{args:?}: {stdout}");
+    }
+}
