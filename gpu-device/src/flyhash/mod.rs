@@ -4,8 +4,7 @@
 use core::slice::{from_raw_parts, from_raw_parts_mut};
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use neurobits_core::flyhash::kernels::{
-    Activation, Bisect64, CodesWordMajor, Hamming, Projection, RadixHist, RadixInit, RadixPick, Select, TieCount,
-    TopR,
+    Activation, Bisect64, CodesWordMajor, Hamming, Projection, RadixHist, RadixInit, RadixPick, Select, TieCount, TopR,
 };
 use neurobits_core::flyhash::{
     activation_with, bisect64, hamming, pack_above, projection_row, select_range, sort_key, ties_left, top_r,
