@@ -136,18 +136,34 @@ module gbnn_circuit #(
   end
 
   // ---- sum-of-sum datapath: stage 1 the adders (score registers), stage 2 the WTA ----
+  // Both are balanced trees, depth about ⌈log₂ N⌉ adders and ⌈log₂ L⌉ comparators (heap order:
+  // node k adds or compares nodes 2k and 2k+1). The adder tree's leaves count 4 inputs each (a
+  // 4:3 compressor, three LUT4s); zero inputs pad to a power of two and vanish in synthesis (an
+  // add of zero, a maximum with zero: scores are never negative).
+  localparam int NP = N <= 4 ? 4 : 1 << $clog2(N);
+  localparam int NG = NP / 4;
+  localparam int LP = 1 << $clog2(L);
+  function automatic logic [SW-1:0] popcount(input logic [N-1:0] x);
+    logic [NP-1:0] xp;
+    logic [SW-1:0] t [2*NG];
+    xp = NP'(x);
+    for (int k = 0; k < NG; k++) t[NG+k] = SW'($countones(xp[4*k +: 4]));
+    for (int k = NG - 1; k >= 1; k--) t[k] = t[2*k] + t[2*k+1];
+    popcount = t[1];
+  endfunction
   logic [N*SW-1:0] score_d;
   always_comb begin
     for (int i = 0; i < N; i++)
-      score_d[i*SW +: SW] = (v_q[i] ? SW'(gamma_q) : '0) + SW'($countones(wrow[i] & v_q));
+      score_d[i*SW +: SW] = (v_q[i] ? SW'(gamma_q) : '0) + popcount(wrow[i] & v_q);
   end
   logic [N-1:0] wta_next;
   always_comb begin : b_wta
-    logic [SW-1:0] best;
+    logic [SW-1:0] m [2*LP];
     for (int c = 0; c < C; c++) begin
-      best = '0;                               // select_max: a cluster of zeros stays all on
-      for (int l = 0; l < L; l++) if (score_q[(c*L+l)*SW +: SW] > best) best = score_q[(c*L+l)*SW +: SW];
-      for (int l = 0; l < L; l++) wta_next[c*L+l] = score_q[(c*L+l)*SW +: SW] == best;
+      // select_max: the maximum from 0 up, so a cluster of zeros stays all on.
+      for (int k = 0; k < LP; k++) m[LP+k] = k < L ? score_q[(c*L+k)*SW +: SW] : '0;
+      for (int k = LP - 1; k >= 1; k--) m[k] = m[2*k] > m[2*k+1] ? m[2*k] : m[2*k+1];
+      for (int l = 0; l < L; l++) wta_next[c*L+l] = score_q[(c*L+l)*SW +: SW] == m[1];
     end
   end
 

@@ -6,7 +6,10 @@ results/fpga/synth.json and synth.csv. Each tool run has a time limit; a run pas
 as such, never guessed.
 
 usage: synth.py OUT_DIR [CxL ...]     (make fpga-synth)
+environment: SYNTH_LIMIT_S (per tool run, default 600), SYNTH_JOBS (Yosys runs at a time,
+default 1), SYNTH_PNR=0 (synthesis only, for a host without nextpnr).
 """
+from concurrent.futures import ThreadPoolExecutor
 import json
 import os
 import platform
@@ -19,6 +22,8 @@ RTL = os.path.dirname(os.path.abspath(__file__))
 SOURCES = [os.path.join(RTL, "gbnn_circuit.sv"), os.path.join(RTL, "gbnn_top.sv")]
 SIZES = ["3x3", "4x8", "4x16", "8x16", "8x25", "4x100", "8x50", "16x25"]
 LIMIT_S = int(os.environ.get("SYNTH_LIMIT_S", "600"))
+JOBS = int(os.environ.get("SYNTH_JOBS", "1"))
+DO_PNR = os.environ.get("SYNTH_PNR", "1") != "0"
 # Devices for place-and-route: (name, nextpnr flags, LUTs, FFs).
 PNR = [("ice40-hx8k", ["--hx8k", "--package", "ct256"], 7680, 7680),
        ("ice40-up5k", ["--up5k", "--package", "sg48"], 5280, 5280)]
@@ -92,41 +97,66 @@ def pnr(dev, flags, c, l, out):
     return row
 
 
+def cpu_model():
+    try:
+        return next(x.split(":", 1)[1].strip() for x in open("/proc/cpuinfo") if x.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor()
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit("usage: synth.py OUT_DIR [CxL ...]")
     out, sizes = sys.argv[1], sys.argv[2:] or SIZES
     work = os.path.join(out, "work")
     os.makedirs(work, exist_ok=True)
-    version = lambda cmd: (lambda r: (r.stdout + r.stderr).strip().splitlines()[0])(subprocess.run(cmd, capture_output=True, text=True))
+    def version(cmd):
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            return (r.stdout + r.stderr).strip().splitlines()[0]
+        except (OSError, IndexError):
+            return "not installed"
     doc = {"command": "make fpga-synth  (fpga-model/rtl/synth.py results/fpga " + " ".join(sizes) + ")",
-           "machine": f"{platform.machine()}, {os.cpu_count()} cores (shared), {platform.system()}",
+           "machine": os.environ.get("SYNTH_MACHINE", f"{platform.machine()}, {os.cpu_count()} cores, {cpu_model()}"),
+           "jobs": JOBS,
            "tools": {"yosys": version(["yosys", "-V"]), "nextpnr-ice40": version(["nextpnr-ice40", "--version"])},
            "top": "gbnn_top (gbnn_circuit behind a byte-wide host port)", "limit_s": LIMIT_S, "sizes": []}
+    parsed = []
     for size in sizes:
         m = re.fullmatch(r"(\d+)x(\d+)", size)
         if not m:
             sys.exit(f"synth.py: size must be CxL, got {size!r}")
-        c, l = int(m[1]), int(m[2])
-        entry = {"clusters": c, "neurons": l, "synth": [], "pnr": []}
-        for family in ("ice40", "ecp5", "xilinx"):
-            row = synth(family, c, l, work)
-            print(f"{size} {family}: {row}", flush=True)
-            entry["synth"].append(row)
-            if family == "ice40" and "error" not in row:
-                for dev, flags, luts, ffs in PNR:
-                    if row["lut"] <= luts and row["ff"] <= ffs:
-                        p = pnr(dev, flags, c, l, work)
-                    else:
-                        p = {"device": dev, "error": f"does not fit: {row['lut']} LUT4 / {row['ff']} FF "
-                                                     f"after synthesis, the device has {luts} / {ffs}"}
-                    print(f"{size} {dev}: {p}", flush=True)
-                    entry["pnr"].append(p)
-        doc["sizes"].append(entry)
-        write(out, doc)
+        parsed.append((int(m[1]), int(m[2])))
+
+    def job(c, l, family):
+        row = synth(family, c, l, work)
+        print(f"{c}x{l} {family}: {row}", flush=True)
+        pnrs = []
+        if family == "ice40" and "error" not in row and DO_PNR:
+            for dev, flags, luts, ffs in PNR:
+                if row["lut"] <= luts and row["ff"] <= ffs:
+                    p = pnr(dev, flags, c, l, work)
+                else:
+                    p = {"device": dev, "error": f"does not fit: {row['lut']} LUT4 / {row['ff']} FF "
+                                                 f"after synthesis, the device has {luts} / {ffs}"}
+                print(f"{c}x{l} {dev}: {p}", flush=True)
+                pnrs.append(p)
+        return row, pnrs
+
+    with ThreadPoolExecutor(JOBS) as pool:
+        futures = [(c, l, [pool.submit(job, c, l, f) for f in ("ice40", "ecp5", "xilinx")]) for c, l in parsed]
+        for c, l, fs in futures:
+            entry = {"clusters": c, "neurons": l, "synth": [], "pnr": []}
+            for f in fs:
+                row, pnrs = f.result()
+                entry["synth"].append(row)
+                entry["pnr"] += pnrs
+            doc["sizes"].append(entry)
+            write(out, doc)
 
 
 def write(out, doc):
+    doc["sizes"].sort(key=lambda e: (e["clusters"] * e["neurons"], e["clusters"]))
     with open(os.path.join(out, "synth.json.tmp"), "w") as f:
         json.dump(doc, f, indent=1)
     os.replace(os.path.join(out, "synth.json.tmp"), os.path.join(out, "synth.json"))
