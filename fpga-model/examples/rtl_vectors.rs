@@ -106,7 +106,7 @@ fn write<S: Size>(dir: &Path, stored: u64, probes: usize) -> std::io::Result<()>
     let mut round = 0u64;
     while list.len() < probes {
         let e = 1 + (round as usize % S::C);
-        let seed = if round % 2 == 0 { 11 } else { 500 + round };
+        let seed = if round.is_multiple_of(2) { 11 } else { 500 + round };
         let plan = ProbePlan::new(g, seed, stored, 90 + round, stored, e).expect("a valid plan");
         for p in 0..stored.min((probes - list.len()) as u64) {
             plan.probe(p, &mut m);
@@ -126,7 +126,7 @@ fn write<S: Size>(dir: &Path, stored: u64, probes: usize) -> std::io::Result<()>
                 2 => u32::MAX,
                 _ => 1,
             };
-            let max_iter = if (r >> 40) % 4 == 0 { (r >> 44) as u32 % 4 } else { 20 };
+            let max_iter = if (r >> 40).is_multiple_of(4) { (r >> 44) as u32 % 4 } else { 20 };
             writeln!(f, "R {} {p}", rule.name()).unwrap();
             c.start(probe, rule, Params { gamma, max_iter }).expect("a generated probe is valid");
             writeln!(f, "P {} {gamma} {max_iter} {} | {}", rule as u32, syms(probe), ex.line(&c)).unwrap();

@@ -6,6 +6,7 @@ results/fpga/synth.json and synth.csv. Each tool run has a time limit; a run pas
 as such, never guessed.
 
 usage: synth.py OUT_DIR [CxL ...]     (make fpga-synth)
+       synth.py merge OUT_DIR PART_DIR...   (sizes run separately, one synth.json)
 environment: SYNTH_LIMIT_S (per tool run, default 600), SYNTH_JOBS (Yosys runs at a time,
 default 1), SYNTH_PNR=0 (synthesis only, for a host without nextpnr).
 """
@@ -104,7 +105,22 @@ def cpu_model():
         return platform.processor()
 
 
+def merge(out, parts):
+    """Adds the sizes of other runs' synth.json to OUT_DIR's (a part's entry replaces one of the same size)."""
+    with open(os.path.join(out, "synth.json")) as f:
+        doc = json.load(f)
+    for part in parts:
+        with open(os.path.join(part, "synth.json")) as f:
+            other = json.load(f)
+        keep = {(e["clusters"], e["neurons"]) for e in other["sizes"]}
+        doc["sizes"] = [e for e in doc["sizes"] if (e["clusters"], e["neurons"]) not in keep] + other["sizes"]
+        doc["command"] += "; " + other["command"]
+    write(out, doc)
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "merge":
+        return merge(sys.argv[2], sys.argv[3:])
     if len(sys.argv) < 2:
         sys.exit("usage: synth.py OUT_DIR [CxL ...]")
     out, sizes = sys.argv[1], sys.argv[2:] or SIZES
