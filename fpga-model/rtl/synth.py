@@ -7,6 +7,7 @@ as such, never guessed.
 
 usage: synth.py OUT_DIR [CxL ...]     (make fpga-synth)
        synth.py merge OUT_DIR PART_DIR...   (sizes run separately, one synth.json)
+       synth.py pnr OUT_DIR CxL DEVICE      (one place-and-route again, e.g. with a longer limit)
 environment: SYNTH_LIMIT_S (per tool run, default 600), SYNTH_JOBS (Yosys runs at a time,
 default 1), SYNTH_PNR=0 (synthesis only, for a host without nextpnr).
 """
@@ -84,6 +85,11 @@ def pnr(dev, flags, c, l, out):
     cmd = ["nextpnr-ice40", *flags, "--json", stem + ".json", "--pcf-allow-unconstrained", "--freq", "100",
            "--timing-allow-fail", "--seed", "1", "--asc", os.path.join(out, f"gbnn_{c}x{l}_{dev}.asc")]
     rc, secs = run(cmd, log)
+    return pnr_result(dev, flags, log, rc, secs)
+
+
+def pnr_result(dev, flags, log, rc, secs):
+    """A place-and-route row from nextpnr's log: Fmax after routing, logic cells used."""
     row = {"device": dev, "tool": "nextpnr-ice40 " + " ".join(flags), "seconds": secs}
     text = open(log, errors="replace").read()
     if rc != 0:
@@ -96,6 +102,21 @@ def pnr(dev, flags, c, l, out):
     if lcs:
         row["logic_cells"], row["logic_cells_total"] = int(lcs[-1][0]), int(lcs[-1][1])
     return row
+
+
+def repnr(out, size, dev):
+    """Re-runs one place-and-route (with SYNTH_LIMIT_S) from the saved netlist; replaces its row."""
+    c, l = map(int, size.split("x"))
+    flags = next(f for d, f, _, _ in PNR if d == dev)
+    row = pnr(dev, flags, c, l, os.path.join(out, "work"))
+    row["note"] = f"re-run alone (synth.py pnr, limit {LIMIT_S} s)"
+    print(f"{size} {dev}: {row}", flush=True)
+    with open(os.path.join(out, "synth.json")) as f:
+        doc = json.load(f)
+    entry = next(e for e in doc["sizes"] if (e["clusters"], e["neurons"]) == (c, l))
+    entry["pnr"] = [p for p in entry["pnr"] if p["device"] != dev] + [row]
+    doc["command"] += f"; SYNTH_LIMIT_S={LIMIT_S} synth.py pnr {out} {size} {dev}"
+    write(out, doc)
 
 
 def cpu_model():
@@ -121,6 +142,8 @@ def merge(out, parts):
 def main():
     if len(sys.argv) > 2 and sys.argv[1] == "merge":
         return merge(sys.argv[2], sys.argv[3:])
+    if len(sys.argv) == 5 and sys.argv[1] == "pnr":
+        return repnr(*sys.argv[2:])
     if len(sys.argv) < 2:
         sys.exit("usage: synth.py OUT_DIR [CxL ...]")
     out, sizes = sys.argv[1], sys.argv[2:] or SIZES

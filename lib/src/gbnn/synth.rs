@@ -16,6 +16,9 @@ pub struct SynthResults {
     pub command: String,
     /// The machine it ran on.
     pub machine: String,
+    /// How loaded that machine was.
+    #[serde(default)]
+    pub load: Option<String>,
     /// Per size.
     pub sizes: Vec<SizeResult>,
 }
@@ -149,6 +152,9 @@ pub fn markdown() -> Result<String> {
          (no place-and-route). Formula: `neurobits_fpga::resources` with γ = 1.\n\n",
         r.command, r.machine
     );
+    if let Some(load) = &r.load {
+        s += &format!("Load: {load}.\n\n");
+    }
     s += "| size | family | LUT | FF | carry | BRAM | Fmax (MHz) | formula FFs (W + state + scores) | formula full adders + AND2 | note |\n";
     s += "|---|---|---|---|---|---|---|---|---|---|\n";
     for z in &r.sizes {
