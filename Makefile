@@ -17,7 +17,8 @@ PTXAS = $(shell python3 -c "import nvidia.cuda_nvcc as m, os; print(os.path.join
 PY := .venv/bin/python
 WHEEL_DIR := .bundle-py
 
-.PHONY: ocnn-quality cortical-quality python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
+FPGA_RTL := fpga-model/rtl
+.PHONY: fpga-verilate fpga-synth ocnn-quality cortical-quality python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -27,6 +28,9 @@ setup:
 	@python3 -c "import nvidia.cuda_nvcc" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check nvidia-cuda-nvcc-cu12
 	@command -v qemu-system-arm >/dev/null || (apt-get update -q && apt-get install -y -q qemu-system-arm)
 	@command -v qemu-system-riscv32 >/dev/null || (apt-get update -q && apt-get install -y -q qemu-system-misc)
+	@# The RTL's simulator (make fpga-verilate, in make test) and synthesis flow (make fpga-synth).
+	@command -v verilator >/dev/null && command -v yosys >/dev/null && command -v nextpnr-ice40 >/dev/null && command -v icetime >/dev/null \
+	  || (apt-get update -q && apt-get install -y -q verilator yosys nextpnr-ice40 fpga-icestorm)
 	@test -d /usr/share/datasets/fashion-mnist || (apt-get update -q && apt-get install -y -q dataset-fashion-mnist)
 	@# Qhull (the OCNN's Delaunay triangulation) is compiled from the qhull crate; its bindings need libclang.
 	@ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q libclang-dev)
@@ -80,6 +84,25 @@ test: setup mcu-build
 	NEUROBITS_BIN=$(CURDIR)/target/debug/neurobits NEUROBITS_DOC_BIN=$(CURDIR)/$(BIN) $(PY) -m pytest python/tests -q -p no:cacheprovider
 	$(MDBOOK) build docs/manual
 	$(MAKE) mcu-test
+	$(MAKE) fpga-verilate
+
+# The RTL (fpga-model/rtl) against the cycle model bit for bit: the model writes every clock's
+# registers for 3x3, 4x16 and 8x50 (1000 probes per rule), Verilator replays them and stops at the
+# first differing bit. A missing verilator is a failure.
+FPGA_VERILATE_SIZES := 3x3 4x16 8x50
+fpga-verilate:
+	$(CARGO) run -q -p neurobits-fpga --release --example rtl_vectors -- out/fpga/vectors 1000
+	for s in $(FPGA_VERILATE_SIZES); do \
+	  verilator --cc --exe --build -j 2 --unroll-count 8 --x-assign fast --x-initial fast -GC=$${s%x*} -GL=$${s#*x} \
+	    -CFLAGS -O1 -MAKEFLAGS "OPT_FAST=-O1 OPT_SLOW=-O1" --Mdir out/fpga/obj_$$s -o Vgbnn_$$s \
+	    $(CURDIR)/$(FPGA_RTL)/gbnn_circuit.sv $(CURDIR)/$(FPGA_RTL)/tb_gbnn.cpp > out/fpga/verilate_$$s.log 2>&1 \
+	    || { tail -20 out/fpga/verilate_$$s.log; exit 1; }; \
+	  out/fpga/obj_$$s/Vgbnn_$$s out/fpga/vectors/gbnn_$$s.vec || exit 1; done
+
+# Yosys + nextpnr for every size (minutes to hours; not in make test): results/fpga/synth.json and
+# synth.csv, committed. SYNTH_LIMIT_S caps each tool run (default 600 s).
+fpga-synth: setup
+	python3 $(FPGA_RTL)/synth.py results/fpga
 
 # The firmware template (mcu/) on every target: a network trained on the host (generated messages
 # stored by `gbnn store`) exported by `gbnn export` and a FlyNN classifier (`flynn fit` on the

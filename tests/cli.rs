@@ -291,7 +291,20 @@ fn fpga_reports_cycles_and_rejects_oversized_circuits() {
         assert_eq!(r["identical_to_cpu"], true);
         assert!(r["mean_cycles"].as_f64().unwrap() >= 3.0);
     }
-    assert_eq!(j["resources"]["weight_ffs"], 28 * 2500);
+    assert_eq!(j["resources_formula"]["weight_ffs"], 28 * 2500);
+    // The RTL's synthesis runs are reported beside the formula; 8x50 has no place-and-route, so
+    // its clock is the assumed one, and says so.
+    assert_eq!(j["resources_measured"]["synth"].as_array().unwrap().len(), 3, "{}", j["resources_measured"]);
+    assert!(j["clock"].as_str().unwrap().contains("assumed"), "{}", j["clock"]);
+    let mut cmd = nb();
+    cmd.args(["fpga", "--clusters", "3", "--neurons", "3", "--messages", "4", "--probes", "4", "--erased", "1"]);
+    let o = cmd.output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success() && text.contains("measured Fmax, iCE40 HX8K"), "{text}");
+    assert!(
+        text.contains("resources, formula") && text.contains("ice40 yosys synth_ice40 (post-synthesis): LUT"),
+        "{text}"
+    );
     let none = d.path().join("none.json");
     fails(
         &["fpga", "--clusters", "21", "--neurons", "20", "--out", s(&none)],

@@ -170,7 +170,7 @@ fn huge_gamma_ranks_as_the_largest_meaningful_one() {
     .assert()
     .success();
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
-    assert!(v["resources"]["score_bits"].as_u64().unwrap() <= 4, "{}", v["resources"]);
+    assert!(v["resources_formula"]["score_bits"].as_u64().unwrap() <= 4, "{}", v["resources_formula"]);
 }
 
 #[test]

@@ -182,6 +182,12 @@ impl<S: Size> Circuit<S> {
         Ok((self.sched.stats(), self.cycles - start))
     }
 
+    /// The schedule's registers: updates run (the iteration counter) and whether the last one
+    /// changed nothing.
+    pub fn stats(&self) -> Stats {
+        self.sched.stats()
+    }
+
     /// The FSM register.
     pub fn phase(&self) -> Phase {
         self.phase

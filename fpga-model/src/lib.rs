@@ -36,10 +36,10 @@
 //!   (per stage, the longer of the two) adder tree `⌈log₂((C−1)·L)⌉` carry-chain levels, WTA
 //!   `⌈log₂ L⌉ · 2` levels (compare + select)
 //!
-//! Latency assumes a 100 MHz clock by default: a fully parallel design of this size on a
-//! mid-range FPGA of the ISCAS-2012 era closes timing in the low hundreds of MHz only when the
-//! deep adder/comparator trees of sum-of-sum are pipelined, which the 2-cycle sum-of-sum update
-//! does. It is an assumption, not a synthesis result; [`Report`] takes any clock.
+//! These are formula counts. The circuit also exists as RTL (`fpga-model/rtl/gbnn_circuit.sv`,
+//! replayed against this model bit for bit under Verilator by `make fpga-verilate`), whose
+//! measured Yosys/nextpnr figures (`make fpga-synth`, `results/fpga/synth.json`) the CLI prints
+//! beside these; [`Report`] takes any clock.
 
 #![no_std]
 #![warn(missing_docs)]

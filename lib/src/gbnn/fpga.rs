@@ -26,7 +26,7 @@ pub struct FpgaRow {
     pub total_cycles: u64,
     /// Mean updates per probe.
     pub mean_iterations: f64,
-    /// Mean latency per probe in µs at the assumed clock.
+    /// Mean latency per probe in µs at the report's clock (measured Fmax where one exists).
     pub mean_latency_us: f64,
     /// FNV-1a of all final states, as the CPU, GPU and firmware compute it.
     pub digest: String,
@@ -47,6 +47,7 @@ pub fn run_circuit<S: Size>(a: &FpgaConfig, rules: &[Rule]) -> Result<(Vec<FpgaR
     let plan = ProbePlan::new(g, a.seed, a.messages, a.seed.wrapping_add(1), a.probes, a.erased)
         .map_err(|e| anyhow!("{e}"))?;
     let params = Params { gamma: a.gamma, max_iter: 20 };
+    let (clock_mhz, _) = super::synth::clock(S::C, S::L, a.clock_mhz)?;
     let (mut v, mut s) = (vec![0; g.row_words()], vec![0; g.row_words()]);
     let mut rows = Vec::new();
     for &rule in rules {
@@ -67,7 +68,7 @@ pub fn run_circuit<S: Size>(a: &FpgaConfig, rules: &[Rule]) -> Result<(Vec<FpgaR
             max_cycles: report.max_cycles,
             total_cycles: report.total_cycles,
             mean_iterations: report.total_iterations as f64 / a.probes.max(1) as f64,
-            mean_latency_us: report.mean_latency(a.clock_mhz * 1e6) * 1e6,
+            mean_latency_us: report.mean_latency(clock_mhz * 1e6) * 1e6,
             digest: format!("{hw:016x}"),
             identical_to_cpu: hw == sw,
         });
@@ -98,19 +99,28 @@ pub fn run(a: &FpgaConfig) -> Result<()> {
     if cl.saturating_mul(l) > MAX_NEURONS {
         bail!("{cl}x{l} = {} neurons exceeds the {MAX_NEURONS}-neuron fully-parallel circuit", cl.saturating_mul(l));
     }
-    if !(a.clock_mhz.is_finite() && a.clock_mhz > 0.0) {
+    if a.clock_mhz.is_some_and(|f| !(f.is_finite() && f > 0.0)) {
         bail!("--clock-mhz must be a positive number");
     }
     let rules: Vec<Rule> =
         if a.rules.is_empty() { Rule::ALL.to_vec() } else { a.rules.iter().map(|&r| r.into()).collect() };
+    if let Some(dir) = &a.synth_report {
+        #[cfg(feature = "plots")]
+        super::synth::write_report(dir)?;
+        #[cfg(not(feature = "plots"))]
+        bail!("--synth-report {}: this build has no plots feature", dir.display());
+    }
     let (rows, store_cycles) = run_sized(a, &rules)?;
     let r = resources(cl, l, a.gamma);
-    crate::out!("{}", table(a, &rows, store_cycles, &r))?;
+    let (clock_mhz, clock_label) = super::synth::clock(cl, l, a.clock_mhz)?;
+    let measured = super::synth::for_size(cl, l)?;
+    crate::out!("{}", table(a, &rows, store_cycles, &r)?)?;
     if let Some(path) = &a.out {
         let doc = json!({
             "clusters": cl, "neurons": l, "messages": a.messages, "erased": a.erased, "gamma": a.gamma,
-            "clock_mhz_assumed": a.clock_mhz, "store_cycles": store_cycles, "rules": rows,
-            "resources": resources_json(&r),
+            "clock_mhz": clock_mhz, "clock": clock_label, "store_cycles": store_cycles, "rules": rows,
+            "resources_formula": resources_json(&r),
+            "resources_measured": measured, "synthesis_command": super::synth::results()?.command,
         });
         crate::io::json::write(path, &doc)?;
     }
@@ -129,10 +139,17 @@ fn resources_json(r: &Resources) -> serde_json::Value {
 }
 
 /// The human-readable report.
-pub fn table(a: &FpgaConfig, rows: &[FpgaRow], store_cycles: u64, r: &Resources) -> String {
+pub fn table(a: &FpgaConfig, rows: &[FpgaRow], store_cycles: u64, r: &Resources) -> Result<String> {
+    let (_, clock) = super::synth::clock(a.clusters, a.neurons, a.clock_mhz)?;
     let mut s = format!(
-        "circuit {}x{} ({} neurons), {} messages stored in {} cycles, {} probes with {} erased, clock {} MHz (assumed)\n",
-        a.clusters, a.neurons, a.clusters * a.neurons, a.messages, store_cycles, a.probes, a.erased, a.clock_mhz
+        "circuit {}x{} ({} neurons), {} messages stored in {} cycles, {} probes with {} erased, clock {clock}\n",
+        a.clusters,
+        a.neurons,
+        a.clusters * a.neurons,
+        a.messages,
+        store_cycles,
+        a.probes,
+        a.erased
     );
     s += &format!(
         "{:<15} {:>11} {:>10} {:>12} {:>10} {:>13}  {:<16} {}\n",
@@ -152,7 +169,7 @@ pub fn table(a: &FpgaConfig, rows: &[FpgaRow], store_cycles: u64, r: &Resources)
         );
     }
     s += &format!(
-        "resources (estimated from structure): weight FFs {}, state FFs {}, score {} bits x {} = {} FFs\n",
+        "resources, formula (counted from the structure): weight FFs {}, state FFs {}, score {} bits x {} = {} FFs\n",
         r.weight_ffs, r.state_ffs, r.score_bits, r.sos_adder_trees, r.score_ffs
     );
     s += &format!(
@@ -163,7 +180,11 @@ pub fn table(a: &FpgaConfig, rows: &[FpgaRow], store_cycles: u64, r: &Resources)
         "  sum-of-max: {} AND2, {} OR trees of {} inputs, {} AND trees of {} inputs; depth {} LUT6 levels\n",
         r.som_and2, r.som_or_trees, a.neurons, r.som_and_trees, a.clusters, r.som_depth_luts
     );
-    s
+    s += "resources, measured (the RTL, fpga-model/rtl, synthesised by `make fpga-synth`):\n";
+    for line in super::synth::lines(a.clusters, a.neurons)? {
+        s += &format!("  {line}\n");
+    }
+    Ok(s)
 }
 
 #[derive(Debug)]
@@ -191,12 +212,16 @@ pub struct FpgaConfig {
     /// Sum-of-sum γ.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 2))]
     pub gamma: u32,
-    /// Assumed clock in MHz (an assumption, not a synthesis result).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 100.0, value_parser = crate::validate::clock_mhz))]
-    pub clock_mhz: f64,
+    /// Clock in MHz for latencies (default: the measured Fmax of the RTL on an iCE40 HX8K where
+    /// place-and-route ran for this size, else an assumed 100).
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::validate::clock_mhz))]
+    pub clock_mhz: Option<f64>,
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
+    /// Write the RTL's synthesis table and charts (measured vs formula) into this folder.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub synth_report: Option<PathBuf>,
     /// Also write the report as JSON to this file. `--json` is the old spelling.
     #[cfg_attr(feature = "cli", arg(short = 'o', long, alias = "json"))]
     pub out: Option<PathBuf>,

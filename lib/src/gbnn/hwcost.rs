@@ -76,8 +76,8 @@ pub fn run(a: &HwcostConfig) -> Result<()> {
     };
     let rules: Vec<Rule> =
         if a.rules.is_empty() { Rule::ALL.to_vec() } else { a.rules.iter().map(|&r| r.into()).collect() };
-    if !(a.fpga_clock_mhz > 0.0 && a.fpga_clock_mhz.is_finite() && a.mcu_clock_mhz > 0.0 && a.mcu_clock_mhz.is_finite())
-    {
+    let fpga_ok = a.fpga_clock_mhz.is_none_or(|f| f > 0.0 && f.is_finite());
+    if !(fpga_ok && a.mcu_clock_mhz > 0.0 && a.mcu_clock_mhz.is_finite()) {
         bail!("clocks must be positive numbers of MHz");
     }
     let net = s.network(a.seed)?;
@@ -219,7 +219,8 @@ fn gpu_rows(
 }
 
 fn fpga_rows(a: &HwcostConfig, rules: &[Rule]) -> Result<Vec<Row>> {
-    let target = format!("fpga model @{} MHz", a.fpga_clock_mhz);
+    let (clock_mhz, clock) = super::synth::clock(a.clusters, a.neurons, a.fpga_clock_mhz)?;
+    let target = format!("fpga model @{clock_mhz} MHz");
     let n = a.clusters.saturating_mul(a.neurons);
     if n > neurobits_fpga::MAX_NEURONS {
         return Ok(missing(
@@ -237,8 +238,9 @@ fn fpga_rows(a: &HwcostConfig, rules: &[Rule]) -> Result<Vec<Row>> {
         probes: a.probes,
         erased: a.erased,
         gamma: a.gamma,
-        clock_mhz: a.fpga_clock_mhz,
+        clock_mhz: Some(clock_mhz),
         seed: a.seed,
+        synth_report: None,
         out: None,
     };
     let (fr, _) = match super::fpga::run_sized(&fa, rules) {
@@ -246,20 +248,22 @@ fn fpga_rows(a: &HwcostConfig, rules: &[Rule]) -> Result<Vec<Row>> {
         Err(e) => return Ok(missing(&target, rules, "not available", &e.to_string())),
     };
     let r = neurobits_fpga::resources(a.clusters, a.neurons, a.gamma);
+    let measured = super::synth::lines(a.clusters, a.neurons)?.join("; ");
+    let kind = if a.fpga_clock_mhz.is_none() && clock.contains("measured") { "measured" } else { "estimate" };
     Ok(fr
         .into_iter()
         .map(|x| Row {
             target: target.clone(),
             rule: x.rule,
-            kind: "estimate".into(),
+            kind: kind.into(),
             latency_us: Some(x.mean_latency_us),
             throughput_per_s: Some(1e6 / x.mean_latency_us),
             w_bytes: Some(r.weight_ffs.div_ceil(8)),
             state_bytes: Some((r.state_ffs + r.score_ffs).div_ceil(8)),
             digest: Some(x.digest),
             note: format!(
-                "measured cycles ({:.2} mean, {} max) at an assumed {} MHz clock; W as flip-flops (symmetric half)",
-                x.mean_cycles, x.max_cycles, a.fpga_clock_mhz
+                "measured cycles ({:.2} mean, {} max) at {clock}; W as flip-flops (symmetric half; formula {} weight FFs); RTL synthesis, measured: {measured}",
+                x.mean_cycles, x.max_cycles, r.weight_ffs
             ),
         })
         .collect())
@@ -289,9 +293,10 @@ fn markdown(a: &HwcostConfig, rows: &[Row]) -> String {
             r.note
         );
     }
+    let fpga_clock = super::synth::clock(a.clusters, a.neurons, a.fpga_clock_mhz).map(|c| c.1).unwrap_or_default();
     s += &format!(
-        "\nEstimates, not measurements: FPGA latency = model cycles at an assumed {} MHz; microcontroller time = QEMU instruction count at an assumed {} MHz and 1 instruction per cycle.\n",
-        a.fpga_clock_mhz, a.mcu_clock_mhz
+        "\nFPGA latency = model cycles at {fpga_clock}; microcontroller time = QEMU instruction count at an assumed {} MHz and 1 instruction per cycle (an estimate).\n",
+        a.mcu_clock_mhz
     );
     s
 }
@@ -346,9 +351,10 @@ pub struct HwcostConfig {
     /// Probes timed one at a time for the single-probe latencies.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 100, value_parser = crate::validate::positive))]
     pub latency_probes: usize,
-    /// Assumed FPGA clock (MHz).
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 100.0, value_parser = crate::validate::clock_mhz))]
-    pub fpga_clock_mhz: f64,
+    /// FPGA clock (MHz; default: the RTL's measured Fmax on an iCE40 HX8K where place-and-route
+    /// ran for this size, else an assumed 100).
+    #[cfg_attr(feature = "cli", arg(long, value_parser = crate::validate::clock_mhz))]
+    pub fpga_clock_mhz: Option<f64>,
     /// Assumed microcontroller clock (MHz; the LM3S6965 runs at up to 50).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 50.0, value_parser = crate::validate::clock_mhz))]
     pub mcu_clock_mhz: f64,

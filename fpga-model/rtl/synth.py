@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Synthesises gbnn_top for each size: Yosys synth_ice40 and, where it fits an iCE40 HX8K or
+UP5K, nextpnr-ice40 place-and-route with its timing report (measured Fmax); synth_ecp5 and
+synth_xilinx for every size (post-synthesis resource counts, no place-and-route). Writes
+results/fpga/synth.json and synth.csv. Each tool run has a time limit; a run past it is recorded
+as such, never guessed.
+
+usage: synth.py OUT_DIR [CxL ...]     (make fpga-synth)
+       synth.py merge OUT_DIR PART_DIR...   (sizes run separately, one synth.json)
+       synth.py pnr OUT_DIR CxL DEVICE      (one place-and-route again, e.g. with a longer limit)
+environment: SYNTH_LIMIT_S (per tool run, default 600), SYNTH_JOBS (Yosys runs at a time,
+default 1), SYNTH_PNR=0 (synthesis only, for a host without nextpnr).
+"""
+from concurrent.futures import ThreadPoolExecutor
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+
+RTL = os.path.dirname(os.path.abspath(__file__))
+SOURCES = [os.path.join(RTL, "gbnn_circuit.sv"), os.path.join(RTL, "gbnn_top.sv")]
+SIZES = ["3x3", "4x8", "4x16", "8x16", "8x25", "4x100", "8x50", "16x25"]
+LIMIT_S = int(os.environ.get("SYNTH_LIMIT_S", "600"))
+JOBS = int(os.environ.get("SYNTH_JOBS", "1"))
+DO_PNR = os.environ.get("SYNTH_PNR", "1") != "0"
+# Devices for place-and-route: (name, nextpnr flags, LUTs, FFs).
+PNR = [("ice40-hx8k", ["--hx8k", "--package", "ct256"], 7680, 7680),
+       ("ice40-up5k", ["--up5k", "--package", "sg48"], 5280, 5280)]
+
+
+def classify(family, cells):
+    """Cell counts by kind: LUT, FF, carry, BRAM, LUT RAM, wide-function muxes."""
+    out = {"lut": 0, "ff": 0, "carry": 0, "bram": 0, "lutram": 0, "mux": 0, "other": 0}
+    for name, n in cells.items():
+        if family == "ice40":
+            kind = ("lut" if name == "SB_LUT4" else "ff" if name.startswith("SB_DFF") else
+                    "carry" if name == "SB_CARRY" else "bram" if name.startswith("SB_RAM") else "other")
+        elif family == "ecp5":
+            kind = ("lut" if name == "LUT4" else "ff" if name == "TRELLIS_FF" else "carry" if name == "CCU2C" else
+                    "bram" if name == "DP16KD" else "lutram" if name.startswith("TRELLIS_DPR") else
+                    "mux" if name in ("PFUMX", "L6MUX21") else "other")
+        else:
+            kind = ("lut" if re.fullmatch(r"LUT[1-6]", name) else "ff" if re.fullmatch(r"FD[CPRSE]E?", name) else
+                    "carry" if name.startswith("CARRY") else "bram" if name.startswith("RAMB") else
+                    "lutram" if name.startswith("RAM") else "mux" if name.startswith("MUXF") else "other")
+        out[kind] += n
+    return out
+
+
+def run(cmd, log):
+    t = time.time()
+    with open(log, "w") as f:
+        try:
+            rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=LIMIT_S).returncode
+        except subprocess.TimeoutExpired:
+            rc = "timeout"
+    return rc, round(time.time() - t, 1)
+
+
+def synth(family, c, l, out):
+    stem = os.path.join(out, f"gbnn_{c}x{l}_{family}")
+    cmd = {"ice40": f"synth_ice40 -top gbnn_top -json {stem}.json",
+           "ecp5": "synth_ecp5 -top gbnn_top", "xilinx": "synth_xilinx -top gbnn_top -family xc7 -flatten"}[family]
+    script = (f"read_verilog -sv {' '.join(SOURCES)}; chparam -set C {c} -set L {l} gbnn_top; {cmd}; "
+              f"tee -q -o {stem}.stat.json stat -json")
+    rc, secs = run(["yosys", "-q", "-p", script], stem + ".yosys.log")
+    row = {"family": family, "tool": "yosys " + cmd.split()[0], "seconds": secs,
+           "kind": "post-synthesis estimate" if family != "ice40" else "post-synthesis"}
+    if rc != 0:
+        row["error"] = f"yosys exceeded {LIMIT_S} s" if rc == "timeout" else f"yosys exit {rc}"
+        return row
+    with open(stem + ".stat.json") as f:
+        cells = json.load(f)["design"]["num_cells_by_type"]
+    row["cells"] = cells
+    row.update(classify(family, cells))
+    return row
+
+
+def pnr(dev, flags, c, l, out):
+    stem = os.path.join(out, f"gbnn_{c}x{l}_ice40")
+    log = os.path.join(out, f"gbnn_{c}x{l}_{dev}.nextpnr.log")
+    cmd = ["nextpnr-ice40", *flags, "--json", stem + ".json", "--pcf-allow-unconstrained", "--freq", "100",
+           "--timing-allow-fail", "--seed", "1", "--asc", os.path.join(out, f"gbnn_{c}x{l}_{dev}.asc")]
+    rc, secs = run(cmd, log)
+    return pnr_result(dev, flags, log, rc, secs)
+
+
+def pnr_result(dev, flags, log, rc, secs):
+    """A place-and-route row from nextpnr's log: Fmax after routing, logic cells used."""
+    row = {"device": dev, "tool": "nextpnr-ice40 " + " ".join(flags), "seconds": secs}
+    text = open(log, errors="replace").read()
+    if rc != 0:
+        last = [x for x in text.splitlines() if "ERROR" in x][-1:] or [f"exit {rc}"]
+        row["error"] = f"nextpnr exceeded {LIMIT_S} s" if rc == "timeout" else last[0].strip()
+        return row
+    fmax = re.findall(r"Max frequency for clock '[^']*': ([0-9.]+) MHz", text)
+    lcs = re.findall(r"ICESTORM_LC:\s+(\d+)/\s*(\d+)", text)
+    row["fmax_mhz"] = float(fmax[-1]) if fmax else None  # the last report is after routing
+    if lcs:
+        row["logic_cells"], row["logic_cells_total"] = int(lcs[-1][0]), int(lcs[-1][1])
+    return row
+
+
+def repnr(out, size, dev):
+    """Re-runs one place-and-route (with SYNTH_LIMIT_S) from the saved netlist; replaces its row."""
+    c, l = map(int, size.split("x"))
+    flags = next(f for d, f, _, _ in PNR if d == dev)
+    row = pnr(dev, flags, c, l, os.path.join(out, "work"))
+    row["note"] = f"re-run alone (synth.py pnr, limit {LIMIT_S} s)"
+    print(f"{size} {dev}: {row}", flush=True)
+    with open(os.path.join(out, "synth.json")) as f:
+        doc = json.load(f)
+    entry = next(e for e in doc["sizes"] if (e["clusters"], e["neurons"]) == (c, l))
+    entry["pnr"] = [p for p in entry["pnr"] if p["device"] != dev] + [row]
+    doc["command"] += f"; SYNTH_LIMIT_S={LIMIT_S} synth.py pnr {out} {size} {dev}"
+    write(out, doc)
+
+
+def cpu_model():
+    try:
+        return next(x.split(":", 1)[1].strip() for x in open("/proc/cpuinfo") if x.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor()
+
+
+def merge(out, parts):
+    """Adds the sizes of other runs' synth.json to OUT_DIR's (a part's entry replaces one of the same size)."""
+    with open(os.path.join(out, "synth.json")) as f:
+        doc = json.load(f)
+    for part in parts:
+        with open(os.path.join(part, "synth.json")) as f:
+            other = json.load(f)
+        keep = {(e["clusters"], e["neurons"]) for e in other["sizes"]}
+        doc["sizes"] = [e for e in doc["sizes"] if (e["clusters"], e["neurons"]) not in keep] + other["sizes"]
+        doc["command"] += "; " + other["command"]
+    write(out, doc)
+
+
+def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "merge":
+        return merge(sys.argv[2], sys.argv[3:])
+    if len(sys.argv) == 5 and sys.argv[1] == "pnr":
+        return repnr(*sys.argv[2:])
+    if len(sys.argv) < 2:
+        sys.exit("usage: synth.py OUT_DIR [CxL ...]")
+    out, sizes = sys.argv[1], sys.argv[2:] or SIZES
+    work = os.path.join(out, "work")
+    os.makedirs(work, exist_ok=True)
+    def version(cmd):
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            return (r.stdout + r.stderr).strip().splitlines()[0]
+        except (OSError, IndexError):
+            return "not installed"
+    doc = {"command": "make fpga-synth  (fpga-model/rtl/synth.py results/fpga " + " ".join(sizes) + ")",
+           "machine": os.environ.get("SYNTH_MACHINE", f"{platform.machine()}, {os.cpu_count()} cores, {cpu_model()}"),
+           "jobs": JOBS,
+           "tools": {"yosys": version(["yosys", "-V"]), "nextpnr-ice40": version(["nextpnr-ice40", "--version"])},
+           "top": "gbnn_top (gbnn_circuit behind a byte-wide host port)", "limit_s": LIMIT_S, "sizes": []}
+    parsed = []
+    for size in sizes:
+        m = re.fullmatch(r"(\d+)x(\d+)", size)
+        if not m:
+            sys.exit(f"synth.py: size must be CxL, got {size!r}")
+        parsed.append((int(m[1]), int(m[2])))
+
+    def job(c, l, family):
+        row = synth(family, c, l, work)
+        print(f"{c}x{l} {family}: {row}", flush=True)
+        pnrs = []
+        if family == "ice40" and "error" not in row and DO_PNR:
+            for dev, flags, luts, ffs in PNR:
+                if row["lut"] <= luts and row["ff"] <= ffs:
+                    p = pnr(dev, flags, c, l, work)
+                else:
+                    p = {"device": dev, "error": f"does not fit: {row['lut']} LUT4 / {row['ff']} FF "
+                                                 f"after synthesis, the device has {luts} / {ffs}"}
+                print(f"{c}x{l} {dev}: {p}", flush=True)
+                pnrs.append(p)
+        return row, pnrs
+
+    with ThreadPoolExecutor(JOBS) as pool:
+        futures = [(c, l, [pool.submit(job, c, l, f) for f in ("ice40", "ecp5", "xilinx")]) for c, l in parsed]
+        for c, l, fs in futures:
+            entry = {"clusters": c, "neurons": l, "synth": [], "pnr": []}
+            for f in fs:
+                row, pnrs = f.result()
+                entry["synth"].append(row)
+                entry["pnr"] += pnrs
+            doc["sizes"].append(entry)
+            write(out, doc)
+
+
+def write(out, doc):
+    doc["sizes"].sort(key=lambda e: (e["clusters"] * e["neurons"], e["clusters"]))
+    with open(os.path.join(out, "synth.json.tmp"), "w") as f:
+        json.dump(doc, f, indent=1)
+    os.replace(os.path.join(out, "synth.json.tmp"), os.path.join(out, "synth.json"))
+    lines = ["clusters,neurons,family,kind,lut,ff,carry,bram,lutram,mux,seconds,error"]
+    for e in doc["sizes"]:
+        for r in e["synth"]:
+            lines.append(",".join(str(x) for x in [e["clusters"], e["neurons"], r["family"], r["kind"],
+                                                   *(r.get(k, "") for k in ("lut", "ff", "carry", "bram", "lutram", "mux")),
+                                                   r["seconds"], r.get("error", "")]))
+        for p in e["pnr"]:
+            lines.append(",".join(str(x) for x in [e["clusters"], e["neurons"], p["device"], "place-and-route",
+                                                   p.get("logic_cells", ""), "", "", "", "", "", p.get("seconds", ""),
+                                                   p.get("error", f"fmax {p.get('fmax_mhz')} MHz")]))
+    with open(os.path.join(out, "synth.csv"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

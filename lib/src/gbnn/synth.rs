@@ -1,0 +1,237 @@
+//! The RTL's synthesis results (`make fpga-synth` → `results/fpga/synth.json`), embedded at build
+//! time so that the binary shows the figures of the RTL it was built with, wherever it runs: a
+//! new synthesis run takes effect at the next build. `neurobits fpga` and `hwcost` print them
+//! beside the formula counts and take their clock from the place-and-route timing where it exists.
+
+use anyhow::{anyhow, Result};
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+const SYNTH_JSON: &str = include_str!("../../../results/fpga/synth.json");
+
+/// The synthesis table: every size, family and place-and-route run.
+#[derive(Deserialize, Serialize, Clone, Debug)]
+pub struct SynthResults {
+    /// The command that produced the file.
+    pub command: String,
+    /// The machine it ran on.
+    pub machine: String,
+    /// How loaded that machine was.
+    #[serde(default)]
+    pub load: Option<String>,
+    /// Per size.
+    pub sizes: Vec<SizeResult>,
+}
+
+/// One size's runs.
+#[derive(Deserialize, Serialize, Clone, Debug)]
+pub struct SizeResult {
+    /// Clusters C.
+    pub clusters: usize,
+    /// Neurons per cluster L.
+    pub neurons: usize,
+    /// One Yosys run per family (ice40, ecp5, xilinx).
+    pub synth: Vec<SynthRun>,
+    /// nextpnr-ice40 runs (iCE40 HX8K, UP5K), where the design fits.
+    pub pnr: Vec<PnrRun>,
+}
+
+/// One Yosys run: cell counts by kind, or why there are none.
+#[derive(Deserialize, Serialize, Clone, Debug)]
+pub struct SynthRun {
+    /// ice40, ecp5 or xilinx.
+    pub family: String,
+    /// `post-synthesis` (iCE40, whose place-and-route follows) or `post-synthesis estimate`.
+    pub kind: String,
+    /// The Yosys pass.
+    pub tool: String,
+    /// Wall time of the run.
+    pub seconds: f64,
+    /// LUTs (LUT4 on iCE40/ECP5, LUT1–6 on Xilinx 7).
+    pub lut: Option<u64>,
+    /// Flip-flops.
+    pub ff: Option<u64>,
+    /// Carry cells (SB_CARRY, CCU2C, CARRY4).
+    pub carry: Option<u64>,
+    /// Block RAMs.
+    pub bram: Option<u64>,
+    /// Why the run has no counts (time limit, tool error).
+    pub error: Option<String>,
+}
+
+/// One place-and-route run.
+#[derive(Deserialize, Serialize, Clone, Debug)]
+pub struct PnrRun {
+    /// ice40-hx8k or ice40-up5k.
+    pub device: String,
+    /// Fmax from nextpnr's timing analysis after routing.
+    pub fmax_mhz: Option<f64>,
+    /// Logic cells used.
+    pub logic_cells: Option<u64>,
+    /// Logic cells of the device.
+    pub logic_cells_total: Option<u64>,
+    /// Why there is no result (does not fit, time limit).
+    pub error: Option<String>,
+}
+
+/// The embedded results.
+pub fn results() -> Result<&'static SynthResults> {
+    static PARSED: OnceLock<Result<SynthResults, String>> = OnceLock::new();
+    PARSED
+        .get_or_init(|| serde_json::from_str(SYNTH_JSON).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| anyhow!("the embedded results/fpga/synth.json: {e}"))
+}
+
+/// The runs of `clusters × neurons`, if that size was synthesised.
+pub fn for_size(clusters: usize, neurons: usize) -> Result<Option<&'static SizeResult>> {
+    Ok(results()?.sizes.iter().find(|s| (s.clusters, s.neurons) == (clusters, neurons)))
+}
+
+/// The clock for latencies: the one given, else the measured Fmax on the iCE40 HX8K, else an
+/// assumed 100 MHz; with a label saying which.
+pub fn clock(clusters: usize, neurons: usize, given: Option<f64>) -> Result<(f64, String)> {
+    if let Some(f) = given {
+        return Ok((f, format!("{f} MHz (given)")));
+    }
+    let fmax = for_size(clusters, neurons)?
+        .and_then(|s| s.pnr.iter().find(|p| p.device == "ice40-hx8k"))
+        .and_then(|p| p.fmax_mhz);
+    Ok(match fmax {
+        Some(f) => (f, format!("{f} MHz (measured Fmax, iCE40 HX8K, nextpnr-ice40)")),
+        None => (100.0, "100 MHz (assumed; no place-and-route result for this size)".into()),
+    })
+}
+
+fn count(x: Option<u64>) -> String {
+    x.map_or("—".into(), |v| v.to_string())
+}
+
+/// The measured lines of a report (empty when the size was not synthesised).
+pub fn lines(clusters: usize, neurons: usize) -> Result<Vec<String>> {
+    let Some(s) = for_size(clusters, neurons)? else {
+        return Ok(vec![format!("no synthesis result for {clusters}x{neurons} (make fpga-synth covers other sizes)")]);
+    };
+    let mut out = Vec::new();
+    for r in &s.synth {
+        out.push(match &r.error {
+            Some(e) => format!("{} {} ({}): none, {e}", r.family, r.tool, r.kind),
+            None => format!(
+                "{} {} ({}): LUT {}, FF {}, carry {}, BRAM {}",
+                r.family,
+                r.tool,
+                r.kind,
+                count(r.lut),
+                count(r.ff),
+                count(r.carry),
+                count(r.bram)
+            ),
+        });
+    }
+    for p in &s.pnr {
+        out.push(match (&p.error, p.fmax_mhz) {
+            (Some(e), _) => format!("{} place-and-route: none, {e}", p.device),
+            (None, f) => format!(
+                "{} place-and-route (nextpnr-ice40, measured): {}/{} logic cells, Fmax {} MHz",
+                p.device,
+                count(p.logic_cells),
+                count(p.logic_cells_total),
+                f.map_or("—".into(), |f| f.to_string())
+            ),
+        });
+    }
+    Ok(out)
+}
+
+/// The synthesis table as Markdown: per size and family, measured counts beside the formula's.
+pub fn markdown() -> Result<String> {
+    let r = results()?;
+    let mut s = format!(
+        "Command: `{}`; machine: {}. ice40 rows are Yosys `synth_ice40` (post-synthesis) followed by \
+         nextpnr-ice40 where the design fits; ecp5 and xilinx rows are post-synthesis estimates \
+         (no place-and-route). Formula: `neurobits_fpga::resources` with γ = 1.\n\n",
+        r.command, r.machine
+    );
+    if let Some(load) = &r.load {
+        s += &format!("Load: {load}.\n\n");
+    }
+    s += "| size | family | LUT | FF | carry | BRAM | Fmax (MHz) | formula FFs (W + state + scores) | formula full adders + AND2 | note |\n";
+    s += "|---|---|---|---|---|---|---|---|---|---|\n";
+    for z in &r.sizes {
+        let f = neurobits_fpga::resources(z.clusters, z.neurons, 1);
+        let (ffs, gates) = (f.weight_ffs + f.state_ffs + f.score_ffs, f.sos_full_adders + f.som_and2);
+        for x in &z.synth {
+            let fmax: Vec<String> = if x.family == "ice40" {
+                z.pnr
+                    .iter()
+                    .filter_map(|p| p.fmax_mhz.map(|m| format!("{m} ({})", p.device.trim_start_matches("ice40-"))))
+                    .collect()
+            } else {
+                vec![]
+            };
+            s += &format!(
+                "| {}x{} | {} | {} | {} | {} | {} | {} | {ffs} | {gates} | {} |\n",
+                z.clusters,
+                z.neurons,
+                x.family,
+                count(x.lut),
+                count(x.ff),
+                count(x.carry),
+                count(x.bram),
+                if fmax.is_empty() { "—".into() } else { fmax.join(", ") },
+                x.error.clone().unwrap_or_else(|| format!("{}, {} s", x.kind, x.seconds))
+            );
+        }
+    }
+    Ok(s)
+}
+
+/// Writes `fpga-synth.md` (the table) and two charts against network size, measured and formula:
+/// `fpga-synth-ff.svg` (flip-flops) and `fpga-synth-lut.svg` (LUTs beside the formula's gates).
+#[cfg(feature = "plots")]
+pub fn write_report(dir: &std::path::Path) -> Result<()> {
+    use crate::plot::{line_chart, Labels, Series};
+    let r = results()?;
+    std::fs::create_dir_all(dir)?;
+    crate::io::atomic::write_string(&dir.join("fpga-synth.md"), &markdown()?)?;
+    let n = |z: &SizeResult| (z.clusters * z.neurons) as f64;
+    let formula = |f: fn(&neurobits_fpga::Resources) -> u64| -> Vec<(f64, f64)> {
+        r.sizes.iter().map(|z| (n(z), f(&neurobits_fpga::resources(z.clusters, z.neurons, 1)) as f64)).collect()
+    };
+    let measured = |family: &str, f: fn(&SynthRun) -> Option<u64>| -> Vec<(f64, f64)> {
+        r.sizes
+            .iter()
+            .filter_map(|z| z.synth.iter().find(|x| x.family == family).and_then(f).map(|v| (n(z), v as f64)))
+            .collect()
+    };
+    let families = ["ice40", "ecp5", "xilinx"];
+    let mut ff =
+        vec![Series::new("formula: W + state + score FFs", formula(|f| f.weight_ffs + f.state_ffs + f.score_ffs))];
+    ff.extend(families.iter().map(|fam| Series::new(format!("measured FF, {fam} (Yosys)"), measured(fam, |x| x.ff))));
+    let labels = Labels { title: "GBNN circuit: flip-flops vs size", x: "neurons C·L", y: "flip-flops" };
+    line_chart(&dir.join("fpga-synth-ff.svg"), &labels, &ff, true)?;
+    let mut lut = vec![Series::new("formula: full adders + AND2 gates", formula(|f| f.sos_full_adders + f.som_and2))];
+    lut.extend(
+        families.iter().map(|fam| Series::new(format!("measured LUT, {fam} (Yosys)"), measured(fam, |x| x.lut))),
+    );
+    let labels =
+        Labels { title: "GBNN circuit: logic vs size", x: "neurons C·L", y: "LUTs (measured) / gates (formula)" };
+    line_chart(&dir.join("fpga-synth-lut.svg"), &labels, &lut, true)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_embedded_results_parse_and_cover_the_replayed_sizes() {
+        let r = super::results().unwrap();
+        for (c, l) in [(3, 3), (4, 16), (8, 50)] {
+            let s = super::for_size(c, l).unwrap().unwrap_or_else(|| panic!("{c}x{l} missing"));
+            assert_eq!(s.synth.len(), 3, "{c}x{l}: ice40, ecp5, xilinx");
+        }
+        assert!(r.command.contains("fpga-synth"));
+        // 3×3 places on an HX8K, so its clock is measured.
+        let (f, label) = super::clock(3, 3, None).unwrap();
+        assert!(f > 1.0 && label.contains("measured"), "{label}");
+        assert_eq!(super::clock(3, 3, Some(50.0)).unwrap().0, 50.0);
+    }
+}
