@@ -66,11 +66,11 @@ pub struct HashArgs {
     /// Winners k per code (default: m/250 for FlyNN, m/20 for an index).
     #[arg(long, alias = "k", value_parser = neurobits::validate::positive)]
     pub winners: Option<usize>,
-    /// Seed of the projection.
-    #[arg(long, default_value_t = 1)]
+    /// Seed of the projection (default: the library's, `FlyHashConfig::default().seed`).
+    #[arg(long, default_value_t = FlyHashConfig::default().seed)]
     pub seed: u64,
-    /// Winner-take-all variant.
-    #[arg(long, value_enum, default_value_t = Wta::Exact)]
+    /// Winner-take-all variant (default: the library's).
+    #[arg(long, value_enum, default_value_t = FlyHashConfig::default().wta)]
     pub wta: Wta,
 }
 

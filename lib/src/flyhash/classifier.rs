@@ -25,20 +25,34 @@ pub const MAX_CLASSES: usize = 256;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct FlyNNConfig {
-    /// The FlyHash of the inputs; an unset `winners` is m/250 (FlyNN wants sparser codes than
-    /// search does).
+    /// The FlyHash of the inputs; an unset `winners` is [`FlyNNConfig::default_winners`] (FlyNN
+    /// wants sparser codes than search does).
     pub hash: FlyHashConfig,
     /// The decay γ in [0, 1]: a memory bit weighs γ^n after n training codes of its class set it.
     pub decay: f64,
+    /// Subtract the mean training vector (of the first `fit`/`partial_fit` batch, kept in the
+    /// model) from every vector before hashing, so that the winners are the outputs most above
+    /// the average input rather than the brightest. Absent from files written before it
+    /// existed: those read as `false`, as they were fitted.
+    #[serde(default)]
+    pub centre: bool,
 }
 
 impl Default for FlyNNConfig {
+    /// The defaults chosen on a validation split of Fashion-MNIST's training set (the last
+    /// 10 000 of its 60 000 images, trained on the first 50 000; `make flyhash-quality`,
+    /// results/flyhash/flynn-sweep.csv): centred inputs, γ = 0.95, k = m/250.
     fn default() -> Self {
-        FlyNNConfig { hash: FlyHashConfig::default(), decay: 0.99 }
+        FlyNNConfig { hash: FlyHashConfig::default(), decay: 0.95, centre: true }
     }
 }
 
 impl FlyNNConfig {
+    /// Winners k of a code of `m` bits when `hash.winners` is unset: m/250 (at least 1).
+    pub fn default_winners(m: usize) -> usize {
+        (m / 250).max(1)
+    }
+
     /// Checks every field.
     pub fn validate(&self) -> Result<()> {
         self.hash.validate()?;
@@ -75,6 +89,8 @@ pub struct FlyNN {
 #[derive(Clone, Debug)]
 struct Fitted {
     hasher: FlyHash,
+    /// The mean training vector subtracted before hashing (`config.centre`).
+    mean: Option<Vec<f32>>,
     /// Sorted class labels; memory `c` belongs to `classes[c]`.
     classes: Vec<i64>,
     /// `classes · m` saturating counts, class-major.
@@ -122,13 +138,15 @@ impl FlyNN {
         }
         if self.fitted.is_none() {
             let mut hasher = FlyHash::new(self.config.hash.clone());
-            hasher.fit_params(self.config.hash.params_with(x.cols, |m| m / 250)?)?;
-            self.fitted = Some(Fitted { hasher, classes: Vec::new(), counts: Vec::new() });
+            hasher.fit_params(self.config.hash.params_with(x.cols, FlyNNConfig::default_winners)?)?;
+            x.check_finite("the vectors")?;
+            let mean = self.config.centre.then(|| column_mean(x));
+            self.fitted = Some(Fitted { hasher, mean, classes: Vec::new(), counts: Vec::new() });
         }
         let device = self.opened.get(self.device)?;
         let f = self.fitted.as_mut().expect("fitted above");
         let m = f.hasher.params()?.m as usize;
-        let codes = f.hasher.transform_on(&device, x)?;
+        let codes = f.hasher.transform_on(&device, &centred(x, f.mean.as_deref()))?;
         // New classes join in sorted order, their memories empty.
         let mut classes = f.classes.clone();
         classes.extend_from_slice(y);
@@ -202,7 +220,31 @@ impl FlyNN {
     }
 
     fn hash(&self, x: &Matrix) -> Result<Vec<u64>> {
-        self.fitted()?.hasher.transform_on(&*self.opened.get(self.device)?, x)
+        let f = self.fitted()?;
+        f.hasher.transform_on(&*self.opened.get(self.device)?, &centred(x, f.mean.as_deref()))
+    }
+}
+
+/// The mean of each column of `x` (summed in `f64`, row order).
+pub fn column_mean(x: &Matrix) -> Vec<f32> {
+    let mut sum = vec![0f64; x.cols];
+    for r in x.data.chunks(x.cols) {
+        for (s, &v) in sum.iter_mut().zip(r) {
+            *s += v as f64;
+        }
+    }
+    sum.iter().map(|s| (s / x.rows.max(1) as f64) as f32).collect()
+}
+
+/// `x` minus `mean` in every row (a copy), or `x` itself without a mean. A row of another width
+/// is left for the caller's feature check to refuse.
+pub fn centred<'a>(x: &'a Matrix, mean: Option<&[f32]>) -> std::borrow::Cow<'a, Matrix> {
+    match mean {
+        Some(mu) if mu.len() == x.cols => {
+            let data = x.data.chunks(x.cols).flat_map(|r| r.iter().zip(mu).map(|(v, m)| v - m)).collect();
+            std::borrow::Cow::Owned(Matrix { rows: x.rows, cols: x.cols, data })
+        }
+        _ => std::borrow::Cow::Borrowed(x),
     }
 }
 
@@ -221,7 +263,12 @@ impl Model for FlyNN {
         let head =
             SavedFlyNN { config: self.config.clone(), hasher: SavedHasher::of(&f.hasher)?, classes: f.classes.clone() };
         let v = serde_json::to_value(head).map_err(|e| Error::input("flynn", e.to_string()))?;
-        Ok((v, std::mem::take(Payload::default().u16s(&f.counts)).0))
+        let mut payload = Payload::default();
+        payload.u16s(&f.counts);
+        if let Some(mu) = &f.mean {
+            payload.u32s(&mu.iter().map(|v| v.to_bits()).collect::<Vec<u32>>());
+        }
+        Ok((v, payload.0))
     }
 
     fn from_parts(saved: &Saved, name: &str) -> Result<Self> {
@@ -229,6 +276,11 @@ impl Model for FlyNN {
         let hasher = head.hasher.hasher(name)?;
         let mut r = Reader::new(&saved.payload, name);
         let counts = r.u16s()?;
+        let mean = if head.config.centre {
+            Some(r.u32s()?.into_iter().map(f32::from_bits).collect::<Vec<f32>>())
+        } else {
+            None
+        };
         r.finish()?;
         let m = hasher.params()?.m as usize;
         let sorted = head.classes.windows(2).all(|w| w[0] < w[1]);
@@ -236,6 +288,7 @@ impl Model for FlyNN {
             || head.classes.is_empty()
             || head.classes.len() > MAX_CLASSES
             || counts.len() != head.classes.len() * m
+            || mean.as_ref().is_some_and(|mu| mu.len() != hasher.params().map_or(0, |p| p.d as usize))
         {
             return Err(Error::input(
                 name,
@@ -247,7 +300,7 @@ impl Model for FlyNN {
             config: head.config,
             device: Target::CPU,
             opened: DeviceCache::default(),
-            fitted: Some(Fitted { hasher, classes: head.classes, counts }),
+            fitted: Some(Fitted { hasher, mean, classes: head.classes, counts }),
         })
     }
 }
