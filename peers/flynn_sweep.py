@@ -17,8 +17,10 @@ import tempfile
 
 import numpy as np
 
-GAMMAS = [0.5, 0.8, 0.9, 0.95, 0.97, 0.99, 0.995]
 D = 784
+MS = (16 * D, 32 * D, 64 * D, 128 * D)
+COLOURS = ("#E69F00", "#0072B2", "#009E73", "#CC79A7")
+GAMMAS = [0.5, 0.8, 0.9, 0.95, 0.97, 0.99, 0.995]
 
 
 def idx(path):
@@ -37,6 +39,8 @@ def grid():
                 yield m, 39, m // div, centre
     for s in (10, 20, 78):
         yield 32 * D, s, 32 * D // 250, True
+    for div in (1000, 500, 250):
+        yield 128 * D, 39, 128 * D // div, True
 
 
 def main():
@@ -82,7 +86,7 @@ def plot(rows, path):
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     for centre, ls in ((False, "--"), (True, "-")):
-        for m, c in zip((16 * D, 32 * D, 64 * D), ("#E69F00", "#0072B2", "#009E73")):
+        for m, c in zip(MS, COLOURS):
             pts = sorted({r["k"] for r in rows if r["m"] == m and r["s"] == 39 and r["centre"] == centre})
             acc = [max(r["val_accuracy"] for r in rows if r["m"] == m and r["k"] == k and r["s"] == 39
                        and r["centre"] == centre) for k in pts]
@@ -93,10 +97,10 @@ def plot(rows, path):
     axes[0].set_ylabel("validation accuracy (best γ)")
     axes[0].legend(fontsize=8)
     axes[0].set_title("FlyNN on a Fashion-MNIST validation split (s = 39)")
-    for m, c in zip((16 * D, 32 * D, 64 * D), ("#E69F00", "#0072B2", "#009E73")):
-        sel = [r for r in rows if r["m"] == m and r["s"] == 39 and r["centre"] and r["k"] == m // 250]
+    for m, c in zip(MS, COLOURS):
+        sel = [r for r in rows if r["m"] == m and r["s"] == 39 and r["centre"] and r["k"] == 100]
         axes[1].plot([r["gamma"] for r in sel], [r["val_accuracy"] for r in sel], marker="o", color=c,
-                     label=f"m = {m // D}·d, k = m/250, centred")
+                     label=f"m = {m // D}·d, k = 100, centred")
     axes[1].set_xlabel("decay γ")
     axes[1].set_ylabel("validation accuracy")
     axes[1].legend(fontsize=8)

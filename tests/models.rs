@@ -72,6 +72,27 @@ fn flynn_partial_fit_in_batches_equals_one_fit_and_survives_saving() {
 }
 
 #[test]
+fn flynn_centres_on_the_training_mean_and_keeps_it_in_the_file() {
+    let (x, y) = blobs(300, 40, 4, 2);
+    // A common offset is what centring removes: the shifted data gets (nearly, up to float
+    // rounding of the mean) the same classes; the mean travels in the saved model.
+    let shifted = Matrix { data: x.data.iter().map(|v| v + 64.0).collect(), ..x.clone() };
+    let cfg = FlyNNConfig { hash: FlyHashConfig { code_bits: Some(640), ..Default::default() }, ..Default::default() };
+    assert!(cfg.centre, "centring is the library's default");
+    let (mut a, mut b) = (FlyNN::new(cfg.clone()), FlyNN::new(cfg));
+    a.fit(&x, &y).unwrap();
+    b.fit(&shifted, &y).unwrap();
+    let (pa, pb) = (a.predict(&x).unwrap(), b.predict(&shifted).unwrap());
+    let same = pa.iter().zip(&pb).filter(|(p, q)| p == q).count();
+    assert!(same >= 290, "{same} of 300 classes agree");
+    let back = FlyNN::from_bytes(&b.to_bytes().unwrap(), "c").unwrap();
+    assert_eq!(back.predict(&shifted).unwrap(), pb, "the mean is saved with the model");
+    // Configurations written before `centre` existed read as not centred (as they were fitted).
+    let old: FlyNNConfig = serde_json::from_str(r#"{"decay": 0.9}"#).unwrap();
+    assert!(!old.centre && old.decay == 0.9);
+}
+
+#[test]
 fn an_index_grown_by_append_answers_as_one_built_at_once() {
     let (x, _) = blobs(200, 30, 5, 2);
     let cfg = FlyHashConfig { code_bits: Some(512), winners: Some(32), ..Default::default() };

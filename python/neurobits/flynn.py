@@ -23,23 +23,30 @@ def _check_targets(y: np.ndarray) -> None:
 
 class FlyNN(ClassifierMixin, Estimator):
     """FlyNN: each class keeps a memory of how often each FlyHash code bit won in its training
-    vectors; a vector goes to the class it is least novel to. Learning only counts, so
-    ``partial_fit`` on batches gives exactly the memories of one ``fit`` on all of them.
+    vectors; a vector goes to the class it is least novel to. Learning only counts, so without
+    centring ``partial_fit`` on batches gives exactly the memories of one ``fit`` on all of them
+    (with it, the vectors are centred on the first batch's mean).
 
     Parameters
     ----------
     code_bits : int or None, default=None
-        Code length m; ``None``: 32·d.
+        Code length m; ``None``: the library's default for FlyNN, 64·d.
     ones_per_row : int or None, default=None
         Inputs sampled by each projection row, s; ``None``: 5 % of d (at least 1).
     winners : int or None, default=None
-        Ones per code, k; ``None``: m/250 (FlyNN wants sparser codes than search does).
+        Ones per code, k; ``None``: the library's default, m/500 (FlyNN wants sparser codes than
+        search does).
     seed : int, default=1
         Seed of the projection.
     wta : {"exact", "bisect64"}, default="exact"
         Winner-take-all variant.
-    decay : float, default=0.99
-        γ in [0, 1]: a memory bit weighs γ^n after n training codes of its class set it.
+    decay : float or None, default=None
+        γ in [0, 1]: a memory bit weighs γ^n after n training codes of its class set it;
+        ``None``: the library's default (``FlyNNConfig::default()``, chosen on a validation
+        split of Fashion-MNIST's training set).
+    centre : bool or None, default=None
+        Subtract the mean training vector (of the first ``fit``/``partial_fit`` batch, kept in
+        the model) before hashing; ``None``: the library's default.
     device : str, default="cpu"
         Where hashing runs (``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"auto"``); the class memories
         are counted on the CPU (the integers are the same).
@@ -79,7 +86,8 @@ class FlyNN(ClassifierMixin, Estimator):
         winners: Optional[int] = None,
         seed: int = 1,
         wta: str = "exact",
-        decay: float = 0.99,
+        decay: Optional[float] = None,
+        centre: Optional[bool] = None,
         device: str = "cpu",
     ) -> None:
         self.code_bits = code_bits
@@ -88,15 +96,19 @@ class FlyNN(ClassifierMixin, Estimator):
         self.seed = seed
         self.wta = wta
         self.decay = decay
+        self.centre = centre
         self.device = device
 
     def _config(self) -> str:
-        return config_json({"hash": {k: getattr(self, k) for k in _HASH_KEYS}, "decay": self.decay})
+        # Unset values are left out, so that the library's defaults apply (written once, there).
+        extra = {k: getattr(self, k) for k in ("decay", "centre") if getattr(self, k) is not None}
+        return config_json({"hash": {k: getattr(self, k) for k in _HASH_KEYS}, **extra})
 
     @classmethod
     def _params_of(cls, config: Dict[str, Any]) -> Dict[str, Any]:
         p = {k: config["hash"][k] for k in _HASH_KEYS}
         p["decay"] = config["decay"]
+        p["centre"] = config.get("centre", False)
         return p
 
     def _set_fitted(self) -> None:

@@ -25,8 +25,9 @@ pub const MAX_CLASSES: usize = 256;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct FlyNNConfig {
-    /// The FlyHash of the inputs; an unset `winners` is [`FlyNNConfig::default_winners`] (FlyNN
-    /// wants sparser codes than search does).
+    /// The FlyHash of the inputs; an unset `code_bits` is [`FlyNNConfig::default_code_bits`]
+    /// and an unset `winners` [`FlyNNConfig::default_winners`] (FlyNN wants longer and sparser
+    /// codes than search does).
     pub hash: FlyHashConfig,
     /// The decay γ in [0, 1]: a memory bit weighs γ^n after n training codes of its class set it.
     pub decay: f64,
@@ -41,16 +42,27 @@ pub struct FlyNNConfig {
 impl Default for FlyNNConfig {
     /// The defaults chosen on a validation split of Fashion-MNIST's training set (the last
     /// 10 000 of its 60 000 images, trained on the first 50 000; `make flyhash-quality`,
-    /// results/flyhash/flynn-sweep.csv): centred inputs, γ = 0.95, k = m/250.
+    /// results/flyhash/flynn-sweep.csv): centred inputs, γ = 0.9, m = 64·d, k = m/500.
     fn default() -> Self {
-        FlyNNConfig { hash: FlyHashConfig::default(), decay: 0.95, centre: true }
+        FlyNNConfig { hash: FlyHashConfig::default(), decay: 0.9, centre: true }
     }
 }
 
 impl FlyNNConfig {
-    /// Winners k of a code of `m` bits when `hash.winners` is unset: m/250 (at least 1).
+    /// Code length m for inputs of dimension `d` when `hash.code_bits` is unset: 64·d.
+    pub fn default_code_bits(d: usize) -> usize {
+        64 * d
+    }
+
+    /// Winners k of a code of `m` bits when `hash.winners` is unset: m/500 (at least 1).
     pub fn default_winners(m: usize) -> usize {
-        (m / 250).max(1)
+        (m / 500).max(1)
+    }
+
+    /// FlyNN's FlyHash parameters for inputs of dimension `d` (its own defaults for unset sizes).
+    pub fn params(&self, d: usize) -> Result<neurobits_core::flyhash::FlyParams> {
+        let m = self.hash.code_bits.unwrap_or_else(|| Self::default_code_bits(d));
+        FlyHashConfig { code_bits: Some(m), ..self.hash.clone() }.params_with(d, Self::default_winners)
     }
 
     /// Checks every field.
@@ -138,7 +150,7 @@ impl FlyNN {
         }
         if self.fitted.is_none() {
             let mut hasher = FlyHash::new(self.config.hash.clone());
-            hasher.fit_params(self.config.hash.params_with(x.cols, FlyNNConfig::default_winners)?)?;
+            hasher.fit_params(self.config.params(x.cols)?)?;
             x.check_finite("the vectors")?;
             let mean = self.config.centre.then(|| column_mean(x));
             self.fitted = Some(Fitted { hasher, mean, classes: Vec::new(), counts: Vec::new() });

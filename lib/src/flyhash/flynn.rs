@@ -49,13 +49,13 @@ pub struct FlynnConfig {
     /// Use only the first N test vectors.
     #[cfg_attr(feature = "cli", arg(long, value_parser = crate::validate::positive))]
     pub test_limit: Option<usize>,
-    /// Code length m (default: the library's, 32·d).
+    /// Code length m (default: the library's `FlyNNConfig::default_code_bits`, 64·d).
     #[cfg_attr(feature = "cli", arg(long = "code-bits", alias = "m", value_parser = crate::validate::positive))]
     pub m: Option<usize>,
     /// Ones per projection row s (default: the library's, 5 % of d).
     #[cfg_attr(feature = "cli", arg(long = "ones-per-row", alias = "s", value_parser = crate::validate::positive))]
     pub s: Option<usize>,
-    /// Winners k (default: the library's `FlyNNConfig::default_winners`, m/250: FlyNN wants
+    /// Winners k (default: the library's `FlyNNConfig::default_winners`, m/500: FlyNN wants
     /// sparser codes than search; see the manual, docs/manual/src/flyhash.md).
     #[cfg_attr(feature = "cli", arg(long = "winners", alias = "k", value_parser = crate::validate::positive))]
     pub k: Option<usize>,
@@ -205,9 +205,9 @@ pub fn run(a: &FlynnConfig) -> Result<()> {
     }
     let d = xtr.cols;
     let lib = FlyNNConfig::default();
-    let hc = FlyHashConfig { code_bits: a.m, ones_per_row: a.s, winners: a.k, seed: a.seed, ..lib.hash.clone() };
-    let p = hc
-        .params_with(d, FlyNNConfig::default_winners)
+    let hash = FlyHashConfig { code_bits: a.m, ones_per_row: a.s, winners: a.k, seed: a.seed, ..lib.hash.clone() };
+    let p = FlyNNConfig { hash, ..lib.clone() }
+        .params(d)
         .map_err(|e| anyhow!("FlyHash parameters d={d}, m={:?}, s={:?}, k={:?}: {e}", a.m, a.s, a.k))?;
     let (m, s, k) = (p.m as usize, p.s as usize, p.k as usize);
     let gammas = if a.gamma.is_empty() { vec![lib.decay] } else { a.gamma.clone() };
