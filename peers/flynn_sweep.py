@@ -90,6 +90,8 @@ def plot(rows, path):
             pts = sorted({r["k"] for r in rows if r["m"] == m and r["s"] == 39 and r["centre"] == centre})
             acc = [max(r["val_accuracy"] for r in rows if r["m"] == m and r["k"] == k and r["s"] == 39
                        and r["centre"] == centre) for k in pts]
+            if not pts:
+                continue
             axes[0].plot([m // k for k in pts], acc, ls, marker="o", color=c,
                          label=f"m = {m // D}·d, {'centred' if centre else 'raw'}")
     axes[0].set_xscale("log")
