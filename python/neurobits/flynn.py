@@ -30,11 +30,11 @@ class FlyNN(ClassifierMixin, Estimator):
     Parameters
     ----------
     code_bits : int or None, default=None
-        Code length m; ``None``: the library's default for FlyNN, 64·d.
+        Code length m; ``None``: the library's default, 32·d.
     ones_per_row : int or None, default=None
         Inputs sampled by each projection row, s; ``None``: 5 % of d (at least 1).
     winners : int or None, default=None
-        Ones per code, k; ``None``: the library's default, m/500 (FlyNN wants sparser codes than
+        Ones per code, k; ``None``: the library's default, m/250 (FlyNN wants sparser codes than
         search does).
     seed : int, default=1
         Seed of the projection.

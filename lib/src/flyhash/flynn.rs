@@ -49,13 +49,13 @@ pub struct FlynnConfig {
     /// Use only the first N test vectors.
     #[cfg_attr(feature = "cli", arg(long, value_parser = crate::validate::positive))]
     pub test_limit: Option<usize>,
-    /// Code length m (default: the library's `FlyNNConfig::default_code_bits`, 64·d).
+    /// Code length m (default: the library's `FlyNNConfig::default_code_bits`, 32·d).
     #[cfg_attr(feature = "cli", arg(long = "code-bits", alias = "m", value_parser = crate::validate::positive))]
     pub m: Option<usize>,
     /// Ones per projection row s (default: the library's, 5 % of d).
     #[cfg_attr(feature = "cli", arg(long = "ones-per-row", alias = "s", value_parser = crate::validate::positive))]
     pub s: Option<usize>,
-    /// Winners k (default: the library's `FlyNNConfig::default_winners`, m/500: FlyNN wants
+    /// Winners k (default: the library's `FlyNNConfig::default_winners`, m/250: FlyNN wants
     /// sparser codes than search; see the manual, docs/manual/src/flyhash.md).
     #[cfg_attr(feature = "cli", arg(long = "winners", alias = "k", value_parser = crate::validate::positive))]
     pub k: Option<usize>,
