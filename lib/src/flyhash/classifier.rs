@@ -140,8 +140,23 @@ impl FlyNN {
 
     /// Forgets any earlier fit, then learns `x` with labels `y`.
     pub fn fit(&mut self, x: &Matrix, y: &[i64]) -> Result<&mut Self> {
-        self.fitted = None;
+        self.begin(x)?;
         self.partial_fit(x, y)
+    }
+
+    /// Forgets any earlier fit and fixes what the first batch fixes — the input dimension, the
+    /// projection and, with `centre`, the mean — from all of `x`, learning nothing yet: a
+    /// caller that learns `x` in chunks of `partial_fit` (the Python package, to stay
+    /// interruptible) then gets exactly the memories of one `fit(x)`.
+    pub fn begin(&mut self, x: &Matrix) -> Result<&mut Self> {
+        self.config.validate()?;
+        self.fitted = None;
+        let mut hasher = FlyHash::new(self.config.hash.clone());
+        hasher.fit_params(self.config.params(x.cols)?)?;
+        x.check_finite("the vectors")?;
+        let mean = self.config.centre.then(|| column_mean(x));
+        self.fitted = Some(Fitted { hasher, mean, classes: Vec::new(), counts: Vec::new() });
+        Ok(self)
     }
 
     /// Learns `x` with labels `y` on top of what was learned before (the first call fixes the
@@ -152,11 +167,7 @@ impl FlyNN {
             return Err(Error::input("the labels", format!("{} labels for {} vectors", y.len(), x.rows)));
         }
         if self.fitted.is_none() {
-            let mut hasher = FlyHash::new(self.config.hash.clone());
-            hasher.fit_params(self.config.params(x.cols)?)?;
-            x.check_finite("the vectors")?;
-            let mean = self.config.centre.then(|| column_mean(x));
-            self.fitted = Some(Fitted { hasher, mean, classes: Vec::new(), counts: Vec::new() });
+            self.begin(x)?;
         }
         let device = self.opened.get(self.device)?;
         let f = self.fitted.as_mut().expect("fitted above");
