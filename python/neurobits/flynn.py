@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, Optional
 
 import numpy as np
@@ -9,6 +10,9 @@ import numpy as np
 from . import _neurobits
 from ._base import HAVE_SKLEARN, ClassifierMixin, Estimator, as_labels, as_rows, config_json
 from .flyhash import _HASH_KEYS
+
+# The library's FlyNN defaults (for parameters left as None), read from the library itself.
+_LIBRARY_DEFAULTS: Dict[str, Any] = json.loads(_neurobits.FlyNN("{}").config_json)
 
 
 def _check_targets(y: np.ndarray) -> None:
@@ -107,8 +111,10 @@ class FlyNN(ClassifierMixin, Estimator):
     @classmethod
     def _params_of(cls, config: Dict[str, Any]) -> Dict[str, Any]:
         p = {k: config["hash"][k] for k in _HASH_KEYS}
-        p["decay"] = config["decay"]
-        p["centre"] = config.get("centre", False)
+        # A value equal to the library's default reads back as None (unset), as it was most
+        # likely given, so that a loaded estimator has the parameters of the one saved.
+        for k in ("decay", "centre"):
+            p[k] = None if config[k] == _LIBRARY_DEFAULTS[k] else config[k]
         return p
 
     def _set_fitted(self) -> None:
