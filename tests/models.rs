@@ -87,9 +87,18 @@ fn flynn_centres_on_the_training_mean_and_keeps_it_in_the_file() {
     assert!(same >= 290, "{same} of 300 classes agree");
     let back = FlyNN::from_bytes(&b.to_bytes().unwrap(), "c").unwrap();
     assert_eq!(back.predict(&shifted).unwrap(), pb, "the mean is saved with the model");
-    // Configurations written before `centre` existed read as not centred (as they were fitted).
-    let old: FlyNNConfig = serde_json::from_str(r#"{"decay": 0.9}"#).unwrap();
-    assert!(!old.centre && old.decay == 0.9);
+    // A configuration without `centre` takes the default; a model file written before `centre`
+    // existed (its header without the key) reads as not centred, as it was fitted.
+    let partial: FlyNNConfig = serde_json::from_str(r#"{"decay": 0.9}"#).unwrap();
+    assert!(partial.centre && partial.decay == 0.9);
+    let mut raw = FlyNN::new(FlyNNConfig { centre: false, ..FlyNNConfig::default() });
+    raw.fit(&x, &y).unwrap();
+    let (mut head, payload) = raw.parts().unwrap();
+    head["config"].as_object_mut().unwrap().remove("centre").expect("the key is written");
+    let old = neurobits::io::model_file::encode(FlyNN::KIND, &head, &payload).unwrap();
+    let old = FlyNN::from_bytes(&old, "old.nbm").unwrap();
+    assert!(!old.config.centre);
+    assert_eq!(old.predict(&x).unwrap(), raw.predict(&x).unwrap());
 }
 
 #[test]

@@ -33,9 +33,8 @@ pub struct FlyNNConfig {
     pub decay: f64,
     /// Subtract the mean training vector (of the first `fit`/`partial_fit` batch, kept in the
     /// model) from every vector before hashing, so that the winners are the outputs most above
-    /// the average input rather than the brightest. Absent from files written before it
-    /// existed: those read as `false`, as they were fitted.
-    #[serde(default)]
+    /// the average input rather than the brightest. Absent from a configuration: the default
+    /// (`true`); absent from a model file written before it existed: `false`, as it was fitted.
     pub centre: bool,
 }
 
@@ -298,7 +297,10 @@ impl Model for FlyNN {
     }
 
     fn from_parts(saved: &Saved, name: &str) -> Result<Self> {
-        let head: SavedFlyNN = model_file::config(saved, name)?;
+        let mut head: SavedFlyNN = model_file::config(saved, name)?;
+        if saved.config.get("config").is_some_and(|c| c.get("centre").is_none()) {
+            head.config.centre = false; // written before centring existed, fitted without it
+        }
         let hasher = head.hasher.hasher(name)?;
         let mut r = Reader::new(&saved.payload, name);
         let counts = r.u16s()?;
