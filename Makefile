@@ -18,7 +18,7 @@ PY := .venv/bin/python
 WHEEL_DIR := .bundle-py
 
 FPGA_RTL := fpga-model/rtl
-.PHONY: fpga-verilate fpga-synth ocnn-quality cortical-quality python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
+.PHONY: fpga-verilate fpga-synth ocnn-quality cortical-quality flyhash-quality python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -171,6 +171,20 @@ ocnn-quality: setup
 cortical-quality: setup
 	$(CARGO) build --release --bin neurobits
 	$(PY) peers/cortical_quality.py --bin $(BIN) --out results/cortical
+
+# FlyHash and FlyNN quality (slow: about 45 minutes on a 2-core machine; not in `make test`):
+# `flyhash eval` (both comparisons against SimHash, Fashion-MNIST and digits), faiss's IndexLSH
+# beside it, FlyNN's validation sweep (training set split 50 000 / 10 000), then FlyNN with the
+# chosen defaults against scikit-learn's k-NN and logistic regression on the test set, 2 threads.
+FLY_Q := results/flyhash
+flyhash-quality: setup
+	$(CARGO) build --release --bin neurobits
+	@test -x $(PEERS_PY) || python3 -m venv out/peers-venv
+	@$(PEERS_PY) -c "import numpy, scipy, faiss, sklearn, matplotlib" 2>/dev/null || $(PEERS_PY) -m pip install -q --disable-pip-version-check numpy scipy faiss-cpu scikit-learn matplotlib
+	RAYON_NUM_THREADS=2 $(BIN) flyhash eval --out $(FLY_Q)/eval
+	OMP_NUM_THREADS=2 $(PEERS_PY) peers/flyhash_quality.py $(FLY_Q)/eval/eval.csv /usr/share/datasets/fashion-mnist data/digits/digits.csv.gz $(FLY_Q)/eval
+	RAYON_NUM_THREADS=2 $(PEERS_PY) peers/flynn_sweep.py $(BIN) /usr/share/datasets/fashion-mnist $(FLY_Q)
+	THREADS=2 $(PEERS_PY) peers/flynn_knn.py $(BIN) /usr/share/datasets/fashion-mnist $(FLY_Q)
 
 # The Python layer against the Rust API (FlyHash Fashion-MNIST, GBNN Scenario 2) and FlyNN beside
 # scikit-learn's KNeighborsClassifier.

@@ -39,7 +39,10 @@ fn rows(m: &Matrix, r: std::ops::Range<usize>) -> Matrix {
 #[test]
 fn flynn_partial_fit_in_batches_equals_one_fit_and_survives_saving() {
     let (x, y) = blobs(300, 40, 4, 1);
-    let cfg = FlyNNConfig { hash: FlyHashConfig { code_bits: Some(640), ..Default::default() }, decay: 0.9 };
+    let cfg =
+        FlyNNConfig { hash: FlyHashConfig { code_bits: Some(640), ..Default::default() }, decay: 0.9, centre: false };
+    // Without centring, learning only counts: batches give exactly one fit's memories. (With
+    // it, the mean is the first batch's; see the next test.)
     let mut whole = FlyNN::new(cfg.clone());
     whole.fit(&x, &y).unwrap();
     let mut parts = FlyNN::new(cfg);
@@ -66,6 +69,36 @@ fn flynn_partial_fit_in_batches_equals_one_fit_and_survives_saving() {
         let best = row.iter().enumerate().fold(0, |b, (i, v)| if *v > row[b] { i } else { b });
         assert_eq!(whole.classes().unwrap()[best], *p, "the largest value is the predicted class");
     }
+}
+
+#[test]
+fn flynn_centres_on_the_training_mean_and_keeps_it_in_the_file() {
+    let (x, y) = blobs(300, 40, 4, 2);
+    // A common offset is what centring removes: the shifted data gets (nearly, up to float
+    // rounding of the mean) the same classes; the mean travels in the saved model.
+    let shifted = Matrix { data: x.data.iter().map(|v| v + 64.0).collect(), ..x.clone() };
+    let cfg = FlyNNConfig { hash: FlyHashConfig { code_bits: Some(640), ..Default::default() }, ..Default::default() };
+    assert!(cfg.centre, "centring is the library's default");
+    let (mut a, mut b) = (FlyNN::new(cfg.clone()), FlyNN::new(cfg));
+    a.fit(&x, &y).unwrap();
+    b.fit(&shifted, &y).unwrap();
+    let (pa, pb) = (a.predict(&x).unwrap(), b.predict(&shifted).unwrap());
+    let same = pa.iter().zip(&pb).filter(|(p, q)| p == q).count();
+    assert!(same >= 290, "{same} of 300 classes agree");
+    let back = FlyNN::from_bytes(&b.to_bytes().unwrap(), "c").unwrap();
+    assert_eq!(back.predict(&shifted).unwrap(), pb, "the mean is saved with the model");
+    // A configuration without `centre` takes the default; a model file written before `centre`
+    // existed (its header without the key) reads as not centred, as it was fitted.
+    let partial: FlyNNConfig = serde_json::from_str(r#"{"decay": 0.9}"#).unwrap();
+    assert!(partial.centre && partial.decay == 0.9);
+    let mut raw = FlyNN::new(FlyNNConfig { centre: false, ..FlyNNConfig::default() });
+    raw.fit(&x, &y).unwrap();
+    let (mut head, payload) = raw.parts().unwrap();
+    head["config"].as_object_mut().unwrap().remove("centre").expect("the key is written");
+    let old = neurobits::io::model_file::encode(FlyNN::KIND, &head, &payload).unwrap();
+    let old = FlyNN::from_bytes(&old, "old.nbm").unwrap();
+    assert!(!old.config.centre);
+    assert_eq!(old.predict(&x).unwrap(), raw.predict(&x).unwrap());
 }
 
 #[test]

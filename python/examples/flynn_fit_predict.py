@@ -26,7 +26,7 @@ y = idx("train-labels-idx1-ubyte.gz", 8, (-1,)).astype(np.int64)
 xt = idx("t10k-images-idx3-ubyte.gz", 16, (-1, 784)).astype(np.float32)
 yt = idx("t10k-labels-idx1-ubyte.gz", 8, (-1,)).astype(np.int64)
 
-clf = FlyNN(device=device).fit(x, y)  # m = 32·784 bits, k = m/250 winners
+clf = FlyNN(device=device).fit(x, y)  # the library defaults: m = 32·784 bits, k = m/250 winners, centred
 print(f"accuracy {clf.score(xt, yt):.4f} on {len(yt)} test images ({len(clf.classes_)} classes)")
 print("familiarity of image 0:", np.round(clf.predict_proba(xt[:1])[0], 3))
 

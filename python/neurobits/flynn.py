@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, Optional
 
 import numpy as np
@@ -9,6 +10,9 @@ import numpy as np
 from . import _neurobits
 from ._base import HAVE_SKLEARN, ClassifierMixin, Estimator, as_labels, as_rows, config_json
 from .flyhash import _HASH_KEYS
+
+# The library's FlyNN defaults (for parameters left as None), read from the library itself.
+_LIBRARY_DEFAULTS: Dict[str, Any] = json.loads(_neurobits.FlyNN("{}").config_json)
 
 
 def _check_targets(y: np.ndarray) -> None:
@@ -23,23 +27,30 @@ def _check_targets(y: np.ndarray) -> None:
 
 class FlyNN(ClassifierMixin, Estimator):
     """FlyNN: each class keeps a memory of how often each FlyHash code bit won in its training
-    vectors; a vector goes to the class it is least novel to. Learning only counts, so
-    ``partial_fit`` on batches gives exactly the memories of one ``fit`` on all of them.
+    vectors; a vector goes to the class it is least novel to. Learning only counts, so without
+    centring ``partial_fit`` on batches gives exactly the memories of one ``fit`` on all of them
+    (with it, the vectors are centred on the first batch's mean).
 
     Parameters
     ----------
     code_bits : int or None, default=None
-        Code length m; ``None``: 32·d.
+        Code length m; ``None``: the library's default, 32·d.
     ones_per_row : int or None, default=None
         Inputs sampled by each projection row, s; ``None``: 5 % of d (at least 1).
     winners : int or None, default=None
-        Ones per code, k; ``None``: m/250 (FlyNN wants sparser codes than search does).
+        Ones per code, k; ``None``: the library's default, m/250 (FlyNN wants sparser codes than
+        search does).
     seed : int, default=1
         Seed of the projection.
     wta : {"exact", "bisect64"}, default="exact"
         Winner-take-all variant.
-    decay : float, default=0.99
-        γ in [0, 1]: a memory bit weighs γ^n after n training codes of its class set it.
+    decay : float or None, default=None
+        γ in [0, 1]: a memory bit weighs γ^n after n training codes of its class set it;
+        ``None``: the library's default (``FlyNNConfig::default()``, chosen on a validation
+        split of Fashion-MNIST's training set).
+    centre : bool or None, default=None
+        Subtract the mean training vector (of the first ``fit``/``partial_fit`` batch, kept in
+        the model) before hashing; ``None``: the library's default.
     device : str, default="cpu"
         Where hashing runs (``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"auto"``); the class memories
         are counted on the CPU (the integers are the same).
@@ -79,7 +90,8 @@ class FlyNN(ClassifierMixin, Estimator):
         winners: Optional[int] = None,
         seed: int = 1,
         wta: str = "exact",
-        decay: float = 0.99,
+        decay: Optional[float] = None,
+        centre: Optional[bool] = None,
         device: str = "cpu",
     ) -> None:
         self.code_bits = code_bits
@@ -88,15 +100,21 @@ class FlyNN(ClassifierMixin, Estimator):
         self.seed = seed
         self.wta = wta
         self.decay = decay
+        self.centre = centre
         self.device = device
 
     def _config(self) -> str:
-        return config_json({"hash": {k: getattr(self, k) for k in _HASH_KEYS}, "decay": self.decay})
+        # Unset values are left out, so that the library's defaults apply (written once, there).
+        extra = {k: getattr(self, k) for k in ("decay", "centre") if getattr(self, k) is not None}
+        return config_json({"hash": {k: getattr(self, k) for k in _HASH_KEYS}, **extra})
 
     @classmethod
     def _params_of(cls, config: Dict[str, Any]) -> Dict[str, Any]:
         p = {k: config["hash"][k] for k in _HASH_KEYS}
-        p["decay"] = config["decay"]
+        # A value equal to the library's default reads back as None (unset), as it was most
+        # likely given, so that a loaded estimator has the parameters of the one saved.
+        for k in ("decay", "centre"):
+            p[k] = None if config[k] == _LIBRARY_DEFAULTS[k] else config[k]
         return p
 
     def _set_fitted(self) -> None:

@@ -285,6 +285,10 @@ impl FlyNN {
         if x.rows == 0 {
             detached(py, || clf.partial_fit(&x.matrix(0..0), y).map(|_| ()))?;
         } else {
+            if fresh || clf.hasher().is_err() {
+                // The mean (with centring) is that of all the rows, as one `fit` would take it.
+                detached(py, || clf.begin(&x.matrix(0..x.rows)).map(|_| ()))?;
+            }
             // The code length is known once the first rows fixed d: chunk by its cost.
             let c = &mut clf;
             let mut chunk = 256;

@@ -38,9 +38,14 @@ pub struct FitArgs {
     /// The FlyHash of the inputs.
     #[command(flatten)]
     pub hash: super::HashArgs,
-    /// Decay γ in [0, 1]: a memory bit weighs γ^n after n training codes of its class.
-    #[arg(long, alias = "gamma", default_value_t = 0.99, value_parser = neurobits::validate::unit_interval)]
-    pub decay: f64,
+    /// Decay γ in [0, 1]: a memory bit weighs γ^n after n training codes of its class
+    /// (default: the library's, `FlyNNConfig::default().decay`).
+    #[arg(long, alias = "gamma", value_parser = neurobits::validate::unit_interval)]
+    pub decay: Option<f64>,
+    /// Subtract the mean training vector before hashing, `true` or `false` (default: the
+    /// library's, `FlyNNConfig::default().centre`).
+    #[arg(long)]
+    pub centre: Option<bool>,
     /// Where to hash: cpu, gpu, cuda:N or auto.
     #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
     pub device: Target,
@@ -100,7 +105,12 @@ pub struct ExportArgs {
 }
 
 fn fit(a: &FitArgs) -> anyhow::Result<()> {
-    let config = FlyNNConfig { hash: a.hash.config(), decay: a.decay };
+    let lib = FlyNNConfig::default();
+    let config = FlyNNConfig {
+        hash: a.hash.config(),
+        decay: a.decay.unwrap_or(lib.decay),
+        centre: a.centre.unwrap_or(lib.centre),
+    };
     config.validate()?;
     neurobits::io::atomic::check_writable(&a.out)?;
     let x = super::read_matrix(&a.input, &a.read)?;

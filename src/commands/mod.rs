@@ -57,20 +57,20 @@ fn delimiter(s: &str) -> Result<u8, String> {
 /// The FlyHash of `flynn fit` and `flyhash index build`: its flags, once.
 #[derive(Debug, Clone, Args)]
 pub struct HashArgs {
-    /// Code length m (default 32·d).
+    /// Code length m (default: 32·d; the library's).
     #[arg(long, alias = "m", value_parser = neurobits::validate::positive)]
     pub code_bits: Option<usize>,
     /// Inputs sampled per projection row s (default 5 % of d).
     #[arg(long, alias = "s", value_parser = neurobits::validate::positive)]
     pub ones_per_row: Option<usize>,
-    /// Winners k per code (default: m/250 for FlyNN, m/20 for an index).
+    /// Winners k per code (default: m/250 for FlyNN, m/20 for an index; the library's).
     #[arg(long, alias = "k", value_parser = neurobits::validate::positive)]
     pub winners: Option<usize>,
-    /// Seed of the projection.
-    #[arg(long, default_value_t = 1)]
+    /// Seed of the projection (default: the library's, `FlyHashConfig::default().seed`).
+    #[arg(long, default_value_t = FlyHashConfig::default().seed)]
     pub seed: u64,
-    /// Winner-take-all variant.
-    #[arg(long, value_enum, default_value_t = Wta::Exact)]
+    /// Winner-take-all variant (default: the library's).
+    #[arg(long, value_enum, default_value_t = FlyHashConfig::default().wta)]
     pub wta: Wta,
 }
 

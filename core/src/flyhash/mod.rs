@@ -14,7 +14,10 @@
 //!   2²⁴, hence exact, so the integer sums are the `f32` activations and select the same winners.
 //! * [`bisect64`] is the 64-step bisection of da Cunha et al. (2023), kept for comparison: it
 //!   returns `x > mid`, which can hold more or fewer than `k` winners.
+//! * [`dense_pack`] turns every activation into a bit against a threshold (DenseFly, and the
+//!   learned per-bit medians): codes as long as SimHash's, compared at equal length.
 
+mod dense;
 mod filter;
 mod flynn;
 mod hamming;
@@ -26,6 +29,7 @@ mod search;
 mod view;
 mod wta;
 
+pub use dense::{dense_mean, dense_median, dense_pack};
 pub use filter::{
     candidate, candidate_row, sample_interval, sample_ranks, wta_pack_filtered, FilterCounts, KeyClass, KeyInterval,
     RadixSelect64, SampleSelect,

@@ -109,10 +109,17 @@ pub struct EvalConfig {
     #[cfg_attr(feature = "cli", arg(short = 'i', long = "input", alias = "data", default_value = data::FASHION_MNIST))]
     pub data: PathBuf,
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000, value_parser = crate::validate::positive))]
-    /// Query vectors (from the start of the set; the rest is the database).
+    /// Fashion-MNIST query vectors (the first of the test set; the training set is the database).
     pub queries: usize,
+    /// scikit-learn's digits (`digits.csv[.gz]`, 1 797 rows of 64 pixels and a label): the
+    /// second data set.
+    #[cfg_attr(feature = "cli", arg(long, default_value = "data/digits/digits.csv.gz"))]
+    pub digits: PathBuf,
+    /// Digits query vectors (the first rows; the rest is the database).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 300, value_parser = crate::validate::positive))]
+    pub digit_queries: usize,
     #[cfg_attr(feature = "cli", arg(long = "winners", alias = "ks", value_name = "K", value_delimiter = ',', default_value = "16,32,64", value_parser = clap::value_parser!(u32).range(1..=4096)))]
-    /// Winners k (FlyHash) and bits (SimHash) to compare, comma-separated.
+    /// Winners k of the fly codes (m = 20k) to compare, comma-separated.
     pub ks: Vec<u32>,
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 100, value_parser = crate::validate::positive))]
     /// Neighbours per query whose precision is measured.
@@ -121,7 +128,7 @@ pub struct EvalConfig {
     /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
     #[cfg_attr(feature = "cli", arg(short = 'o', long))]
-    /// A folder for eval.csv, eval.json and eval.svg.
+    /// A folder for eval.csv, eval.json and one eval-<data set>.svg per data set.
     pub out: PathBuf,
 }
 
@@ -226,12 +233,31 @@ pub fn search(a: &SearchConfig) -> Result<()> {
 
 /// `flyhash eval`.
 pub fn eval(a: &EvalConfig) -> Result<()> {
-    {
-        let rows = super::eval::run(&a.data, a.queries, &a.ks, a.neighbours, a.seed, &a.out)?;
-        crate::outln!("{:>4} | {:>22} | {:>18}", "k", "FlyHash (m=20k) prec.", "SimHash (k bits)")?;
-        for r in rows {
-            crate::outln!("{:>4} | {:>22.4} | {:>18.4}", r.k, r.flyhash_precision, r.simhash_precision)?;
-        }
-        Ok(())
+    let sets = super::eval::sets(&a.data, &a.digits, a.queries, a.digit_queries)?;
+    let rows = super::eval::run(&sets, &a.ks, a.neighbours, a.seed, &a.out)?;
+    crate::outln!(
+        "{:<14} {:>4} {:<12} {:<44} {:>6} {:>6} {:>7} {:>7}",
+        "data",
+        "k",
+        "comparison",
+        "method",
+        "bits",
+        "bytes",
+        "recall",
+        "mAP"
+    )?;
+    for r in rows {
+        crate::outln!(
+            "{:<14} {:>4} {:<12} {:<44} {:>6} {:>6} {:>7.4} {:>7.4}",
+            r.data,
+            r.k,
+            r.comparison,
+            r.method,
+            r.bits,
+            r.bytes,
+            r.recall,
+            r.map
+        )?;
     }
+    Ok(())
 }

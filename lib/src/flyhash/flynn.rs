@@ -5,9 +5,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use neurobits_core::bits::set_bits;
-use neurobits_core::flyhash::{
-    flynn_class, flynn_novelty, flynn_store, flynn_weights, top_r, FlyParams, FLYNN_WEIGHTS,
-};
+use neurobits_core::flyhash::{flynn_class, flynn_novelty, flynn_store, flynn_weights, top_r, FLYNN_WEIGHTS};
 use neurobits_core::Word;
 use neurobits_gpu_host::flyhash::FlyWta;
 use rayon::prelude::*;
@@ -15,8 +13,10 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use super::classifier::{centred, column_mean, FlyNNConfig};
 use super::cpu::{self, Wta};
 use super::data::{self, Matrix};
+use super::model::FlyHashConfig;
 use crate::device::{bench_devices, BenchDevice};
 use crate::progress::stages;
 
@@ -49,21 +49,28 @@ pub struct FlynnConfig {
     /// Use only the first N test vectors.
     #[cfg_attr(feature = "cli", arg(long, value_parser = crate::validate::positive))]
     pub test_limit: Option<usize>,
-    /// Code length m (default 32·d).
+    /// Code length m (default: the library's `FlyNNConfig::default_code_bits`, 32·d).
     #[cfg_attr(feature = "cli", arg(long = "code-bits", alias = "m", value_parser = crate::validate::positive))]
     pub m: Option<usize>,
-    /// Ones per projection row s (default 5 % of d).
+    /// Ones per projection row s (default: the library's, 5 % of d).
     #[cfg_attr(feature = "cli", arg(long = "ones-per-row", alias = "s", value_parser = crate::validate::positive))]
     pub s: Option<usize>,
-    /// Winners k (default m/250: FlyNN wants sparser codes than search; see the manual, docs/manual/src/flyhash.md).
+    /// Winners k (default: the library's `FlyNNConfig::default_winners`, m/250: FlyNN wants
+    /// sparser codes than search; see the manual, docs/manual/src/flyhash.md).
     #[cfg_attr(feature = "cli", arg(long = "winners", alias = "k", value_parser = crate::validate::positive))]
     pub k: Option<usize>,
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
-    /// Seed of the portable random streams (projection).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = FlyHashConfig::default().seed))]
+    /// Seed of the portable random streams (projection; default: the library's).
     pub seed: u64,
     /// FlyNN's decay γ in [0, 1]: a memory bit weighs γ^n after n training codes of its class.
-    #[cfg_attr(feature = "cli", arg(long = "decay", alias = "gamma", default_value_t = 0.99, value_parser = crate::validate::unit_interval))]
-    pub gamma: f64,
+    /// Several, comma-separated, are each evaluated on the same codes (a sweep). Default: the
+    /// library's (`FlyNNConfig::default().decay`).
+    #[cfg_attr(feature = "cli", arg(long = "decay", alias = "gamma", value_delimiter = ',', value_parser = crate::validate::unit_interval))]
+    pub gamma: Vec<f64>,
+    /// Subtract the mean training vector before hashing (`true`/`false`; default: the
+    /// library's, `FlyNNConfig::default().centre`).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub centre: Option<bool>,
     /// Where FlyNN runs: cpu, gpu, all (side by side, compared) or auto.
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = BenchDevice::Cpu))]
     pub device: BenchDevice,
@@ -83,6 +90,8 @@ pub struct FlynnConfig {
 pub struct Row {
     /// Classifier and device.
     pub method: String,
+    /// FlyNN's decay γ (k-NN: none).
+    pub gamma: Option<f64>,
     /// Fraction of test vectors classified as labelled.
     pub accuracy: f64,
     /// Seconds to train (hash and store the training set; k-NN: none).
@@ -195,25 +204,35 @@ pub fn run(a: &FlynnConfig) -> Result<()> {
         bail!("training vectors have {} values, test vectors {}", xtr.cols, xte.cols);
     }
     let d = xtr.cols;
-    let m = a.m.unwrap_or(32 * d);
-    let s = a.s.unwrap_or((d / 20).max(1));
-    let k = a.k.unwrap_or((m / 250).max(1));
-    let u32_of = |v: usize, what: &str| u32::try_from(v).map_err(|_| anyhow!("{what} {v} is too large"));
-    let p = FlyParams::new(u32_of(d, "d")?, u32_of(m, "m")?, u32_of(s, "s")?, u32_of(k, "k")?, a.seed)
-        .map_err(|e| anyhow!("FlyHash parameters d={d}, m={m}, s={s}, k={k}: {e}"))?;
+    let lib = FlyNNConfig::default();
+    let hash = FlyHashConfig { code_bits: a.m, ones_per_row: a.s, winners: a.k, seed: a.seed, ..lib.hash.clone() };
+    let p = FlyNNConfig { hash, ..lib.clone() }
+        .params(d)
+        .map_err(|e| anyhow!("FlyHash parameters d={d}, m={:?}, s={:?}, k={:?}: {e}", a.m, a.s, a.k))?;
+    let (m, s, k) = (p.m as usize, p.s as usize, p.k as usize);
+    let gammas = if a.gamma.is_empty() { vec![lib.decay] } else { a.gamma.clone() };
+    let centre = a.centre.unwrap_or(lib.centre);
     crate::io::memory::ensure_fits("the codes", (xtr.rows + xte.rows) as u128 * p.code_words() as u128 * 8)?;
     let classes = ytr.iter().copied().max().unwrap_or(0) as usize + 1;
     crate::io::memory::ensure_fits(
         "the projection and the class memories",
         (s as u128 * 4 + classes as u128 * 2) * m as u128,
     )?;
-    let mut weights = vec![0u64; FLYNN_WEIGHTS];
-    flynn_weights(a.gamma, &mut weights);
+    // The hashed copies: centred on the training mean (the k-NN baseline keeps the raw vectors).
+    let mean = centre.then(|| column_mean(&xtr));
+    let (htr, hte) = (centred(&xtr, mean.as_deref()), centred(&xte, mean.as_deref()));
+    let weights: Vec<Vec<u64>> = gammas
+        .iter()
+        .map(|&g| {
+            let mut w = vec![0u64; FLYNN_WEIGHTS];
+            flynn_weights(g, &mut w);
+            w
+        })
+        .collect();
     crate::outln!(
-        "FlyNN on {} training and {} test vectors of {d} values, {classes} classes; FlyHash m={m}, s={s}, k={k}; γ={}",
+        "FlyNN on {} training and {} test vectors of {d} values, {classes} classes; FlyHash m={m}, s={s}, k={k}; γ={gammas:?}; centred: {centre}",
         xtr.rows,
         xte.rows,
-        a.gamma
     )?;
     pb.inc(1);
     let mut rows = Vec::new();
@@ -222,23 +241,30 @@ pub fn run(a: &FlynnConfig) -> Result<()> {
         pb.set_message("CPU: hashing and storing the training set");
         let proj = cpu::projection(&p);
         let t = Instant::now();
-        let codes = cpu::hash(&p, &proj, &xtr, Wta::Exact);
+        let codes = cpu::hash(&p, &proj, &htr, Wta::Exact);
         let counts = train(&codes, &ytr, classes, m);
         let train_s = t.elapsed().as_secs_f64();
         pb.inc(1);
         pb.set_message("CPU: hashing and classifying the test set");
         let t = Instant::now();
-        let pred = classify(&counts, classes, m, &weights, &cpu::hash(&p, &proj, &xte, Wta::Exact));
-        let test_s = t.elapsed().as_secs_f64();
+        let test_codes = cpu::hash(&p, &proj, &hte, Wta::Exact);
+        let hash_s = t.elapsed().as_secs_f64();
+        let mut preds = Vec::new();
+        for (w, &g) in weights.iter().zip(&gammas) {
+            let t = Instant::now();
+            let pred = classify(&counts, classes, m, w, &test_codes);
+            rows.push(Row {
+                method: format!("FlyNN, cpu ({} threads)", rayon::current_num_threads()),
+                gamma: Some(g),
+                accuracy: accuracy(&pred, &yte),
+                train_seconds: train_s,
+                test_seconds: hash_s + t.elapsed().as_secs_f64(),
+                identical_to_cpu: None,
+            });
+            preds.push(pred);
+        }
         pb.inc(1);
-        rows.push(Row {
-            method: format!("FlyNN, cpu ({} threads)", rayon::current_num_threads()),
-            accuracy: accuracy(&pred, &yte),
-            train_seconds: train_s,
-            test_seconds: test_s,
-            identical_to_cpu: None,
-        });
-        cpu_result = Some((counts, pred));
+        cpu_result = Some((counts, preds));
     }
     if let Some(g) = &gpu {
         let f = g.fly(p)?;
@@ -246,31 +272,37 @@ pub fn run(a: &FlynnConfig) -> Result<()> {
             let inputs = f.upload(&x.data, x.rows)?;
             Ok(f.hash(&inputs, FlyWta::Exact)?.codes)
         };
-        hash(&xte)?; // warm-up: JIT, buffers
+        hash(&hte)?; // warm-up: JIT, buffers
         pb.set_message("GPU: hashing and storing the training set");
         let t = Instant::now();
-        let (mem, _) = g.flynn_train(&hash(&xtr)?, &ytr, classes, m)?;
+        let (mem, _) = g.flynn_train(&hash(&htr)?, &ytr, classes, m)?;
         let train_s = t.elapsed().as_secs_f64();
         pb.inc(1);
         pb.set_message("GPU: hashing and classifying the test set");
         let t = Instant::now();
-        let (pred, _) = mem.classify(&hash(&xte)?, &weights)?;
-        let test_s = t.elapsed().as_secs_f64();
-        pb.inc(1);
-        let same = match &cpu_result {
-            Some((counts, cpred)) => Some(*counts == mem.counts()? && *cpred == pred),
-            None => None,
-        };
-        rows.push(Row {
-            method: format!("FlyNN, gpu ({})", g.name()),
-            accuracy: accuracy(&pred, &yte),
-            train_seconds: train_s,
-            test_seconds: test_s,
-            identical_to_cpu: same,
-        });
-        if same == Some(false) {
-            bail!("GPU FlyNN differs from the CPU's");
+        let test_codes = hash(&hte)?;
+        let hash_s = t.elapsed().as_secs_f64();
+        for (i, (w, &gamma)) in weights.iter().zip(&gammas).enumerate() {
+            let t = Instant::now();
+            let (pred, _) = mem.classify(&test_codes, w)?;
+            let test_s = hash_s + t.elapsed().as_secs_f64();
+            let same = match &cpu_result {
+                Some((counts, cpred)) => Some(*counts == mem.counts()? && cpred[i] == pred),
+                None => None,
+            };
+            rows.push(Row {
+                method: format!("FlyNN, gpu ({})", g.name()),
+                gamma: Some(gamma),
+                accuracy: accuracy(&pred, &yte),
+                train_seconds: train_s,
+                test_seconds: test_s,
+                identical_to_cpu: same,
+            });
+            if same == Some(false) {
+                bail!("GPU FlyNN differs from the CPU's");
+            }
         }
+        pb.inc(1);
     }
     if !knn_ks.is_empty() {
         let bytes = |x: &Matrix| -> Result<Vec<u8>> {
@@ -291,6 +323,7 @@ pub fn run(a: &FlynnConfig) -> Result<()> {
             let pred = knn(&tr, &ytr, &te, d, kk);
             rows.push(Row {
                 method: format!("exact {kk}-NN, cpu ({} threads)", rayon::current_num_threads()),
+                gamma: None,
                 accuracy: accuracy(&pred, &yte),
                 train_seconds: 0.0,
                 test_seconds: t.elapsed().as_secs_f64(),
@@ -300,14 +333,22 @@ pub fn run(a: &FlynnConfig) -> Result<()> {
         }
     }
     pb.finish_and_clear();
-    crate::outln!("{:<44} {:>9} {:>10} {:>10}", "method", "accuracy", "train s", "test s")?;
+    crate::outln!("{:<44} {:>6} {:>9} {:>10} {:>10}", "method", "γ", "accuracy", "train s", "test s")?;
     for r in &rows {
         let same = match r.identical_to_cpu {
             Some(true) => "  identical to the CPU's",
             Some(false) => "  DIFFERS",
             None => "",
         };
-        crate::outln!("{:<44} {:>9.4} {:>10.3} {:>10.3}{same}", r.method, r.accuracy, r.train_seconds, r.test_seconds)?;
+        let g = r.gamma.map_or(String::new(), |g| g.to_string());
+        crate::outln!(
+            "{:<44} {:>6} {:>9.4} {:>10.3} {:>10.3}{same}",
+            r.method,
+            g,
+            r.accuracy,
+            r.train_seconds,
+            r.test_seconds
+        )?;
     }
     if let Some(p) = &a.json {
         crate::io::json::write(p, &rows)?;

@@ -10,6 +10,7 @@ pub mod classifier;
 pub mod commands;
 pub mod cpu;
 pub mod data;
+pub mod dense;
 #[cfg(feature = "cli")]
 pub mod eval;
 /// `flynn export`.
