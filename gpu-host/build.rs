@@ -72,7 +72,7 @@ fn main() {
 /// Launch bounds that rustc's nvptx backend cannot express (CUDA C's `__launch_bounds__`):
 /// `(kernel, threads per block, blocks per SM)`. ptxas then keeps the registers low enough for
 /// that many blocks of that size on one SM; a launch with more threads fails instead of running.
-/// Measured on an H100 (docs/flyhash/fly-fmnist-h100-bounds.log, `ptxas -v` for the registers):
+/// Measured on an H100 (results/flyhash/fly-fmnist-h100-bounds.log, `ptxas -v` for the registers):
 /// - `fly_pixel_act`: 512 threads (PIXEL_ACT_THREADS) and two of its 110 KiB tiles per SM;
 ///   unbounded, ptxas took 68 registers, room for one block only.
 /// - `fly_pixel_wta`: 48 registers allowed two blocks per SM; bounded to three (40 registers,
@@ -81,13 +81,13 @@ fn main() {
 ///   52 bytes and the select took 4.31 instead of 4.09 ms.
 /// - `gbnn_joint_first`: 48 registers, five blocks of 256 per SM; bounded to six (40 registers,
 ///   12 bytes spilled outside the loop) Scenario 3's first pass took 19.85 instead of 19.99 ms
-///   (docs/gbnn/bench-s3-h100-steps.log). `gbnn_step_joint` bounded to two blocks (123 instead
+///   (results/gbnn/bench-s3-h100-steps.log). `gbnn_step_joint` bounded to two blocks (123 instead
 ///   of 136 registers) did not change (10.38 against 10.37 ms), so it has no bound.
 /// - `gbnn_joint_warp`: unbounded it took 142 registers, three blocks of 128 per SM; bounded to
 ///   five (96 registers, 44 bytes spilled), Scenario 2 took 0.069 instead of 0.085 ms (8 lanes
 ///   per probe). Six (80 registers, 156 bytes spilled) took 0.082-0.084 ms against 0.062-0.064
 ///   for five, and `.maxnreg 88` with blocks of 64 (22 warps per SM) was slower too. Five blocks
-///   also fill the SM's shared memory (docs/gbnn/bench-s2-h100-warp.log).
+///   also fill the SM's shared memory (results/gbnn/bench-s2-h100-warp.log).
 const LAUNCH_BOUNDS: &[(&str, u32, u32)] =
     &[("fly_pixel_act", 512, 2), ("fly_pixel_wta", 512, 3), ("gbnn_joint_first", 256, 6), ("gbnn_joint_warp", 128, 5)];
 

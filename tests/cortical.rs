@@ -228,7 +228,7 @@ fn features_of_a_trained_network_are_drawn() {
 #[test]
 fn bench_figures_from_the_h100_bench() {
     let dir = tempfile::tempdir().unwrap();
-    let bench = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cortical/bench-h100.json");
+    let bench = concat!(env!("CARGO_MANIFEST_DIR"), "/results/cortical/bench-h100.json");
     Command::cargo_bin("neurobits")
         .unwrap()
         .args(["cortical", "bench-figure", bench, "--out"])

@@ -335,7 +335,7 @@ fn candidates_span_the_cpu_levels() {
 #[test]
 fn level_figure_from_the_h200_profile() {
     let dir = tempfile::tempdir().unwrap();
-    let run = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/cortical/profile-h200x2-l16.json");
+    let run = concat!(env!("CARGO_MANIFEST_DIR"), "/results/cortical/profile-h200x2-l16.json");
     let (fig26, fig9) = (dir.path().join("f26.svg"), dir.path().join("f9.svg"));
     assert_cmd::Command::cargo_bin("neurobits")
         .unwrap()
