@@ -28,6 +28,7 @@ pub mod scenario;
 pub mod score;
 /// `gbnn store`.
 pub mod store;
+pub mod theory;
 
 use anyhow::{anyhow, Result};
 use neurobits_core::gbnn::Geometry;
