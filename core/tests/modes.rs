@@ -117,14 +117,14 @@ fn check(mode: Mode, seed: u64) {
         }
         for p in 0..12 {
             let mut probe = msgs[rng.below(m)].clone();
-            for k in 0..c {
-                if probe[k] == SILENT {
+            for x in probe.iter_mut() {
+                if *x == SILENT {
                     continue;
                 }
                 match rng.below(4) {
                     // substituted (noisy) or erased (either mode)
-                    0 if mode == Mode::Noisy => probe[k] = ((probe[k] as usize + 1 + rng.below(l - 1)) % l) as u16,
-                    1 => probe[k] = ERASED,
+                    0 if mode == Mode::Noisy => *x = ((*x as usize + 1 + rng.below(l - 1)) % l) as u16,
+                    1 => *x = ERASED,
                     _ => {}
                 }
             }
