@@ -98,6 +98,14 @@ fn sparse_messages_have_c_active_clusters_and_retrieve() {
     for rule in ["sum-of-sum", "sum-of-max"] {
         round_trip(d.path(), &w, rule, Mode::Sparse);
     }
+    // Scoring against a truth with silent clusters: a silent cluster is right when empty.
+    let r = d.path().join("sum-of-max-sparse.csv");
+    let o = nb()
+        .args(["gbnn", "score", "--result", s(&r), "--truth", s(&w.join("truth.csv"))])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("10 probes: strict"));
 }
 
 #[test]

@@ -258,8 +258,8 @@ fn write_outputs(a: &ExperimentConfig, gamma: u32, rows: &[Row]) -> Result<()> {
         let labels = Labels { title: &title, x: "erased clusters", y: "retrieval rate (strict)" };
         let mut measured = curves(&main, &|r| r.rates.strict, true);
         // Theory beside measurement: one point per erased count (every rule's row has it).
-        let mut theory = Series::new("theory: 1 - P_e, one iteration (Gripon & Berrou 2011)", Vec::new());
-        let mut one = Series::new("measured: one iteration (joint's first pass)", Vec::new());
+        let mut theory = Series::new("theory 1 - P_e (1 iter.)", Vec::new());
+        let mut one = Series::new("measured, 1 iter.", Vec::new());
         for r in rows {
             if !theory.points.iter().any(|p| p.0 == r.erased as f64) {
                 theory.points.push((r.erased as f64, r.theory_rate));
