@@ -40,7 +40,7 @@ pub fn parse(text: &str, name: &str, geom: &Geometry, probes: bool) -> Result<Ve
                 continue;
             }
             let s: u64 = f.parse().map_err(|_| {
-                let want = if probes { "a symbol, '?' or '-'" } else { "a symbol or '-'" };
+                let want = if probes { "a symbol or '?' or '-'" } else { "a symbol or '-'" };
                 anyhow!("{name}:{at}: field {}: '{f}' is not {want} (a non-negative integer)", k + 1)
             })?;
             if s >= l as u64 {
