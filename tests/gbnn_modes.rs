@@ -100,10 +100,7 @@ fn sparse_messages_have_c_active_clusters_and_retrieve() {
     }
     // Scoring against a truth with silent clusters: a silent cluster is right when empty.
     let r = d.path().join("sum-of-max-sparse.csv");
-    let o = nb()
-        .args(["gbnn", "score", "--result", s(&r), "--truth", s(&w.join("truth.csv"))])
-        .output()
-        .unwrap();
+    let o = nb().args(["gbnn", "score", "--result", s(&r), "--truth", s(&w.join("truth.csv"))]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("10 probes: strict"));
 }
