@@ -120,7 +120,7 @@ mcu-net: setup
 	zcat data/digits/digits.csv.gz | head -1500 | cut -d, -f65 > out/mcu/digits/train-y.csv
 	zcat data/digits/digits.csv.gz | tail -n +1501 | head -100 | cut -d, -f1-64 > out/mcu/digits/test-x.csv
 	target/debug/neurobits -q flynn fit -i out/mcu/digits/train-x.csv --labels out/mcu/digits/train-y.csv \
-	  --code-bits 512 --winners 16 -o out/mcu/digits/flynn.nbm
+	  --code-bits 512 --winners 16 --centre false -o out/mcu/digits/flynn.nbm
 	target/debug/neurobits flynn export --model out/mcu/digits/flynn.nbm -o mcu/net/flynn.bin
 
 mcu-build: setup mcu-net

@@ -34,7 +34,7 @@ fn constant(module: &str, name: &str) -> usize {
 #[test]
 fn the_view_over_the_exported_blob_predicts_what_the_model_predicts() {
     let (x, y) = data(90, 24);
-    let mut m = FlyNN::new(FlyNNConfig::default());
+    let mut m = FlyNN::new(FlyNNConfig { centre: false, ..Default::default() });
     m.config.hash.code_bits = Some(256);
     m.config.hash.winners = Some(8);
     m.fit(&x, &y).unwrap();
@@ -66,11 +66,16 @@ fn the_view_over_the_exported_blob_predicts_what_the_model_predicts() {
 fn flynn_export_refuses_bad_input_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let (x, y) = data(30, 12);
-    let mut m = FlyNN::new(FlyNNConfig::default());
+    let mut m = FlyNN::new(FlyNNConfig { centre: false, ..Default::default() });
     m.config.hash.wta = Wta::Bisect64;
     m.fit(&x, &y).unwrap();
     let bisect = dir.path().join("bisect.nbm");
     m.save(&bisect).unwrap();
+    // The default model centres its inputs, which the firmware does not do yet.
+    let mut c = FlyNN::new(FlyNNConfig::default());
+    c.fit(&x, &y).unwrap();
+    let centred = dir.path().join("centred.nbm");
+    c.save(&centred).unwrap();
     let gbnn = dir.path().join("g.nbm");
     let mut g = neurobits::gbnn::model::Gbnn::new(Default::default());
     g.fit(&[1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
@@ -78,6 +83,7 @@ fn flynn_export_refuses_bad_input_in_one_line() {
     let out = dir.path().join("flynn.bin");
     for (model, o, needle) in [
         (&bisect, out.to_str().unwrap(), "--wta exact"),
+        (&centred, out.to_str().unwrap(), "--centre false"),
         (&gbnn, out.to_str().unwrap(), "g.nbm"),
         (&bisect, "flynn.rs", "names the module"),
     ] {

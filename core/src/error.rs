@@ -29,6 +29,8 @@ pub enum Error {
     TooManyProbes(u64, u64),
     /// More erased clusters were asked for than there are clusters: `(asked, clusters)`.
     TooManyErased(usize, usize),
+    /// A retrieval rule the literature does not define for a probe mode: `(rule, mode)`.
+    Unsupported(&'static str, &'static str),
     /// FlyHash parameters outside `1 ≤ s ≤ d`, `1 ≤ k ≤ m`.
     FlyParams,
     /// Cortical network shape outside `1 ≤ L ≤ 40`, `1 ≤ M ≤ 128`.
@@ -61,6 +63,7 @@ impl fmt::Display for Error {
             Error::TooManyErased(e, c) => {
                 write!(f, "{e} erased clusters asked for but there are only {c} clusters")
             }
+            Error::Unsupported(r, m) => write!(f, "the {r} rule is not defined for {m} probes"),
             Error::FlyParams => write!(f, "FlyHash needs 1 <= s <= d and 1 <= k <= m"),
             Error::CorticalShape => write!(f, "a cortical network needs 1 to 40 levels and 1 to 128 minicolumns"),
             Error::CorticalImage => write!(

@@ -142,7 +142,7 @@ class GBNN(Estimator):
         return self
 
     def retrieve(
-        self, probes: Any, return_stats: bool = False
+        self, probes: Any, return_stats: bool = False, mode: str = "erasure"
     ) -> Union[Tuple[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
         """Complete ``probes`` (−1 for an erased cluster) with the configured rule.
 
@@ -155,6 +155,10 @@ class GBNN(Estimator):
             Symbols in ``0 .. neurons - 1``, or −1 for an erased cluster.
         return_stats : bool, default=False
             Also return each probe's updates and whether it converged.
+        mode : {"erasure", "noisy", "sparse"}, default="erasure"
+            ``"noisy"``: the given symbols may be wrong (no cluster is frozen); ``"sparse"``:
+            messages with silent clusters (−2 in messages and probes), global winner-take-all.
+            Both take the rules ``"sum-of-sum"`` and ``"sum-of-max"``, on the CPU only so far.
 
         Returns
         -------
@@ -170,7 +174,9 @@ class GBNN(Estimator):
         """
         model = self._check_fitted()
         P = as_rows(probes, np.int64, "the probes", integers=True)
-        states, symbols, iters, conv = model.retrieve(P, self._device(), self._rule(), self.gamma, self.max_iter)
+        states, symbols, iters, conv = model.retrieve(
+            P, self._device(), self._rule(), self.gamma, self.max_iter, str(mode)
+        )
         if return_stats:
             return states, symbols, iters, conv
         return states, symbols

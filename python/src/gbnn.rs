@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use neurobits::gbnn::model::{Gbnn as Model, GbnnConfig};
 use neurobits::gbnn::RuleArg;
 use neurobits::model::Model as _;
-use neurobits_core::gbnn::Params;
+use neurobits_core::gbnn::{Mode, Params};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
@@ -48,7 +49,8 @@ impl Gbnn {
         detached(py, || inner.partial_fit(m).map(|_| ()))
     }
 
-    /// Completes `probes` (`K × C`, −1 erased) with `rule`, `gamma`, `max_iter` on `device`.
+    /// Completes `probes` (`K × C`, −1 erased, −2 silent) with `rule`, `gamma`, `max_iter` on
+    /// `device`, reading them as `mode` (`erasure`, `noisy` or `sparse`).
     /// `&self`: threads may retrieve from one memory at once (the GIL is released meanwhile);
     /// the options are this call's, the stored configuration is left alone.
     #[allow(clippy::too_many_arguments)]
@@ -60,14 +62,17 @@ impl Gbnn {
         rule: &str,
         gamma: u32,
         max_iter: u32,
+        mode: &str,
     ) -> PyResult<Retrieval<'py>> {
         let rule: RuleArg = config(&serde_json::Value::String(rule.into()).to_string())?;
+        let mode = Mode::from_name(mode)
+            .ok_or_else(|| PyValueError::new_err(format!("mode: '{mode}' is not erasure, noisy or sparse")))?;
         let (k, c) = (probes.shape()[0], probes.shape()[1]);
         let p = slice(&probes, "the probes")?;
         let t = target(device)?;
         let params = Params { gamma, max_iter };
         let inner = &self.inner;
-        let retrieve = |p: &[i64]| inner.retrieve_with(p, rule, &params, t);
+        let retrieve = |p: &[i64]| inner.retrieve_mode(p, rule, mode, &params, t);
         let words = self.words()?;
         if k == 0 || c == 0 {
             // Let the library name what is wrong.

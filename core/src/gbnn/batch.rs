@@ -5,7 +5,8 @@ use rayon::prelude::*;
 use std::vec;
 
 use super::decode::{decode_state, Decoded};
-use super::{retrieve, Geometry, Params, Rule, Stats};
+use super::mode::check_probe;
+use super::{retrieve_in, Geometry, Mode, Params, Rule, Stats};
 use crate::{Error, Word};
 
 const CHUNK: usize = 32;
@@ -32,8 +33,33 @@ pub fn retrieve_batch(
     states: &mut [Word],
     stats: &mut [Stats],
 ) -> Result<(), Error> {
+    retrieve_batch_in(geom, w, probes, rule, Mode::Erasure, params, states, stats)
+}
+
+/// [`retrieve_batch`] in `mode` ([`super::retrieve_in`] per probe).
+///
+/// ```
+/// use neurobits_core::gbnn::{Network, Mode, Rule, Params, batch::retrieve_batch_in};
+/// let mut net = Network::new(3, 3).unwrap();
+/// net.store(&[1, 2, 0]).unwrap();
+/// let (mut states, mut stats) = (vec![0; 3], vec![Default::default(); 1]);
+/// retrieve_batch_in(net.geometry(), net.weights(), &[0, 2, 0], Rule::SumOfSum, Mode::Noisy,
+///                   &Params::default(), &mut states, &mut stats).unwrap();
+/// assert_eq!(states, [0b010, 0b100, 0b001]);
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn retrieve_batch_in(
+    geom: &Geometry,
+    w: &[Word],
+    probes: &[u16],
+    rule: Rule,
+    mode: Mode,
+    params: &Params,
+    states: &mut [Word],
+    stats: &mut [Stats],
+) -> Result<(), Error> {
     let (c, rw) = (geom.clusters(), geom.row_words());
-    let k = check(geom, w, probes, stats)?;
+    let k = check(geom, w, probes, rule, mode, stats)?;
     if states.len() != k * rw {
         return Err(Error::Capacity(k * rw, states.len()));
     }
@@ -41,7 +67,7 @@ pub fn retrieve_batch(
         |((st, sts), pr)| {
             let mut scratch = vec![0; rw];
             for ((v, s), p) in st.chunks_mut(rw).zip(sts.iter_mut()).zip(pr.chunks(c)) {
-                *s = retrieve(geom, w, p, rule, params, v, &mut scratch);
+                *s = retrieve_in(geom, w, p, rule, mode, params, v, &mut scratch);
             }
         },
     );
@@ -71,8 +97,23 @@ pub fn retrieve_batch_decoded(
     decoded: &mut [Decoded],
     stats: &mut [Stats],
 ) -> Result<(), Error> {
+    retrieve_batch_decoded_in(geom, w, probes, rule, Mode::Erasure, params, decoded, stats)
+}
+
+/// [`retrieve_batch_decoded`] in `mode`.
+#[allow(clippy::too_many_arguments)]
+pub fn retrieve_batch_decoded_in(
+    geom: &Geometry,
+    w: &[Word],
+    probes: &[u16],
+    rule: Rule,
+    mode: Mode,
+    params: &Params,
+    decoded: &mut [Decoded],
+    stats: &mut [Stats],
+) -> Result<(), Error> {
     let (c, rw) = (geom.clusters(), geom.row_words());
-    let k = check(geom, w, probes, stats)?;
+    let k = check(geom, w, probes, rule, mode, stats)?;
     if decoded.len() != k * c {
         return Err(Error::Capacity(k * c, decoded.len()));
     }
@@ -80,7 +121,7 @@ pub fn retrieve_batch_decoded(
         |((dec, sts), pr)| {
             let (mut v, mut scratch) = (vec![0; rw], vec![0; rw]);
             for ((d, s), p) in dec.chunks_mut(c).zip(sts.iter_mut()).zip(pr.chunks(c)) {
-                *s = retrieve(geom, w, p, rule, params, &mut v, &mut scratch);
+                *s = retrieve_in(geom, w, p, rule, mode, params, &mut v, &mut scratch);
                 decode_state(geom, &v, d);
             }
         },
@@ -89,7 +130,7 @@ pub fn retrieve_batch_decoded(
 }
 
 /// Checks the batch's shapes and symbols; returns `K`.
-fn check(geom: &Geometry, w: &[Word], probes: &[u16], stats: &[Stats]) -> Result<usize, Error> {
+fn check(geom: &Geometry, w: &[Word], probes: &[u16], rule: Rule, mode: Mode, stats: &[Stats]) -> Result<usize, Error> {
     let c = geom.clusters();
     if !probes.len().is_multiple_of(c) {
         return Err(Error::Arity(c, probes.len() % c));
@@ -102,7 +143,7 @@ fn check(geom: &Geometry, w: &[Word], probes: &[u16], stats: &[Stats]) -> Result
         return Err(Error::Capacity(geom.weight_words(), w.len()));
     }
     for p in probes.chunks(c) {
-        geom.check_symbols(p, true)?;
+        check_probe(geom, p, rule, mode)?;
     }
     Ok(k)
 }

@@ -35,6 +35,7 @@ pub mod batch;
 pub mod decode;
 mod geometry;
 pub mod kernels;
+pub mod mode;
 mod network;
 pub mod outcome;
 pub mod retrieve;
@@ -45,10 +46,11 @@ pub mod store;
 pub mod workload;
 
 pub use geometry::{row_words, weight_words, Geometry, MAX_CLUSTERS, MAX_NEURONS};
+pub use mode::{Mode, SILENT};
 #[cfg(feature = "alloc")]
 pub use network::Network;
 pub use network::{FixedNetwork, NetworkBase, NetworkView};
-pub use retrieve::{retrieve, Params, Rule, Stats};
+pub use retrieve::{retrieve, retrieve_in, Params, Rule, Stats};
 pub use schedule::{Schedule, Update};
 
 /// The symbol value that marks an erased cluster in a probe.

@@ -5,10 +5,11 @@
 //! export`): retrieval needs only `AsRef<[Word]>`, storing `AsMut<[Word]>` as well, so every rule
 //! runs on all three through the same methods.
 
-use super::retrieve::checked_retrieve;
+use super::mode::check_message;
+use super::retrieve::checked_retrieve_in;
 use super::store::store_message;
 use super::workload::message;
-use super::{Geometry, Params, Rule, Stats, MAX_CLUSTERS};
+use super::{Geometry, Mode, Params, Rule, Stats, MAX_CLUSTERS};
 use crate::{Error, Word};
 
 /// A GBNN over weight storage `S` (a slice of at least [`Geometry::weight_words`] words). Use
@@ -117,7 +118,30 @@ impl<S: AsRef<[Word]>> NetworkBase<S> {
         state: &mut [Word],
         scratch: &mut [Word],
     ) -> Result<Stats, Error> {
-        checked_retrieve(&self.geom, self.weights(), symbols, rule, &params, state, scratch)
+        self.retrieve_in(symbols, rule, Mode::Erasure, params, state, scratch)
+    }
+
+    /// [`NetworkBase::retrieve`] in `mode` ([`Mode::Noisy`]: known symbols may be wrong;
+    /// [`Mode::Sparse`]: silent clusters, global winner-take-all).
+    ///
+    /// ```
+    /// use neurobits_core::gbnn::{FixedNetwork, weight_words, Mode, Rule, Params, ERASED, SILENT};
+    /// let mut net = FixedNetwork::<{ weight_words(4, 3) }>::new(4, 3).unwrap();
+    /// net.store(&[1, 2, 0, SILENT]).unwrap();
+    /// let (mut v, mut s) = ([0u64; 4], [0u64; 4]);
+    /// net.retrieve_in(&[1, 2, ERASED, SILENT], Rule::SumOfSum, Mode::Sparse, Params::default(), &mut v, &mut s).unwrap();
+    /// assert_eq!(v, [0b010, 0b100, 0b001, 0]);
+    /// ```
+    pub fn retrieve_in(
+        &self,
+        symbols: &[u16],
+        rule: Rule,
+        mode: Mode,
+        params: Params,
+        state: &mut [Word],
+        scratch: &mut [Word],
+    ) -> Result<Stats, Error> {
+        checked_retrieve_in(&self.geom, self.weights(), symbols, rule, mode, &params, state, scratch)
     }
 
     /// The network's shape.
@@ -137,9 +161,10 @@ impl<S: AsRef<[Word]>> NetworkBase<S> {
 }
 
 impl<S: AsRef<[Word]> + AsMut<[Word]>> NetworkBase<S> {
-    /// Stores a message (`C` symbols in `[0, L)`).
+    /// Stores a message (`C` symbols in `[0, L)`, or [`super::SILENT`] for the silent clusters of
+    /// a sparse message: only the active clusters' clique is stored).
     pub fn store(&mut self, msg: &[u16]) -> Result<(), Error> {
-        self.geom.check_symbols(msg, false)?;
+        check_message(&self.geom, msg)?;
         store_message(&self.geom, self.w.as_mut(), msg);
         self.stored += 1;
         Ok(())

@@ -1,6 +1,6 @@
 //! Scoring a retrieved state against the true message.
 
-use super::Geometry;
+use super::{Geometry, SILENT};
 use crate::Word;
 
 /// How a retrieval went, per probe.
@@ -36,14 +36,26 @@ impl Outcome {
     }
 }
 
-/// Scores state `v` against the true message `truth`.
+/// Scores state `v` against the true message `truth`. A [`SILENT`] cluster of a sparse message
+/// is right when no neuron of it is on (a pick among its active neurons could only be wrong).
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, SILENT, outcome::outcome};
+/// let g = Geometry::new(3, 4).unwrap();
+/// assert!(outcome(&g, &[0b0010, 0, 0b0001], &[1, SILENT, 0]).strict);
+/// assert!(!outcome(&g, &[0b0010, 0b0100, 0b0001], &[1, SILENT, 0]).contains);
+/// ```
 pub fn outcome(geom: &Geometry, v: &[Word], truth: &[u16]) -> Outcome {
     let wpc = geom.words_per_cluster();
     let (mut contains, mut choices) = (true, 1u64);
     for (c, &t) in truth.iter().enumerate().take(geom.clusters()) {
+        let on: u64 = v[c * wpc..(c + 1) * wpc].iter().map(|x| x.count_ones() as u64).sum();
+        if t == SILENT {
+            contains &= on == 0;
+            continue;
+        }
         let (wi, bit) = geom.bit(c, t as usize);
         contains &= v[wi] & bit != 0;
-        let on: u64 = v[c * wpc..(c + 1) * wpc].iter().map(|x| x.count_ones() as u64).sum();
         choices = choices.saturating_mul(on);
     }
     Outcome { strict: contains && choices == 1, contains, choices }

@@ -1,7 +1,9 @@
 //! The single-probe driver: initial state, synchronous updates until convergence.
 
-use super::schedule::{initial_word, Schedule, Update};
-use super::Geometry;
+use super::mode::{check_probe, initial_word_in};
+use super::rules::{active_clusters, global_max, global_word};
+use super::schedule::{Schedule, Update};
+use super::{Geometry, Mode};
 use crate::{Error, Word};
 
 /// A retrieval rule (Yao, Gripon & Rabbat 2013).
@@ -129,10 +131,15 @@ pub struct Stats {
 /// assert_eq!(v, [0b100, 0b111]);
 /// ```
 pub fn init_state(geom: &Geometry, symbols: &[u16], rule: Rule, v: &mut [Word]) {
+    init_state_in(geom, symbols, rule, Mode::Erasure, v)
+}
+
+/// [`init_state`] in `mode` ([`initial_word_in`]).
+pub fn init_state_in(geom: &Geometry, symbols: &[u16], rule: Rule, mode: Mode, v: &mut [Word]) {
     let wpc = geom.words_per_cluster();
     for c in 0..geom.clusters() {
         for wi in 0..wpc {
-            v[c * wpc + wi] = initial_word(geom, symbols, rule, c, wi);
+            v[c * wpc + wi] = initial_word_in(geom, symbols, rule, mode, c, wi);
         }
     }
 }
@@ -159,6 +166,17 @@ pub fn step(
     next: &mut [Word],
 ) -> bool {
     let wpc = geom.words_per_cluster();
+    if matches!(u, Update::GlobalSumOfSum | Update::GlobalSumOfMax) {
+        // The global maximum once per update, then every word against it.
+        let (active, som) = (active_clusters(geom, v), u == Update::GlobalSumOfMax);
+        let max = global_max(geom, w, v, active, som, params.gamma);
+        for c in 0..geom.clusters() {
+            for wi in 0..wpc {
+                next[c * wpc + wi] = global_word(geom, w, v, active, som, params.gamma, c, wi, max);
+            }
+        }
+        return next[..geom.row_words()] != v[..geom.row_words()];
+    }
     let erased = geom.erased_mask(symbols);
     for c in 0..geom.clusters() {
         u.cluster(geom, w, v, symbols, erased, params, c, &mut next[c * wpc..(c + 1) * wpc]);
@@ -188,10 +206,36 @@ pub fn retrieve(
     state: &mut [Word],
     scratch: &mut [Word],
 ) -> Stats {
+    retrieve_in(geom, w, symbols, rule, Mode::Erasure, params, state, scratch)
+}
+
+/// [`retrieve`] in `mode` (unchecked: the probe must pass [`check_probe`]).
+///
+/// ```
+/// use neurobits_core::gbnn::{Geometry, Mode, Rule, Params, retrieve_in, store::store_message};
+/// let g = Geometry::new(3, 3).unwrap();
+/// let mut w = [0u64; 27];
+/// store_message(&g, &mut w, &[1, 2, 0]);
+/// let (mut v, mut s) = ([0u64; 3], [0u64; 3]);
+/// // Cluster 0's symbol is wrong (0 instead of 1): the noisy sum-of-sum corrects it.
+/// retrieve_in(&g, &w, &[0, 2, 0], Rule::SumOfSum, Mode::Noisy, &Params::default(), &mut v, &mut s);
+/// assert_eq!(v, [0b010, 0b100, 0b001]);
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn retrieve_in(
+    geom: &Geometry,
+    w: &[Word],
+    symbols: &[u16],
+    rule: Rule,
+    mode: Mode,
+    params: &Params,
+    state: &mut [Word],
+    scratch: &mut [Word],
+) -> Stats {
     let rw = geom.row_words();
     let (state, scratch) = (&mut state[..rw], &mut scratch[..rw]);
-    init_state(geom, symbols, rule, state);
-    let mut sched = Schedule::new(rule, geom, params);
+    init_state_in(geom, symbols, rule, mode, state);
+    let mut sched = Schedule::with_mode(rule, mode, geom, params);
     while let Some(u) = sched.next_update() {
         let changed = step(geom, w, symbols, u, params, state, scratch);
         sched.record(changed);
@@ -220,7 +264,23 @@ pub fn checked_retrieve(
     state: &mut [Word],
     scratch: &mut [Word],
 ) -> Result<Stats, Error> {
-    geom.check_symbols(symbols, true)?;
+    checked_retrieve_in(geom, w, symbols, rule, Mode::Erasure, params, state, scratch)
+}
+
+/// [`retrieve_in`] with every precondition checked ([`check_probe`]: bail-out-early and joint
+/// are refused outside the erasure mode).
+#[allow(clippy::too_many_arguments)]
+pub fn checked_retrieve_in(
+    geom: &Geometry,
+    w: &[Word],
+    symbols: &[u16],
+    rule: Rule,
+    mode: Mode,
+    params: &Params,
+    state: &mut [Word],
+    scratch: &mut [Word],
+) -> Result<Stats, Error> {
+    check_probe(geom, symbols, rule, mode)?;
     let rw = geom.row_words();
     for len in [state.len(), scratch.len()] {
         if len < rw {
@@ -230,5 +290,5 @@ pub fn checked_retrieve(
     if w.len() < geom.weight_words() {
         return Err(Error::Capacity(geom.weight_words(), w.len()));
     }
-    Ok(retrieve(geom, w, symbols, rule, params, state, scratch))
+    Ok(retrieve_in(geom, w, symbols, rule, mode, params, state, scratch))
 }

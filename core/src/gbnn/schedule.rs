@@ -3,9 +3,10 @@
 //! controller all drive a [`Schedule`], so they cannot disagree on iteration counts.
 
 use super::rules::{
-    bail_out_early_word, init_word, joint_first_word, joint_iter_word, sum_of_max_word, sum_of_sum_cluster,
+    active_clusters, bail_out_early_word, global_max, global_word, init_word, joint_first_word, joint_iter_word,
+    sum_of_max_word, sum_of_max_wta_cluster, sum_of_sum_cluster,
 };
-use super::{Geometry, Params, Rule, Stats};
+use super::{Geometry, Mode, Params, Rule, Stats};
 use crate::Word;
 
 /// What one synchronous update computes.
@@ -31,6 +32,12 @@ pub enum Update {
     /// A later joint update (lines 8–13): bail-out-early on the erased clusters, checked against
     /// the erased clusters; known clusters are frozen.
     JointIter = 4,
+    /// Noisy sum-of-max: Eq. 6 (`γ = 1`) and a per-cluster winner-take-all ([`Mode::Noisy`]).
+    SumOfMaxWta = 5,
+    /// Sparse sum-of-sum: Eq. 3 and a global winner-take-all ([`Mode::Sparse`]).
+    GlobalSumOfSum = 6,
+    /// Sparse sum-of-max: Eq. 6 (`γ = 1`) and a global winner-take-all ([`Mode::Sparse`]).
+    GlobalSumOfMax = 7,
 }
 
 impl Rule {
@@ -61,6 +68,9 @@ impl Update {
             2 => Some(Update::BailOutEarly),
             3 => Some(Update::JointFirst),
             4 => Some(Update::JointIter),
+            5 => Some(Update::SumOfMaxWta),
+            6 => Some(Update::GlobalSumOfSum),
+            7 => Some(Update::GlobalSumOfMax),
             _ => None,
         }
     }
@@ -115,7 +125,11 @@ impl Update {
             Update::BailOutEarly => bail_out_early_word(geom, w, v, c, wi, geom.all_clusters()),
             Update::JointIter => joint_iter_word(geom, w, v, erased, c, wi),
             // Not an iteration of the current state alone: nothing to compute per word here.
-            Update::JointFirst | Update::SumOfSum => v[c * geom.words_per_cluster() + wi],
+            Update::JointFirst
+            | Update::SumOfSum
+            | Update::SumOfMaxWta
+            | Update::GlobalSumOfSum
+            | Update::GlobalSumOfMax => v[c * geom.words_per_cluster() + wi],
         }
     }
 
@@ -135,6 +149,16 @@ impl Update {
     ) {
         match self {
             Update::SumOfSum => sum_of_sum_cluster(geom, w, v, c, params.gamma, out),
+            Update::SumOfMaxWta => sum_of_max_wta_cluster(geom, w, v, c, out),
+            Update::GlobalSumOfSum | Update::GlobalSumOfMax => {
+                // One cluster alone: the global maximum is computed here; `retrieve::step`
+                // computes it once per update instead.
+                let (active, som) = (active_clusters(geom, v), self == Update::GlobalSumOfMax);
+                let max = global_max(geom, w, v, active, som, params.gamma);
+                for (wi, o) in out.iter_mut().enumerate() {
+                    *o = global_word(geom, w, v, active, som, params.gamma, c, wi, max);
+                }
+            }
             _ => {
                 for (wi, o) in out.iter_mut().enumerate() {
                     *o = self.word(geom, w, v, symbols, erased, c, wi);
@@ -176,6 +200,7 @@ pub fn initial_word(geom: &Geometry, symbols: &[u16], rule: Rule, c: usize, wi: 
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Schedule {
     rule: Rule,
+    mode: Mode,
     limit: u32,
     t: u32,
     converged: bool,
@@ -184,7 +209,27 @@ pub struct Schedule {
 impl Schedule {
     /// A retrieval about to run its first update.
     pub const fn new(rule: Rule, geom: &Geometry, params: &Params) -> Self {
-        Schedule { rule, limit: rule.iteration_limit(geom, params), t: 0, converged: false }
+        Schedule::with_mode(rule, Mode::Erasure, geom, params)
+    }
+
+    /// A retrieval in `mode` about to run its first update. The noisy and sparse updates may turn
+    /// neurons on as well as off, so, like sum-of-sum, they stop after `max_iter` updates.
+    ///
+    /// ```
+    /// use neurobits_core::gbnn::{Geometry, Mode, Params, Rule, Schedule, Update};
+    /// let g = Geometry::new(3, 3).unwrap();
+    /// let p = Params { gamma: 1, max_iter: 1 };
+    /// let mut s = Schedule::with_mode(Rule::SumOfMax, Mode::Sparse, &g, &p);
+    /// assert_eq!(s.next_update(), Some(Update::GlobalSumOfMax));
+    /// s.record(true);
+    /// assert_eq!((s.next_update(), s.stats().converged), (None, false));
+    /// ```
+    pub const fn with_mode(rule: Rule, mode: Mode, geom: &Geometry, params: &Params) -> Self {
+        let limit = match mode {
+            Mode::Erasure => rule.iteration_limit(geom, params),
+            Mode::Noisy | Mode::Sparse => params.max_iter,
+        };
+        Schedule { rule, mode, limit, t: 0, converged: false }
     }
 
     /// The update to run next, or `None` when the retrieval is over (the last update changed
@@ -194,7 +239,7 @@ impl Schedule {
         if self.converged || self.t >= self.limit {
             None
         } else {
-            Some(self.rule.update(self.t))
+            Some(self.rule.update_in(self.mode, self.t))
         }
     }
 

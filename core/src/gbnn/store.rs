@@ -1,7 +1,7 @@
 //! Storing: a message adds the edges of its clique (Gripon & Berrou 2011).
 
 use super::shard::Shard;
-use super::Geometry;
+use super::{Geometry, SILENT};
 use crate::Word;
 
 /// The one word of `W` that storing `msg` changes for the edge from its neuron in cluster `a`
@@ -34,7 +34,9 @@ pub fn clique_word_in(geom: &Geometry, shard: &Shard, msg: &[u16], a: usize, b: 
     (shard.at(geom, row, b, l / 64), 1 << (l % 64))
 }
 
-/// Stores one message (already checked with [`Geometry::check_symbols`]) into `w`.
+/// Stores one message (already checked with [`super::mode::check_message`]) into `w`: the clique
+/// of its active clusters; a [`SILENT`] cluster adds no edge (Aliabadi et al. 2014), so a message
+/// of `c` active clusters adds `c(c−1)` directed edges.
 ///
 /// ```
 /// use neurobits_core::gbnn::{Geometry, store::store_message};
@@ -48,7 +50,7 @@ pub fn store_message(geom: &Geometry, w: &mut [Word], msg: &[u16]) {
     let c = geom.clusters();
     for a in 0..c {
         for b in 0..c {
-            if a != b {
+            if a != b && msg[a] != SILENT && msg[b] != SILENT {
                 let (idx, bit) = clique_word(geom, msg, a, b);
                 w[idx] |= bit;
             }

@@ -144,6 +144,9 @@ kernel! {
             // Joint's first pass has its own kernel (`gbnn_joint_first`) and sum-of-sum is per
             // cluster (`gbnn_step_sos`): keeping them out keeps the known-rows array off the stack.
             Update::JointFirst | Update::SumOfSum => abort(),
+            // The noisy and sparse updates need a cluster's or the probe's maximum first: the
+            // host does not launch them on this kernel (issue 36: CPU only so far).
+            Update::SumOfMaxWta | Update::GlobalSumOfSum | Update::GlobalSumOfMax => abort(),
         };
         *a.next.0.add(p * rw + word) = out;
         if out != v[word] {

@@ -2,9 +2,9 @@
 //! or borrowed by the CPU pool) that answers any number of batches.
 
 use anyhow::Result;
-use neurobits_core::gbnn::batch::{retrieve_batch, retrieve_batch_decoded};
+use neurobits_core::gbnn::batch::{retrieve_batch, retrieve_batch_decoded, retrieve_batch_in};
 use neurobits_core::gbnn::decode::Decoded;
-use neurobits_core::gbnn::{Network, Params, Rule, Stats};
+use neurobits_core::gbnn::{Mode, Network, Params, Rule, Stats};
 use neurobits_core::Word;
 use neurobits_gpu_host::gbnn::DeviceNetwork;
 
@@ -151,6 +151,39 @@ impl Resident<'_> {
         let rows =
             active_from_decoded(g, probes, &out.decoded, |again| Ok(self.retrieve(again, rule, params)?.states))?;
         Ok((rows, out.stats))
+    }
+
+    /// [`Resident::retrieve`] in `mode`. The noisy and sparse updates run on the CPU only so far
+    /// (the GPU kernels run the erasure updates): a GPU network refuses them.
+    pub fn retrieve_in(&self, probes: &[u16], rule: Rule, mode: Mode, params: &Params) -> Result<Batch> {
+        if mode == Mode::Erasure {
+            return self.retrieve(probes, rule, params);
+        }
+        if self.gpu.is_some() {
+            anyhow::bail!("--mode {}: runs on the CPU only so far (use --device cpu)", mode.name());
+        }
+        let (g, cpu) = (self.net.geometry(), self.device.cpu());
+        let k = probes.len() / g.clusters();
+        crate::io::memory::ensure_fits("the final states", k as u128 * g.row_words() as u128 * 8)?;
+        let (mut states, mut stats) = (vec![0; k * g.row_words()], vec![Stats::default(); k]);
+        cpu.install(|| retrieve_batch_in(g, self.net.weights(), probes, rule, mode, params, &mut states, &mut stats))?;
+        Ok(Batch { states, stats, kernel_seconds: None })
+    }
+
+    /// [`Resident::retrieve_active`] in `mode` ([`Resident::retrieve_in`]).
+    pub fn retrieve_active_in(
+        &self,
+        probes: &[u16],
+        rule: Rule,
+        mode: Mode,
+        params: &Params,
+    ) -> Result<(Vec<Active>, Vec<Stats>)> {
+        if mode == Mode::Erasure {
+            return self.retrieve_active(probes, rule, params);
+        }
+        let g = self.net.geometry();
+        let b = self.retrieve_in(probes, rule, mode, params)?;
+        Ok((b.states.chunks(g.row_words()).map(|v| active_symbols(g, v)).collect(), b.stats))
     }
 }
 

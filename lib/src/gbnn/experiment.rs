@@ -2,7 +2,8 @@
 //! running time) of Yao, Gripon & Rabbat (2013).
 
 use anyhow::{anyhow, bail, Context, Result};
-use neurobits_core::gbnn::{Params, Rule};
+use neurobits_core::gbnn::retrieve::{init_state, step};
+use neurobits_core::gbnn::{Params, Rule, Update};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -37,6 +38,20 @@ pub struct Row {
     pub mean_iterations: f64,
     /// Wall time in seconds.
     pub seconds: f64,
+    /// Measured density of W (edges over `C(C−1)L²`).
+    #[serde(default)]
+    pub density: f64,
+    /// Theoretical density `1 − (1 − 1/L²)^M` (Gripon & Berrou 2011).
+    #[serde(default)]
+    pub theory_density: f64,
+    /// Theoretical one-iteration retrieval rate `1 − P_e`,
+    /// `P_e = 1 − (1 − d^{C−e})^{e(L−1)}` (Gripon & Berrou 2011).
+    #[serde(default)]
+    pub theory_rate: f64,
+    /// Measured strict rate after one iteration: joint's first pass (the AND of the known
+    /// neurons' rows), the decoder the `1 − P_e` formula describes.
+    #[serde(default)]
+    pub one_pass: f64,
 }
 
 /// Parses `a..b` (inclusive).
@@ -81,6 +96,9 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
         backend.name()
     );
     let g = *net.geometry();
+    let density = super::theory::measured_density(&net);
+    let theory_density = super::theory::density(s.clusters, s.clusters, s.neurons, s.stored);
+    crate::noteln!("density: measured {density:.4}, theory 1 - (1 - 1/L^2)^M = {theory_density:.4}");
     // Resume: every finished point is appended to `partial.jsonl` (io::journal: checksummed,
     // under a header naming the run); a rerun of the same run skips the verified points found
     // there, once each, and only those of this run's configurations.
@@ -139,6 +157,10 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
                 rates: rates(&g, &states, &truth),
                 mean_iterations: iters as f64 / probes.max(1) as f64,
                 seconds: t.elapsed().as_secs_f64(),
+                density,
+                theory_density,
+                theory_rate: 1.0 - super::theory::erasure_error(theory_density, s.clusters, e, s.neurons),
+                one_pass: 0.0,
             };
             journal.append(&serde_json::to_string(&row)?)?;
             rows.push(row);
@@ -148,6 +170,25 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
     rows.sort_by_key(|r| {
         (r.erased, configs.iter().position(|&(rule, gamma)| rule.name() == r.rule && gamma == r.gamma))
     });
+    // The measured one-iteration rate per erased count, for every row (resumed ones included).
+    let mut one_pass = Vec::new();
+    for e in e0..=e1 {
+        let (pr, truth) = s.probes(a.seed, probes, e)?;
+        let (c, rw) = (g.clusters(), g.row_words());
+        let (mut states, mut start) = (vec![0; probes as usize * rw], vec![0; rw]);
+        for (p, v) in pr.chunks(c).zip(states.chunks_mut(rw)) {
+            init_state(&g, p, Rule::Joint, &mut start);
+            step(&g, net.weights(), p, Update::JointFirst, &Params::default(), &start, v);
+        }
+        one_pass.push(rates(&g, &states, &truth).strict);
+    }
+    // Rows resumed from a journal of an older version carry no theory: fill every row alike.
+    for r in &mut rows {
+        r.one_pass = one_pass[r.erased - e0];
+        r.density = density;
+        r.theory_density = theory_density;
+        r.theory_rate = 1.0 - super::theory::erasure_error(theory_density, s.clusters, r.erased, s.neurons);
+    }
     pb.finish_and_clear();
     write_outputs(a, s.gamma, &rows)?;
     journal.finish();
@@ -160,10 +201,12 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
 }
 
 fn write_outputs(a: &ExperimentConfig, gamma: u32, rows: &[Row]) -> Result<()> {
-    let mut csv = String::from("scenario,rule,gamma,erased,probes,strict,contains,expected,mean_iterations,seconds\n");
+    let mut csv = String::from(
+        "scenario,rule,gamma,erased,probes,strict,contains,expected,mean_iterations,seconds,density,theory_density,theory_rate,one_pass\n",
+    );
     for r in rows {
         csv += &format!(
-            "{},{},{},{},{},{:.6},{:.6},{:.6},{:.3},{:.6}\n",
+            "{},{},{},{},{},{:.6},{:.6},{:.6},{:.3},{:.6},{:.6},{:.6},{:.6},{:.6}\n",
             r.scenario,
             r.rule,
             r.gamma,
@@ -173,7 +216,11 @@ fn write_outputs(a: &ExperimentConfig, gamma: u32, rows: &[Row]) -> Result<()> {
             r.rates.contains,
             r.rates.expected,
             r.mean_iterations,
-            r.seconds
+            r.seconds,
+            r.density,
+            r.theory_density,
+            r.theory_rate,
+            r.one_pass
         );
     }
     let mut names = vec!["results.csv", "results.json", "retrieval.svg", "expected.svg", "time.svg"];
@@ -209,7 +256,19 @@ fn write_outputs(a: &ExperimentConfig, gamma: u32, rows: &[Row]) -> Result<()> {
         let sc = rows.first().map(|r| r.scenario).unwrap_or(0);
         let title = format!("Scenario {sc}: strict retrieval rate (Wilson 95 % bars), gamma = {gamma}");
         let labels = Labels { title: &title, x: "erased clusters", y: "retrieval rate (strict)" };
-        line_chart(&dir.join("retrieval.svg"), &labels, &curves(&main, &|r| r.rates.strict, true), false)?;
+        let mut measured = curves(&main, &|r| r.rates.strict, true);
+        // Theory beside measurement: one point per erased count (every rule's row has it).
+        let mut theory = Series::new("theory 1 - P_e (1 iter.)", Vec::new());
+        let mut one = Series::new("measured, 1 iter.", Vec::new());
+        for r in rows {
+            if !theory.points.iter().any(|p| p.0 == r.erased as f64) {
+                theory.points.push((r.erased as f64, r.theory_rate));
+                one.points.push((r.erased as f64, r.one_pass));
+            }
+        }
+        measured.push(theory);
+        measured.push(one);
+        line_chart(&dir.join("retrieval.svg"), &labels, &measured, false)?;
         let title = format!("Scenario {sc}: expected retrieval rate (uniform pick among ties), gamma = {gamma}");
         let labels = Labels { title: &title, x: "erased clusters", y: "retrieval rate (expected)" };
         line_chart(&dir.join("expected.svg"), &labels, &curves(&main, &|r| r.rates.expected, false), false)?;

@@ -1,5 +1,5 @@
-use anyhow::{anyhow, Result};
-use neurobits_core::gbnn::workload::{message, ProbePlan};
+use anyhow::{anyhow, bail, Result};
+use neurobits_core::gbnn::workload::{sparse_message, ProbePlan};
 
 use crate::io::atomic::{write_atomic, write_set};
 use crate::io::symbols;
@@ -8,7 +8,18 @@ use std::path::PathBuf;
 /// Runs `gbnn generate`.
 pub fn run(a: &GenerateConfig) -> Result<()> {
     let g = super::geometry(a.clusters, a.neurons)?;
+    let active = a.active.unwrap_or(a.clusters);
+    if active == 0 || active > a.clusters {
+        bail!("--active {active}: need 1 <= active <= --clusters {}", a.clusters);
+    }
+    if a.erased + a.substituted > active {
+        bail!("--erased {} + --substituted {}: more than the {active} active clusters", a.erased, a.substituted);
+    }
+    if a.substituted > 0 && a.neurons < 2 {
+        bail!("--substituted {}: needs --neurons >= 2 (a different symbol)", a.substituted);
+    }
     let plan = ProbePlan::new(g, a.seed, a.messages, a.seed.wrapping_add(1), a.probes, a.erased)
+        .and_then(|p| p.with_modes(active, a.substituted))
         .map_err(|e| anyhow!("{e}"))?;
     let c = g.clusters();
     // Each symbol takes at most its digits and a separator; refuse what cannot fit on the disk
@@ -32,7 +43,7 @@ pub fn run(a: &GenerateConfig) -> Result<()> {
                 Ok(())
             })
         };
-        write_rows("messages.csv", a.messages, &|k, m| message(&g, a.seed, k, m))?;
+        write_rows("messages.csv", a.messages, &|k, m| sparse_message(&g, a.seed, k, active, m))?;
         if a.probes > 0 {
             write_rows("probes.csv", a.probes, &|p, m| {
                 plan.probe(p, m);
@@ -64,8 +75,15 @@ pub struct GenerateConfig {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 0))]
     pub probes: u64,
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 0))]
-    /// Erased clusters per probe.
+    /// Erased clusters per probe (`?` in probes.csv).
     pub erased: usize,
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0))]
+    /// Substituted clusters per probe: known symbols replaced by a different one (noisy probes,
+    /// for `gbnn retrieve --mode noisy`).
+    pub substituted: usize,
+    #[cfg_attr(feature = "cli", arg(long))]
+    /// Active clusters per message (sparse messages; the others are silent, `-`); default: all.
+    pub active: Option<usize>,
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,

@@ -29,6 +29,7 @@ pub mod score;
 /// `gbnn store`.
 pub mod store;
 pub mod synth;
+pub mod theory;
 
 use anyhow::{anyhow, Result};
 use neurobits_core::gbnn::Geometry;

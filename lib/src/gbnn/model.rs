@@ -3,7 +3,7 @@
 //! carry the network in the GBNN network format ([`crate::io::netfile`]); a bare network file
 //! (`gbnn store`) loads too, with the default rule.
 
-use neurobits_core::gbnn::{Network, Params, Stats, ERASED};
+use neurobits_core::gbnn::{Mode, Network, Params, Stats, ERASED, SILENT};
 use neurobits_core::Word;
 use serde::{Deserialize, Serialize};
 
@@ -146,6 +146,32 @@ impl Gbnn {
     /// [`Gbnn::retrieve`] with the retrieval options of this call instead of the configured ones
     /// (`&self`: several threads may retrieve from one memory at once, each with its options).
     pub fn retrieve_with(&self, probes: &[i64], rule: RuleArg, params: &Params, device: Target) -> Result<Retrieved> {
+        self.retrieve_mode(probes, rule, Mode::Erasure, params, device)
+    }
+
+    /// [`Gbnn::retrieve_with`] in `mode`: [`Mode::Noisy`] (given symbols may be wrong) or
+    /// [`Mode::Sparse`] (−2 marks a silent cluster; global winner-take-all). CPU only so far.
+    ///
+    /// ```
+    /// use neurobits::gbnn::{model::{Gbnn, GbnnConfig}, RuleArg};
+    /// use neurobits::device::Target;
+    /// use neurobits_core::gbnn::{Mode, Params};
+    /// let mut m = Gbnn::new(GbnnConfig { clusters: 4, neurons: 4, ..Default::default() });
+    /// m.fit(&[1, 2, 0, 3])?;
+    /// let p = Params { gamma: 1, max_iter: 20 };
+    /// // Cluster 0 wrong (0 instead of 1): corrected.
+    /// let out = m.retrieve_mode(&[0, 2, 0, 3], RuleArg::SumOfSum, Mode::Noisy, &p, Target::CPU)?;
+    /// assert_eq!(out.symbols, [1, 2, 0, 3]);
+    /// # Ok::<(), neurobits::Error>(())
+    /// ```
+    pub fn retrieve_mode(
+        &self,
+        probes: &[i64],
+        rule: RuleArg,
+        mode: Mode,
+        params: &Params,
+        device: Target,
+    ) -> Result<Retrieved> {
         let net = self.network()?;
         let g = *net.geometry();
         if probes.is_empty() || !probes.len().is_multiple_of(g.clusters()) {
@@ -157,10 +183,16 @@ impl Gbnn {
         }
         let probes = symbols(probes, g.clusters(), g.neurons_per_cluster(), true)?;
         let device = self.opened.get(device)?;
-        let rule = rule.into();
+        let rule: neurobits_core::gbnn::Rule = rule.into();
+        if !rule.supports(mode) {
+            return Err(Error::config("rule", rule.name(), format!("is not defined for {} probes", mode.name())));
+        }
+        if mode != Mode::Sparse && probes.contains(&SILENT) {
+            return Err(Error::input("the probes", "a silent cluster (-2) needs the sparse mode"));
+        }
         let batch = match device.gpu_shared() {
             // W stays on the GPU between calls (a chunked caller retrieves many times).
-            Some(gpu) => device.run(
+            Some(gpu) if mode == Mode::Erasure => device.run(
                 |_| {
                     let k = (probes.len() / g.clusters()) as u128;
                     crate::io::memory::ensure_fits("the final states", k * (g.row_words() as u128 * 8 + 8))?;
@@ -170,7 +202,7 @@ impl Gbnn {
                 },
                 |cpu| cpu.retrieve(net, &probes, rule, params),
             )?,
-            None => device.cpu().retrieve(net, &probes, rule, params)?,
+            _ => device.gbnn(net)?.retrieve_in(&probes, rule, mode, params)?,
         };
         let symbols = batch
             .states
@@ -182,13 +214,14 @@ impl Gbnn {
     }
 }
 
-/// Symbols as the core's `u16`s, −1 as an erasure where `probes`.
+/// Symbols as the core's `u16`s, −1 as an erasure where `probes`, −2 as a silent cluster (sparse).
 fn symbols(v: &[i64], c: usize, l: usize, probes: bool) -> Result<Vec<u16>> {
     let what = if probes { "the probes" } else { "the messages" };
     v.iter()
         .enumerate()
         .map(|(i, &s)| match s {
             -1 if probes => Ok(ERASED),
+            -2 => Ok(SILENT),
             s if (0..l as i64).contains(&s) => Ok(s as u16),
             s => Err(Error::input(what, format!("cluster {} of row {} is {s}, not in 0..{l}", i % c + 1, i / c + 1))),
         })

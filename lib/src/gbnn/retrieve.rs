@@ -1,5 +1,6 @@
+use anyhow::bail;
 use anyhow::Result;
-use neurobits_core::gbnn::{Params, Rule};
+use neurobits_core::gbnn::{Mode, Params, Rule, SILENT};
 
 use super::RuleArg;
 use crate::device::Device;
@@ -14,11 +15,24 @@ pub fn run(a: &RetrieveConfig) -> Result<()> {
     let g = *net.geometry();
     let probes = symbols::read(&a.probes, &g, true)?;
     let rule: Rule = a.rule.into();
+    let mode: Mode = a.mode.into();
+    if !rule.supports(mode) {
+        bail!("--rule {}: not defined for --mode {} (use sum-of-sum or sum-of-max)", rule.name(), mode.name());
+    }
+    if mode != Mode::Sparse {
+        if let Some(i) = probes.iter().position(|&s| s == SILENT) {
+            bail!(
+                "{}: probe {} has a silent cluster '-': needs --mode sparse",
+                a.probes.display(),
+                i / g.clusters() + 1
+            );
+        }
+    }
     let params = Params { gamma: a.gamma, max_iter: a.max_iter };
     let device = Device::open(a.device)?;
     let backend = device.gbnn(&net)?;
     // Compact results cross the bus; only probes with an ambiguous cluster come back densely.
-    let (rows, stats) = backend.retrieve_active(&probes, rule, &params)?;
+    let (rows, stats) = backend.retrieve_active_in(&probes, rule, mode, &params)?;
     let text = match a.format {
         Format::Csv => output::csv(&rows),
         Format::Json => output::json(&g, rule.name(), &rows, &stats),
@@ -47,9 +61,13 @@ pub struct RetrieveConfig {
     /// Network file written by `store`.
     #[cfg_attr(feature = "cli", arg(long))]
     pub net: PathBuf,
-    /// CSV file of probes (`?` marks an erased cluster).
+    /// CSV file of probes (`?` marks an erased cluster, `-` a silent one).
     #[cfg_attr(feature = "cli", arg(long))]
     pub probes: PathBuf,
+    /// How to read the probes: erasure (known symbols are right), noisy (known symbols may be
+    /// wrong: no cluster is frozen), sparse (silent clusters, global winner-take-all).
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = ModeArg::Erasure))]
+    pub mode: ModeArg,
     #[cfg_attr(feature = "cli", arg(long, value_enum))]
     /// Retrieval rule.
     pub rule: RuleArg,
@@ -78,4 +96,26 @@ pub enum Format {
     Csv,
     /// JSON with states and statistics.
     Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+/// `--mode` of `gbnn retrieve` and `gbnn experiment` ([`Mode`]).
+pub enum ModeArg {
+    /// Erased clusters unknown, known symbols right.
+    Erasure,
+    /// Known symbols possibly wrong.
+    Noisy,
+    /// Sparse messages: silent clusters, global winner-take-all.
+    Sparse,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::Erasure => Mode::Erasure,
+            ModeArg::Noisy => Mode::Noisy,
+            ModeArg::Sparse => Mode::Sparse,
+        }
+    }
 }

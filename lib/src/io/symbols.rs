@@ -1,12 +1,14 @@
 //! Message and probe CSV: one line per message, `C` comma-separated symbols in `[0, L)`;
-//! probes may use `?` for an erased cluster. Blank lines are skipped. Every error names the
+//! probes may use `?` for an erased cluster; messages and probes may use `-` for a silent cluster
+//! (a sparse message, Aliabadi et al. 2014). Whether the known symbols of a probe may be wrong is
+//! a property of the run, not of the file (`gbnn retrieve --mode noisy`). Blank lines are skipped. Every error names the
 //! file and line.
 
 use anyhow::{anyhow, bail, Context, Result};
-use neurobits_core::gbnn::{Geometry, ERASED};
+use neurobits_core::gbnn::{Geometry, ERASED, SILENT};
 use std::path::Path;
 
-/// Parses a symbol file into `K·C` symbols (`ERASED` for `?` when `probes`).
+/// Parses a symbol file into `K·C` symbols (`ERASED` for `?` when `probes`, `SILENT` for `-`).
 pub fn read(path: &Path, geom: &Geometry, probes: bool) -> Result<Vec<u16>> {
     let text = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let text = String::from_utf8(text).map_err(|_| anyhow!("{}: not a text file", path.display()))?;
@@ -33,8 +35,12 @@ pub fn parse(text: &str, name: &str, geom: &Geometry, probes: bool) -> Result<Ve
                 out.push(ERASED);
                 continue;
             }
+            if *f == "-" {
+                out.push(SILENT);
+                continue;
+            }
             let s: u64 = f.parse().map_err(|_| {
-                let want = if probes { "a symbol or '?'" } else { "a symbol" };
+                let want = if probes { "a symbol or '?' or '-'" } else { "a symbol or '-'" };
                 anyhow!("{name}:{at}: field {}: '{f}' is not {want} (a non-negative integer)", k + 1)
             })?;
             if s >= l as u64 {
@@ -49,10 +55,10 @@ pub fn parse(text: &str, name: &str, geom: &Geometry, probes: bool) -> Result<Ve
     Ok(out)
 }
 
-/// Formats symbols as CSV (`?` for erased).
+/// Formats symbols as CSV (`?` for erased, `-` for silent).
 ///
 /// ```
-/// assert_eq!(neurobits::io::symbols::format(&[1, u16::MAX, 0, 2], 2), "1,?\n0,2\n");
+/// assert_eq!(neurobits::io::symbols::format(&[1, u16::MAX, 0, u16::MAX - 1], 2), "1,?\n0,-\n");
 /// ```
 pub fn format(symbols: &[u16], clusters: usize) -> String {
     let mut s = String::with_capacity(symbols.len() * 4);
@@ -62,7 +68,7 @@ pub fn format(symbols: &[u16], clusters: usize) -> String {
     s
 }
 
-/// Appends one CSV line of symbols (`?` for erased) to `s`.
+/// Appends one CSV line of symbols (`?` for erased, `-` for silent) to `s`.
 pub fn push_line(s: &mut String, row: &[u16]) {
     for (k, &x) in row.iter().enumerate() {
         if k > 0 {
@@ -70,6 +76,8 @@ pub fn push_line(s: &mut String, row: &[u16]) {
         }
         if x == ERASED {
             s.push('?');
+        } else if x == SILENT {
+            s.push('-');
         } else {
             s.push_str(&x.to_string());
         }

@@ -11,6 +11,7 @@ mod init;
 mod joint;
 mod sum_of_max;
 mod sum_of_sum;
+mod wta;
 
 pub use bail_out_early::{
     bail_out_early_word, bail_out_early_word_occ, occupancy, occupancy_part, occupancy_words, supported, supported_occ,
@@ -23,6 +24,9 @@ pub use joint::{
 };
 pub use sum_of_max::sum_of_max_word;
 pub use sum_of_sum::{score, select_max, sum_of_sum_cluster};
+pub use wta::{
+    active_clusters, global_max, global_max_word, global_score, global_word, max_score, sum_of_max_wta_cluster,
+};
 
 #[allow(unused_imports)]
 use crate::gbnn::Geometry;

@@ -1,21 +1,7 @@
+use super::active_clusters;
 use crate::bits::set_bits;
 use crate::gbnn::Geometry;
 use crate::{Word, WORD_BITS};
-
-/// Mask of the clusters of `v` with at least one active neuron.
-#[inline(always)]
-fn active_clusters(geom: &Geometry, v: &[Word]) -> u64 {
-    let wpc = geom.words_per_cluster();
-    let mut mask = 0u64;
-    for c in 0..geom.clusters() {
-        let mut any = 0;
-        for k in 0..wpc {
-            any |= v[c * wpc + k];
-        }
-        mask |= ((any != 0) as u64) << c;
-    }
-    mask
-}
 
 /// Sum-of-sum score of neuron `l` of cluster `c` (Eq. 3): `γ·v_i + Σ_j v_j·w_ji`, with `γ` taken
 /// through [`Geometry::effective_gamma`] (same dynamics, no overflow for any `u32` `γ`). `active`
