@@ -30,12 +30,13 @@ fn pad8(b: &mut Vec<u8>) {
 
 /// The blob and module of `model`; `source` names it in the module's header, `blob_name` is the
 /// file the module's `include_bytes!` reads. Only the exact WTA is exported (bisect64's threshold
-/// search is a host and GPU speed-up).
+/// search is a host and GPU speed-up), and only a model fitted without centring.
 ///
 /// ```
 /// use neurobits::flyhash::{classifier::{FlyNN, FlyNNConfig}, data::Matrix, export};
 /// let x = Matrix { rows: 4, cols: 3, data: vec![1., 0., 0., 0., 1., 0., 0., 0., 1., 1., 1., 0.] };
-/// let mut m = FlyNN::new(FlyNNConfig::default());
+/// // The firmware hashes inputs as they come: a model fitted without centring.
+/// let mut m = FlyNN::new(FlyNNConfig { centre: false, ..Default::default() });
 /// m.fit(&x, &[7, 8, 9, 7])?;
 /// let e = export::firmware_export(&m, "m.nbm", "flynn.bin")?;
 /// assert!(e.module.contains("pub const LABELS: [i64; CLASSES] = [7, 8, 9];"));
