@@ -128,7 +128,7 @@ pub struct EvalConfig {
     /// Seed of the portable random streams (messages, probes, projection).
     pub seed: u64,
     #[cfg_attr(feature = "cli", arg(short = 'o', long))]
-    /// A folder for eval.csv, eval.json and one eval-<data set>.svg per data set.
+    /// A folder for `eval.csv`, `eval.json` and one `eval-<data set>.svg` per data set.
     pub out: PathBuf,
 }
 

@@ -146,7 +146,7 @@ pub fn sets(fmnist: &Path, digits: &Path, queries: usize, digit_queries: usize) 
     Ok(out)
 }
 
-/// Runs the comparison on each set; writes eval.csv, eval.json and one eval-<set>.svg per set
+/// Runs the comparison on each set; writes `eval.csv`, `eval.json` and one `eval-<set>.svg` per set
 /// (recall against code length in bits) into `out`.
 pub fn run(sets: &[Set], ks: &[u32], neighbours: usize, seed: u64, out: &Path) -> Result<Vec<EvalRow>> {
     let pb = stages(sets.len() as u64 * (2 + ks.len() as u64));
