@@ -110,9 +110,9 @@ class Cortical(ClassifierMixin, Estimator):
     def _set_fitted(self) -> None:
         hc, _, _ = self._model.shape
         self.n_hypercolumns_ = int(hc)
-        labels = getattr(self, "_train_labels", None)
-        if labels is not None:
-            self.classes_ = np.unique(labels)
+        # From the model itself, so that a loaded or unpickled network has them too.
+        self.classes_ = np.asarray(self._model.classes)
+        self.n_features_in_ = int(self._model.n_features)
 
     def fit(self, X: Any, y: Any) -> "Cortical":
         """Train a new network on the images ``X`` with labels ``y``.

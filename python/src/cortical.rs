@@ -95,6 +95,18 @@ impl Cortical {
         detached(py, || m.score(&x.matrix(0..x.rows), y))
     }
 
+    /// The training labels, sorted, without repeats (`classes_`, also after `load`).
+    #[getter]
+    fn classes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        Ok(self.inner.classes().map_err(to_py)?.into_pyarray(py))
+    }
+
+    /// Pixels per image of the training images (`n_features_in_`, also after `load`).
+    #[getter]
+    fn n_features(&self) -> PyResult<usize> {
+        self.inner.n_features().map_err(to_py)
+    }
+
     /// `(hypercolumns, minicolumns, learning steps)` of the trained network.
     #[getter]
     fn shape(&self) -> PyResult<(usize, usize, u64)> {

@@ -121,3 +121,13 @@ def test_gbnn_save_writes_the_current_retrieval_options(tmp_path):
     m.save(tmp_path / "m.nbm")
     back = nb.GBNN.load(tmp_path / "m.nbm")
     assert (back.rule.replace("_", "-"), back.gamma, back.max_iter) == ("sum-of-sum", 3, 7)
+
+
+def test_a_loaded_cortical_network_knows_its_classes_and_features(tmp_path):
+    digits = np.loadtxt(Path(__file__).resolve().parents[2] / "data/digits/digits.csv.gz", delimiter=",")
+    x, y = digits[:60, :64], digits[:60, 64].astype(int) % 3 + 5
+    net = nb.Cortical(epochs=2).fit(x, y)
+    net.save(tmp_path / "c.nbm")
+    for back in (nb.Cortical.load(tmp_path / "c.nbm"), pickle.loads(pickle.dumps(net))):
+        assert back.classes_.tolist() == [5, 6, 7] and back.n_features_in_ == 64
+        assert (back.predict(x) == net.predict(x)).all()

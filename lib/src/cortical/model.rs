@@ -105,6 +105,20 @@ impl Cortical {
         Ok(self)
     }
 
+    /// The training labels, sorted and without repeats (what `predict` answers with).
+    pub fn classes(&self) -> Result<Vec<i64>> {
+        let mut c = self.fitted()?.labels.clone();
+        c.sort_unstable();
+        c.dedup();
+        Ok(c)
+    }
+
+    /// Pixels per image the network was trained on (`side²`).
+    pub fn n_features(&self) -> Result<usize> {
+        let f = self.fitted()?;
+        Ok(f.side * f.side)
+    }
+
     /// Features of each image: `rows × hypercolumns` winners (−1 silent).
     pub fn transform(&self, x: &Matrix) -> Result<Vec<i32>> {
         let f = self.fitted()?;
