@@ -6,10 +6,11 @@ use neurobits_core::gbnn::batch::{retrieve_batch, retrieve_batch_decoded, retrie
 use neurobits_core::gbnn::decode::Decoded;
 use neurobits_core::gbnn::{Mode, Network, Params, Rule, Stats};
 use neurobits_core::Word;
-use neurobits_gpu_host::gbnn::DeviceNetwork;
+use neurobits_gpu_host::gbnn::{DeviceNetwork, GbnnGpu};
 
 use crate::device::{Cpu, Device};
 use crate::io::output::{active_symbols, Active};
+use crate::resident::Kept;
 
 /// Final states and per-probe statistics of a batch retrieval.
 pub struct Batch {
@@ -51,14 +52,45 @@ impl Cpu {
 pub struct Resident<'d> {
     device: &'d Device,
     net: &'d Network,
-    gpu: Option<DeviceNetwork<'d>>,
+    gpu: Option<OnGpu<'d>>,
+}
+
+/// W on the GPU: uploaded for this handle, or kept by a model between calls.
+enum OnGpu<'d> {
+    Made(Box<DeviceNetwork<'d>>),
+    Kept(std::sync::Arc<GbnnGpu>),
+}
+
+impl<'d> std::ops::Deref for OnGpu<'d> {
+    type Target = DeviceNetwork<'d>;
+    fn deref(&self) -> &DeviceNetwork<'d> {
+        match self {
+            OnGpu::Made(d) => d,
+            OnGpu::Kept(d) => d,
+        }
+    }
 }
 
 impl Device {
     /// Makes `net` resident: uploads W when this device has a GPU (under `auto`, a W that does
     /// not fit stays on the CPU, with a note).
     pub fn gbnn<'d>(&'d self, net: &'d Network) -> Result<Resident<'d>> {
-        let gpu = self.run(|g| Ok(Some(g.upload(net)?)), |_| Ok(None))?;
+        let gpu = self.run(|g| Ok(Some(OnGpu::Made(Box::new(g.upload(net)?)))), |_| Ok(None))?;
+        Ok(Resident { device: self, net, gpu })
+    }
+
+    /// [`Device::gbnn`] with W kept in `kept` between calls: uploaded on the first call for this
+    /// device, reused after (a model's handle; the model empties `kept` when `net` changes).
+    pub(crate) fn gbnn_kept<'d>(
+        self: &'d std::sync::Arc<Device>,
+        net: &'d Network,
+        kept: &Kept<GbnnGpu>,
+    ) -> Result<Resident<'d>> {
+        let gpu = match self.gpu_shared() {
+            Some(g) => self
+                .run(|_| Ok(Some(OnGpu::Kept(kept.get(self, || GbnnGpu::upload_to(g.clone(), net))?))), |_| Ok(None))?,
+            None => None,
+        };
         Ok(Resident { device: self, net, gpu })
     }
 }

@@ -7,7 +7,6 @@ use neurobits_core::gbnn::{Mode, Network, Params, Stats, ERASED, SILENT};
 use neurobits_core::Word;
 use serde::{Deserialize, Serialize};
 
-use super::backend::Batch;
 use super::RuleArg;
 use crate::device::{DeviceCache, Target};
 use crate::error::{Error, Result};
@@ -190,20 +189,8 @@ impl Gbnn {
         if mode != Mode::Sparse && probes.contains(&SILENT) {
             return Err(Error::input("the probes", "a silent cluster (-2) needs the sparse mode"));
         }
-        let batch = match device.gpu_shared() {
-            // W stays on the GPU between calls (a chunked caller retrieves many times).
-            Some(gpu) if mode == Mode::Erasure => device.run(
-                |_| {
-                    let k = (probes.len() / g.clusters()) as u128;
-                    crate::io::memory::ensure_fits("the final states", k * (g.row_words() as u128 * 8 + 8))?;
-                    let w = self.resident.get(&device, || GbnnGpu::upload_to(gpu.clone(), net))?;
-                    let out = w.retrieve(&probes, rule, params)?;
-                    Ok(Batch { states: out.states, stats: out.stats, kernel_seconds: Some(out.kernel_ms / 1e3) })
-                },
-                |cpu| cpu.retrieve(net, &probes, rule, params),
-            )?,
-            _ => device.gbnn(net)?.retrieve_in(&probes, rule, mode, params)?,
-        };
+        // W stays on the GPU between calls (a chunked caller retrieves many times).
+        let batch = device.gbnn_kept(net, &self.resident)?.retrieve_in(&probes, rule, mode, params)?;
         let symbols = batch
             .states
             .chunks(g.row_words().max(1))
