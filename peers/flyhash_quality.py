@@ -13,7 +13,6 @@ faiss's rows together, and quality.svg.)
 """
 
 import csv
-import gzip
 import json
 import os
 import sys
@@ -22,15 +21,9 @@ import time
 import faiss
 import numpy as np
 
+from _idx import idx
+
 R = 100
-
-
-def idx(path):
-    with gzip.open(path) as f:
-        b = f.read()
-    nd = b[3]
-    dims = [int.from_bytes(b[4 + 4 * i : 8 + 4 * i], "big") for i in range(nd)]
-    return np.frombuffer(b, np.uint8, offset=4 + 4 * nd).reshape(dims)
 
 
 def prep(x, scale):

@@ -9,7 +9,6 @@ process (fit, then predict). Writes flynn-test.csv/.json into OUT.
 Usage: THREADS=2 python peers/flynn_knn.py NEUROBITS_BIN FASHION_MNIST_DIR OUT
 """
 
-import gzip
 import json
 import os
 import subprocess
@@ -19,13 +18,7 @@ import time
 
 import numpy as np
 
-
-def idx(path):
-    with gzip.open(path) as f:
-        b = f.read()
-    nd = b[3]
-    dims = [int.from_bytes(b[4 + 4 * i : 8 + 4 * i], "big") for i in range(nd)]
-    return np.frombuffer(b, np.uint8, offset=4 + 4 * nd).reshape(dims)
+from _idx import idx
 
 
 def main():

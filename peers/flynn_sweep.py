@@ -8,7 +8,6 @@ on the same codes). Writes flynn-sweep.csv/.json and flynn-sweep.svg into OUT.
 Usage: python peers/flynn_sweep.py NEUROBITS_BIN FASHION_MNIST_DIR OUT
 """
 
-import gzip
 import json
 import os
 import subprocess
@@ -17,18 +16,12 @@ import tempfile
 
 import numpy as np
 
+from _idx import idx
+
 D = 784
 MS = (16 * D, 32 * D, 64 * D, 128 * D)
 COLOURS = ("#E69F00", "#0072B2", "#009E73", "#CC79A7")
 GAMMAS = [0.5, 0.8, 0.9, 0.95, 0.97, 0.99, 0.995]
-
-
-def idx(path):
-    with gzip.open(path) as f:
-        b = f.read()
-    nd = b[3]
-    dims = [int.from_bytes(b[4 + 4 * i : 8 + 4 * i], "big") for i in range(nd)]
-    return np.frombuffer(b, np.uint8, offset=4 + 4 * nd).reshape(dims)
 
 
 def grid():
