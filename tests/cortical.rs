@@ -1,4 +1,4 @@
-//! The cortical network on the CPU against spec `shared/specs/cortical.md`: its test vectors,
+//! The cortical network on the CPU against spec `docs/manual/src/spec-cortical*.md`: its test vectors,
 //! configuration A's two SHA-256 digests (single thread and rayon), schedule equality across
 //! drivers, learning quality and its ablations (§11.5), the network file and bad input.
 

@@ -1,6 +1,6 @@
 //! The cortical-column network of Nere, Franey, Hashmi & Lipasti ("Simulating Cortical Networks
 //! on Heterogeneous Multi-GPU Systems", JPDC 2012), in the exact integer form of
-//! `shared/specs/cortical.md`: hypercolumns of `M` minicolumns in a binary converging tree,
+//! `docs/manual/src/spec-cortical*.md`: hypercolumns of `M` minicolumns in a binary converging tree,
 //! Eq. 1–7 as `G = 20·S − (40k + 19)·Ω` on Q0.16 weights (no `exp`, no division), an integer
 //! winner-take-all key with ties to the lowest index, Hebbian learning of the winner, random
 //! firing from a counter-based hash. Every decision is an integer, so every target, schedule,

@@ -1,5 +1,5 @@
 //! The oscillatory chaotic neural network (OCNN) of Benderskaya & Tolstov, as specified in
-//! `shared/specs/ocnn.md`: one chaotic logistic-map neuron per data point, coupled by Gaussian
+//! `docs/manual/src/spec-ocnn.md`: one chaotic logistic-map neuron per data point, coupled by Gaussian
 //! weights; pairs that stay synchronized are linked, and the connected components are clusters.
 //!
 //! Canonical arithmetic (spec §11.1), identical on every target:

@@ -1,4 +1,4 @@
-//! The cortical-column network on the host (spec `shared/specs/cortical.md`): data and the LGN,
+//! The cortical-column network on the host (spec `docs/manual/src/spec-cortical*.md`): data and the LGN,
 //! the network file, the CPU drivers (single thread and rayon), the GPU variants, training,
 //! evaluation, the benchmark and the multi-device profiler.
 
