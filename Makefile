@@ -190,6 +190,8 @@ flyhash-quality: setup
 # scikit-learn's KNeighborsClassifier.
 python-bench: setup
 	$(PY) python/bench.py --out out/python-bench.json
+	@$(PY) -c "import faiss" 2>/dev/null || $(PY) -m pip install -q --disable-pip-version-check faiss-cpu
+	$(PY) python/bench_peers.py --out out/python-bench-peers.json
 
 # The wheel, Fashion-MNIST, FCPS and digits into .bundle-py/ for the device machine (no Rust, no
 # registry): there, `pip install --no-index --no-deps .bundle-py/neurobits-*.whl` and

@@ -33,6 +33,9 @@ from sklearn import cluster, datasets
 from sklearn.metrics import adjusted_rand_score
 from sklearn.preprocessing import StandardScaler
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _meta import meta as run_meta
+
 VALIDATION_SEEDS = {0, 1, 2}
 FCPS = [("Lsun", 3), ("Target", 0), ("TwoDiamonds", 0), ("Hepta", 0), ("Tetra", 0), ("Atom", 0), ("Chainlink", 0), ("WingNut", 0)]
 SIZES = {"Lsun": [200, 100, 100], "TwoDiamonds": [400, 400], "Hepta": [32] + [30] * 6, "Tetra": [100] * 4,
@@ -190,7 +193,7 @@ def main():
         for r in rows:
             f.write(",".join("" if r[k] is None else (f"{r[k]:.6f}" if isinstance(r[k], float) else str(r[k])) for k in keys) + "\n")
     with open(os.path.join(args.out, "quality.json"), "w") as f:
-        json.dump({"command": " ".join(sys.argv), "seeds": args.seeds, "validation_seeds": sorted(VALIDATION_SEEDS),
+        json.dump({"meta": run_meta({"synthetic sets (random_state)": args.seeds, "ocnn --seed on FCPS": [1, 2, 3], "ocnn --seed on the other sets": 1}), "command": " ".join(sys.argv), "seeds": args.seeds, "validation_seeds": sorted(VALIDATION_SEEDS),
                    "family_means": means, "rows": rows}, f, indent=1)
     svg(os.path.join(args.out, "quality.svg"), families, means)
     print("\nmean ARI per family (coverage in brackets where below 1)")

@@ -21,6 +21,9 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.neighbors import KNeighborsClassifier
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _meta import meta as run_meta
+
 SPEC = ["--rule", "spec", "--levels", "3", "--upsample", "1", "--epochs", "60", "--exposure", "4"]
 SIZES = [1, 5, 10, 25, 50, 100, None]
 
@@ -154,6 +157,7 @@ def main():
             "spec": "the spec's rule and configuration A's shape: " + " ".join(SPEC), "seeds": a.seeds,
             "kmeans": "sklearn KMeans(k = top-level minicolumns (capped at the training images), n_init=10, random_state=seed); clusters labelled by their training majority",
             "command": "python3 peers/cortical_quality.py --bin " + a.bin, "points": points}
+    meta["meta"] = run_meta({"cortical train --seed and KMeans random_state": a.seeds})
     json.dump(meta, open(os.path.join(a.out, "quality.json"), "w"), indent=1)
     keys = [k for k in points[0] if not k.startswith("per_seed")]
     with open(os.path.join(a.out, "quality.csv"), "w", newline="") as f:

@@ -22,6 +22,7 @@ import faiss
 import numpy as np
 
 from _idx import idx
+from _meta import meta as run_meta
 
 R = 100
 
@@ -83,7 +84,7 @@ def main():
         w.writeheader()
         for r in rows:
             w.writerow({k: r.get(k, "") for k in keys})
-    json.dump(rows, open(os.path.join(out, "quality.json"), "w"), indent=1)
+    json.dump(dict(meta=run_meta({"faiss": "none (IndexLSH draws its rotation with faiss's fixed default seed)", "neurobits flyhash eval": "as in its eval.csv's command"}), rows=rows), open(os.path.join(out, "quality.json"), "w"), indent=1)
     plot(rows, os.path.join(out, "quality.svg"))
 
 

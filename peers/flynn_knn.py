@@ -19,6 +19,7 @@ import time
 import numpy as np
 
 from _idx import idx
+from _meta import meta as run_meta
 
 
 def main():
@@ -73,7 +74,7 @@ def main():
     print(rows[-1], flush=True)
     meta = dict(threads=threads, data="Fashion-MNIST 60 000 train / 10 000 test", command=" ".join(sys.argv),
                 cpu=open("/proc/cpuinfo").read().split("model name")[1].split("\n")[0].strip(" :"))
-    json.dump(dict(meta=meta, rows=rows), open(os.path.join(out, "flynn-test.json"), "w"), indent=1)
+    json.dump(dict(meta=run_meta({"neurobits --seed": "default (1)"}, **meta), rows=rows), open(os.path.join(out, "flynn-test.json"), "w"), indent=1)
     with open(os.path.join(out, "flynn-test.csv"), "w") as fh:
         fh.write("method,accuracy,fit_seconds,predict_seconds\n")
         for r in rows:

@@ -17,6 +17,7 @@ import tempfile
 import numpy as np
 
 from _idx import idx
+from _meta import meta as run_meta
 
 D = 784
 MS = (16 * D, 32 * D, 64 * D, 128 * D)
@@ -65,7 +66,7 @@ def main():
         fh.write(",".join(keys) + "\n")
         for r in rows:
             fh.write(",".join(str(r[k]).lower() if isinstance(r[k], bool) else str(r[k]) for k in keys) + "\n")
-    json.dump(rows, open(os.path.join(out, "flynn-sweep.json"), "w"), indent=1)
+    json.dump(dict(meta=run_meta({"neurobits --seed": "default (1)"}), rows=rows), open(os.path.join(out, "flynn-sweep.json"), "w"), indent=1)
     best = max(rows, key=lambda r: r["val_accuracy"])
     print("best on validation:", best)
     plot(rows, os.path.join(out, "flynn-sweep.svg"))

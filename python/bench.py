@@ -137,6 +137,10 @@ def main() -> None:
     report["gbnn"] = bench_gbnn(a.device, a.repeats)
     if a.knn_test:
         report["flynn_vs_knn"] = bench_knn(x, y, xt, yt, a.device, a.knn_test)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "peers"))
+    from _meta import meta
+
+    report["meta"] = meta({"GBNN messages and probes (numpy default_rng)": 2, "FlyHash seed": 1})
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
         Path(a.out).write_text(json.dumps(report, indent=2) + "\n")

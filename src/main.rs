@@ -82,6 +82,7 @@ fn run() {
     };
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| fail(&e.to_string(), exit::BAD_INPUT));
     neurobits::console::set_stdout_is_data(cli::stdout_is_data(&matches));
+    record_seeds(&Cli::command(), &matches);
     // Old spellings still work, with a warning (clap's aliases cannot warn). Checked on the parsed
     // command, so that global options before it (`neurobits -q fpga …`) do not hide it.
     if matches!(cli.command, Command::Fpga(_)) {
@@ -95,5 +96,31 @@ fn run() {
     }
     if let Err(e) = cli::run(cli) {
         fail_with(&e);
+    }
+}
+
+/// Every `*seed*` option of the command that runs, given or default, into the `meta` of the result
+/// files it writes (so a run can be repeated from its JSON alone).
+fn record_seeds(cmd: &clap::Command, m: &clap::ArgMatches) {
+    for arg in cmd.get_arguments() {
+        let id = arg.get_id().as_str();
+        if !id.contains("seed") {
+            continue;
+        }
+        if let Ok(Some(raw)) = m.try_get_raw(id) {
+            let vals: Vec<serde_json::Value> = raw
+                .map(|v| {
+                    let v = v.to_string_lossy();
+                    v.parse::<u64>().map_or_else(|_| serde_json::Value::String(v.into_owned()), Into::into)
+                })
+                .collect();
+            let value = if vals.len() == 1 { vals[0].clone() } else { serde_json::Value::Array(vals) };
+            neurobits::io::json::record_seed(id, value);
+        }
+    }
+    if let Some((name, sub)) = m.subcommand() {
+        if let Some(cmd) = cmd.find_subcommand(name) {
+            record_seeds(cmd, sub);
+        }
     }
 }

@@ -50,6 +50,14 @@ fn copy_parallel<T: Copy + Send + Sync>(dst: &mut [std::mem::MaybeUninit<T>], sr
     });
 }
 
+/// Every GPU this process opened, by ordinal and name: what result files record as their device.
+static OPENED: Mutex<Vec<(usize, String)>> = Mutex::new(Vec::new());
+
+/// The GPUs this process has opened so far (ordinal, name), in the order they were first opened.
+pub fn opened() -> Vec<(usize, String)> {
+    OPENED.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
 /// Words in one half of the pinned staging buffer (32 MiB).
 pub(crate) const STAGING_HALF: usize = 1 << 22;
 
@@ -68,6 +76,12 @@ impl Gpu {
         let stream = ctx.default_stream();
         let module = ctx.load_module(cudarc::nvrtc::Ptx::from_src(PTX))?;
         let functions = Kernel::ALL.iter().map(|k| module.load_function(k.name())).collect::<Result<Vec<_>, _>>()?;
+        let name = ctx.name().unwrap_or_else(|_| "CUDA device".into());
+        let mut seen = OPENED.lock().unwrap_or_else(|e| e.into_inner());
+        if !seen.iter().any(|(i, _)| *i == ordinal) {
+            seen.push((ordinal, name));
+        }
+        drop(seen);
         Ok(Gpu { ctx, stream, _module: module, functions, staging: Mutex::new(None), copy: Default::default() })
     }
 

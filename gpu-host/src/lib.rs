@@ -32,5 +32,5 @@ pub mod ocnn;
 pub mod ptx;
 
 pub use error::GpuError;
-pub use gpu::Gpu;
+pub use gpu::{opened as opened_gpus, Gpu};
 pub use launch::{KernelTimer, BLOCK};
