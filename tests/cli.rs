@@ -287,6 +287,9 @@ fn fpga_reports_cycles_and_rejects_oversized_circuits() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(j["store_cycles"], 200);
+    // The seed is recorded though it was not given (the default), and the device by name.
+    assert_eq!(j["meta"]["seeds"]["seed"], 1, "{}", j["meta"]);
+    assert!(j["meta"]["device"]["cpu"].as_str().is_some_and(|c| !c.is_empty()), "{}", j["meta"]);
     for r in j["rules"].as_array().unwrap() {
         assert_eq!(r["identical_to_cpu"], true);
         assert!(r["mean_cycles"].as_f64().unwrap() >= 3.0);
