@@ -246,9 +246,10 @@ impl Cpu {
         format!("cpu ({} threads)", self.pool.current_num_threads())
     }
 
-    /// Runs `f` on this pool's threads.
+    /// Runs `f` on this pool's threads, under the caller's cancel token.
     pub fn install<T: Send>(&self, f: impl FnOnce() -> T + Send) -> T {
-        self.pool.install(f)
+        let token = crate::cancel::current();
+        self.pool.install(|| crate::cancel::with_opt(token, f))
     }
 }
 

@@ -43,6 +43,9 @@ pub enum Error {
         /// The system's error.
         error: std::io::Error,
     },
+    /// The call was stopped through its [`crate::cancel::Cancel`] token; nothing was changed.
+    #[error("interrupted")]
+    Interrupted,
     /// `predict`, `transform`, `search`, `save` … before `fit`.
     #[error("this {0} is not fitted yet: call fit first")]
     NotFitted(&'static str),
@@ -74,6 +77,15 @@ impl Error {
     /// An I/O failure on `path`.
     pub fn io(path: &Path, source: std::io::Error) -> Error {
         Error::Io { name: path.display().to_string(), error: source }
+    }
+
+    /// Whether the call was stopped by its cancel token (also when an older layer carried it).
+    pub fn is_interrupted(&self) -> bool {
+        match self {
+            Error::Interrupted => true,
+            Error::Other(a) => a.downcast_ref::<Error>().is_some_and(Error::is_interrupted),
+            _ => false,
+        }
     }
 
     /// Whether this is an I/O failure (exit code 1 in the CLI) rather than bad input (exit 2).

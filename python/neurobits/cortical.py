@@ -58,8 +58,8 @@ class Cortical(ClassifierMixin, Estimator):
 
     Notes
     -----
-    ``fit`` is one library call: the GIL is released while it runs, but Ctrl-C takes effect
-    only when it returns. Pixels are integers 0…16 (scikit-learn's digits) or 0…255.
+    ``fit`` is one library call: the GIL is released while it runs, and Ctrl-C stops it at the
+    next training image (the model keeps its earlier fit). Pixels are integers 0…16 (scikit-learn's digits) or 0…255.
 
     Examples
     --------

@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
 use crate::flyhash::saving;
-use crate::{array2, chunk_rows, chunked, config, detached, labels, target, to_py, Rows};
+use crate::{array2, chunk_rows, chunked, config, detached, interruptible, labels, target, to_py, Rows};
 
 /// The cortical-column network (the library's `cortical::model::Cortical`). Its `fit` is one
 /// library call: the GIL is released during it, but Ctrl-C takes effect only when it returns;
@@ -52,7 +52,7 @@ impl Cortical {
         let x = Rows::of(&x, "the images")?;
         let y = labels(&y)?;
         let mut m = Model::new(self.inner.config.clone()).with_device(target(device)?);
-        detached(py, || m.fit(&x.matrix(0..x.rows), y).map(|_| ()))?;
+        interruptible(py, || m.fit(&x.matrix(0..x.rows), y).map(|_| ()))?;
         self.inner = m;
         Ok(())
     }

@@ -8,7 +8,10 @@
 //!   (GBNN's `&[i64]`), else copied once into the library's owned `Matrix`/`Points`;
 //! - the interpreter is detached (`py.detach`, the GIL released) while Rust computes, and long
 //!   row-wise calls on the CPU run in chunks of rows with `py.check_signals()` between them, so
-//!   Ctrl-C interrupts them (chunks give the same bits: every such verb is per row);
+//!   Ctrl-C interrupts them (chunks give the same bits: every such verb is per row); a long call
+//!   that is one piece (OCNN and cortical `fit`) runs on a worker thread under a
+//!   [`neurobits::cancel::Cancel`] token while this thread waits, looking for Ctrl-C every 50 ms
+//!   (see [`interruptible`]);
 //! - every library error becomes a Python exception carrying the one line the CLI prints;
 //!   panics are caught here and never reach the interpreter.
 
@@ -18,7 +21,9 @@ use neurobits::device::Target;
 use neurobits::flyhash::data::Matrix;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyFileNotFoundError, PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{
+    PyFileNotFoundError, PyKeyboardInterrupt, PyMemoryError, PyOSError, PyRuntimeError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
@@ -48,6 +53,7 @@ fn line(e: &anyhow::Error) -> String {
 pub(crate) fn to_py(e: neurobits::Error) -> PyErr {
     use neurobits::Error as E;
     let kind = match &e {
+        _ if e.is_interrupted() => 6,
         E::NotFitted(_) => 0,
         E::Io { error, .. } | E::Write(error) if error.kind() == std::io::ErrorKind::NotFound => 1,
         E::Io { .. } | E::Write(_) => 2,
@@ -73,6 +79,7 @@ pub(crate) fn to_py(e: neurobits::Error) -> PyErr {
         2 => PyOSError::new_err(msg),
         3 => PyRuntimeError::new_err(msg),
         5 => PyMemoryError::new_err(msg),
+        6 => PyKeyboardInterrupt::new_err(msg),
         _ => PyValueError::new_err(msg),
     }
 }
@@ -82,15 +89,54 @@ pub(crate) fn to_py(e: neurobits::Error) -> PyErr {
 pub(crate) fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> neurobits::Result<T> + Send) -> PyResult<T> {
     match py.detach(|| catch_unwind(AssertUnwindSafe(f))) {
         Ok(r) => r.map_err(to_py),
-        Err(p) => {
-            let what = p
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| p.downcast_ref::<&str>().copied())
-                .unwrap_or("unknown panic");
-            Err(PyRuntimeError::new_err(format!("internal error in neurobits (please report it): {what}")))
-        }
+        Err(p) => Err(panic_error(p)),
     }
+}
+
+/// Runs `f` like [`detached`], on a worker thread under a cancel token, while this thread looks
+/// for Ctrl-C (`py.check_signals()`) every 50 ms: on one it cancels the token, waits for the
+/// library to stop at its next check (the model untouched: it is only replaced on success) and
+/// raises the `KeyboardInterrupt`. Python runs signal handlers only on its main thread, and only
+/// between bytecodes, so a call that is one piece of native work needs this to be stopped.
+pub(crate) fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce() -> neurobits::Result<T> + Send) -> PyResult<T> {
+    let token = neurobits::cancel::Cancel::new();
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        // `Receiver` is not `Sync`; the wait below borrows it from a detached closure.
+        let rx = std::sync::Mutex::new(rx);
+        let worker_token = token.clone();
+        let worker = s.spawn(move || {
+            let r = catch_unwind(AssertUnwindSafe(|| neurobits::cancel::with(&worker_token, f)));
+            let _ = tx.send(());
+            r
+        });
+        loop {
+            let wait = std::time::Duration::from_millis(50);
+            let done = py.detach(|| rx.lock().map(|r| r.recv_timeout(wait).is_ok()).unwrap_or(true));
+            if done || worker.is_finished() {
+                break;
+            }
+            if let Err(interrupt) = py.check_signals() {
+                token.cancel();
+                let _ = py.detach(|| worker.join());
+                return Err(interrupt);
+            }
+        }
+        match py.detach(|| worker.join()).unwrap_or_else(Err) {
+            Ok(r) => r.map_err(to_py),
+            Err(p) => Err(panic_error(p)),
+        }
+    })
+}
+
+/// A panic's payload as the `RuntimeError` raised for it.
+fn panic_error(p: Box<dyn std::any::Any + Send>) -> PyErr {
+    let what = p
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| p.downcast_ref::<&str>().copied())
+        .unwrap_or("unknown panic");
+    PyRuntimeError::new_err(format!("internal error in neurobits (please report it): {what}"))
 }
 
 /// The device a call names: `cpu`, `gpu`, `cuda`, `gpu:N`, `cuda:N` or `auto`.

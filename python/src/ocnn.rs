@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
 use crate::flyhash::saving;
-use crate::{config, detached, slice, target, to_py};
+use crate::{config, detached, interruptible, slice, target, to_py};
 
 /// The OCNN clusterer (the library's `ocnn::model::Ocnn`). Its `fit` is one library call: the
 /// GIL is released during it, but Ctrl-C takes effect only when it returns.
@@ -35,7 +35,7 @@ impl Ocnn {
         let (n, dim) = (x.shape()[0], x.shape()[1]);
         let coords = slice(&x, "the points")?;
         let mut m = Model::new(self.inner.config.clone()).with_device(target(device)?);
-        detached(py, || m.fit(&Points { n, dim, coords: coords.to_vec() }).map(|_| ()))?;
+        interruptible(py, || m.fit(&Points { n, dim, coords: coords.to_vec() }).map(|_| ()))?;
         self.inner = m;
         Ok(())
     }

@@ -58,6 +58,25 @@ def test_ctrl_c_interrupts_a_long_transform():
     assert took < 5, f"took {took:.1f} s to stop"
 
 
+def test_ctrl_c_interrupts_a_long_cortical_fit(digits):
+    # One library call (no chunks): the call runs on a worker under a cancel token, and the
+    # training loop stops at its next image once Ctrl-C is seen. Uninterrupted, 20 000 epochs
+    # would take minutes; the model keeps its earlier fit.
+    x, y = digits
+    net = nb.Cortical(levels=4, minicolumns=8, epochs=2, upsample=1).fit(x[:100], y[:100])
+    before = net.predict(x[:50])
+    net.set_params(epochs=20000)
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), 2))
+    t = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        net.fit(x, y)
+    took = time.perf_counter() - t
+    timer.join()
+    assert took < 5, f"took {took:.1f} s to stop"
+    assert (net.predict(x[:50]) == before).all()
+
+
 def test_gil_released_while_computing():
     x = np.random.default_rng(2).random((3000, 784), dtype=np.float32)
     h = nb.FlyHash(code_bits=8192, winners=400).fit(x)

@@ -280,11 +280,26 @@ where
     let pb = crate::progress::bar(c.epochs as u64, "training epochs");
     let start = Instant::now();
     let protocol = Protocol { epochs: c.epochs, exposure: c.exposure, seed: c.seed };
-    train(learner, &mut vec![0u32; p.train_labels.len()], &protocol, |_| pb.inc(1))?;
+    train(&mut Stoppable(learner), &mut vec![0u32; p.train_labels.len()], &protocol, |_| pb.inc(1))?;
     finish(learner)?;
     let seconds = start.elapsed().as_secs_f64();
     pb.finish_and_clear();
     Ok(seconds)
+}
+
+/// A learner that stops before its next step once the caller's cancel token is set
+/// ([`crate::cancel`]); one atomic load per step.
+struct Stoppable<'a, L>(&'a mut L);
+
+impl<L: Learner> Learner for Stoppable<'_, L>
+where
+    anyhow::Error: From<L::Error>,
+{
+    type Error = anyhow::Error;
+    fn learn(&mut self, image: usize) -> Result<()> {
+        crate::cancel::check()?;
+        Ok(self.0.learn(image)?)
+    }
 }
 
 /// Evaluates `net` on the training and test lists and fills the report.
