@@ -190,17 +190,34 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
         r.theory_rate = 1.0 - super::theory::erasure_error(theory_density, s.clusters, r.erased, s.neurons);
     }
     pb.finish_and_clear();
-    write_outputs(a, s.gamma, &rows)?;
+    let capacity = match a.capacity_points {
+        0 => Vec::new(),
+        n => {
+            let target = match a.device {
+                DeviceChoice::Cpu => crate::device::Target::CPU,
+                DeviceChoice::Gpu => crate::device::Target::Gpu(0),
+                DeviceChoice::Auto => crate::device::Target::Auto,
+            };
+            super::capacity::curves(&s, a.seed, n, probes.min(1000), &a.rules, target)?
+        }
+    };
+    write_outputs(a, s.gamma, &rows, &capacity)?;
     journal.finish();
     crate::out!("{}", table(&rows, s.gamma))?;
+    let extra = if capacity.is_empty() { "" } else { ", capacity.csv, capacity.json, capacity-erasure.svg, capacity-sparse.svg" };
     crate::noteln!(
-        "wrote results.csv, results.json, retrieval.svg, expected.svg, gamma.svg, time.svg to {}",
+        "wrote results.csv, results.json, retrieval.svg, expected.svg, gamma.svg, time.svg{extra} to {}",
         a.out.display()
     );
     Ok(())
 }
 
-fn write_outputs(a: &ExperimentConfig, gamma: u32, rows: &[Row]) -> Result<()> {
+fn write_outputs(
+    a: &ExperimentConfig,
+    gamma: u32,
+    rows: &[Row],
+    capacity: &[super::capacity::CapacityRow],
+) -> Result<()> {
     let mut csv = String::from(
         "scenario,rule,gamma,erased,probes,strict,contains,expected,mean_iterations,seconds,density,theory_density,theory_rate,one_pass\n",
     );
@@ -227,8 +244,15 @@ fn write_outputs(a: &ExperimentConfig, gamma: u32, rows: &[Row]) -> Result<()> {
     if rows.iter().any(|r| r.rule == "sum-of-sum") {
         names.push("gamma.svg");
     }
+    if !capacity.is_empty() {
+        names.extend(super::capacity::FILES);
+    }
     // All files of a run appear together, or none do.
     write_set(&a.out, &names, |dir| {
+        if !capacity.is_empty() {
+            let sc = rows.first().map(|r| r.scenario).unwrap_or(0);
+            super::capacity::write(dir, &format!("Scenario {sc}"), capacity)?;
+        }
         write_string(&dir.join("results.csv"), &csv)?;
         crate::io::json::write(&dir.join("results.json"), &rows)?;
         // `band`: the Wilson 95 % interval of the strict rate (None: no interval).
@@ -355,4 +379,8 @@ pub struct ExperimentConfig {
     /// A folder for results.csv, results.json and the SVG plots.
     #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: PathBuf,
+    /// Points of the capacity curves: strict retrieval and density vs stored messages, erasure
+    /// and sparse, beside the theory (capacity.csv/json/svg); 0 skips them.
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 8))]
+    pub capacity_points: u64,
 }

@@ -7,6 +7,7 @@ pub mod backend;
 pub mod bench;
 #[cfg(feature = "cli")]
 mod bench_config;
+pub mod capacity;
 pub mod dense;
 #[cfg(feature = "cli")]
 pub mod experiment;
