@@ -112,6 +112,10 @@ MCU_NET := out/mcu/net.nbg
 mcu-net: setup
 	$(CARGO) build -q --bin neurobits
 	target/debug/neurobits -q gbnn generate --clusters 8 --neurons 50 --messages 400 --probes 100 --erased 3 --seed 7 -o out/mcu/data
+	@# The same messages (seed 7), probed in the noisy mode (2 wrong symbols, 1 erased) and the
+	@# sparse one (5 of the 8 symbols given, 1 of them erased, the other 3 silent: `-`).
+	target/debug/neurobits -q gbnn generate --clusters 8 --neurons 50 --messages 400 --probes 100 --erased 1 --substituted 2 --seed 7 -o out/mcu/noisy
+	target/debug/neurobits -q gbnn generate --clusters 8 --neurons 50 --messages 400 --probes 100 --erased 1 --active 5 --seed 7 -o out/mcu/sparse
 	target/debug/neurobits -q gbnn store --clusters 8 --neurons 50 --messages out/mcu/data/messages.csv -o $(MCU_NET)
 	target/debug/neurobits gbnn export --net $(MCU_NET) -o mcu/net/net.bin
 	@# A FlyNN classifier on sklearn's digits (first 1500 to fit, the next 100 for the firmware).
