@@ -112,6 +112,10 @@ MCU_NET := out/mcu/net.nbg
 mcu-net: setup
 	$(CARGO) build -q --bin neurobits
 	target/debug/neurobits -q gbnn generate --clusters 8 --neurons 50 --messages 400 --probes 100 --erased 3 --seed 7 -o out/mcu/data
+	@# The same messages (seed 7), probed in the noisy mode (2 wrong symbols, 1 erased) and the
+	@# sparse one (5 of the 8 symbols given, 1 of them erased, the other 3 silent: `-`).
+	target/debug/neurobits -q gbnn generate --clusters 8 --neurons 50 --messages 400 --probes 100 --erased 1 --substituted 2 --seed 7 -o out/mcu/noisy
+	target/debug/neurobits -q gbnn generate --clusters 8 --neurons 50 --messages 400 --probes 100 --erased 1 --active 5 --seed 7 -o out/mcu/sparse
 	target/debug/neurobits -q gbnn store --clusters 8 --neurons 50 --messages out/mcu/data/messages.csv -o $(MCU_NET)
 	target/debug/neurobits gbnn export --net $(MCU_NET) -o mcu/net/net.bin
 	@# A FlyNN classifier on sklearn's digits (first 1500 to fit, the next 100 for the firmware).
@@ -207,7 +211,7 @@ gpu-bundle: setup
 	$(CARGO) build --release --bin neurobits
 	rm -rf .bundle && mkdir -p .bundle
 	cp $(BIN) .bundle/neurobits
-	for t in bit_exact sharded flyhash; do cp $$($(CARGO) test --release -p neurobits-gpu-host --test $$t --no-run --message-format=json 2>/dev/null \
+	for t in bit_exact modes sharded flyhash; do cp $$($(CARGO) test --release -p neurobits-gpu-host --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/$$t; done
 	for t in ocnn_gpu cortical_gpu; do cp $$($(CARGO) test --release --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable') and m['target']['name'] == sys.argv[1]]" $$t) .bundle/$$t; done
@@ -231,6 +235,7 @@ nccl-link:
 gpu-test: nccl-link
 	@test -x .bundle/bit_exact || $(MAKE) gpu-bundle
 	.bundle/bit_exact --ignored --nocapture --test-threads=1
+	.bundle/modes --ignored --nocapture --test-threads=1
 	$(NCCL_ENV) .bundle/sharded --ignored --nocapture --test-threads=1
 	.bundle/flyhash --ignored --nocapture --test-threads=1
 	cd .bundle && ./ocnn_gpu --ignored --nocapture --test-threads=1

@@ -22,8 +22,8 @@ use neurobits::model::Model;
 use neurobits_core::digest::{fnv1a_words, FNV_OFFSET};
 use neurobits_core::gbnn::decode::decode_cluster;
 use neurobits_core::gbnn::workload::ProbePlan;
-use neurobits_core::gbnn::{retrieve, Network, Params, Rule};
-use std::path::PathBuf;
+use neurobits_core::gbnn::{retrieve, retrieve_in, Mode, Network, Params, Rule};
+use std::path::{Path, PathBuf};
 
 #[path = "common/cortical.rs"]
 mod common;
@@ -52,14 +52,30 @@ fn firmware_log(board: &Board, args: &[String], name: &str) -> Option<FirmwareLo
 }
 
 fn exported_network_equals_host(board: &Board) {
-    let net_file = env_path("NEUROBITS_MCU_NET", "out/mcu/net.nbg");
     let probes_file = env_path("NEUROBITS_MCU_PROBES", "out/mcu/data/probes.csv");
-    for f in [&net_file, &probes_file] {
+    exported_mode_equals_host(board, Mode::Erasure, &probes_file, board.machine);
+}
+
+/// The noisy and sparse modes (issue 36) on `board`: the same messages probed with wrong symbols
+/// (`make mcu-net` writes out/mcu/noisy) and with silent clusters (out/mcu/sparse), every rule
+/// the mode defines, state for state against the host.
+fn exported_modes_equal_host(board: &Board) {
+    let noisy = env_path("NEUROBITS_MCU_NOISY", "out/mcu/noisy/probes.csv");
+    exported_mode_equals_host(board, Mode::Noisy, &noisy, &format!("{}-noisy", board.machine));
+    let sparse = env_path("NEUROBITS_MCU_SPARSE", "out/mcu/sparse/probes.csv");
+    exported_mode_equals_host(board, Mode::Sparse, &sparse, &format!("{}-sparse", board.machine));
+}
+
+/// The exported network retrieving `probes_file` in `mode` with every rule the mode defines:
+/// each probe's symbols and updates, each rule's digest and the overall digest equal the host's.
+fn exported_mode_equals_host(board: &Board, mode: Mode, probes_file: &Path, log_name: &str) {
+    let net_file = env_path("NEUROBITS_MCU_NET", "out/mcu/net.nbg");
+    for f in [net_file.as_path(), probes_file] {
         assert!(f.is_file(), "{} is missing: run `make mcu-build` (it exports the network)", f.display());
     }
-    let probes_abs = std::fs::canonicalize(&probes_file).unwrap();
-    let args = [format!("probes={}", probes_abs.display()), "rule=all".to_string()];
-    let Some(log) = firmware_log(board, &args, board.machine) else { return };
+    let probes_abs = std::fs::canonicalize(probes_file).unwrap();
+    let args = [format!("probes={}", probes_abs.display()), "rule=all".to_string(), format!("mode={}", mode.name())];
+    let Some(log) = firmware_log(board, &args, log_name) else { return };
     assert!(log.exported);
     let model = Gbnn::load(&net_file).unwrap();
     let net = model.network().unwrap();
@@ -73,19 +89,21 @@ fn exported_network_equals_host(board: &Board) {
         net_file.display()
     );
     assert_eq!((cfg("C"), cfg("L")), (g.clusters().to_string(), g.neurons_per_cluster().to_string()));
+    assert_eq!(cfg("mode"), mode.name());
     let params = Params { gamma: cfg("gamma").parse().unwrap(), max_iter: cfg("max_iter").parse().unwrap() };
-    let probes = neurobits::io::symbols::read(&probes_file, &g, true).unwrap();
+    let probes = neurobits::io::symbols::read(probes_file, &g, true).unwrap();
     let k = probes.len() / g.clusters();
     let (mut v, mut s) = (vec![0; g.row_words()], vec![0; g.row_words()]);
     let mut total = FNV_OFFSET;
-    assert_eq!(log.rules.len(), Rule::ALL.len());
-    assert_eq!(log.results.len(), k * Rule::ALL.len(), "one result line per probe and rule");
+    let rules: Vec<Rule> = Rule::ALL.into_iter().filter(|r| r.supports(mode)).collect();
+    assert_eq!(log.rules.len(), rules.len());
+    assert_eq!(log.results.len(), k * rules.len(), "one result line per probe and rule");
     let mut results = log.results.iter();
-    for (rule, fw) in Rule::ALL.into_iter().zip(&log.rules) {
+    for (&rule, fw) in rules.iter().zip(&log.rules) {
         assert_eq!(fw.rule, rule.name());
         let (mut d, mut iters) = (FNV_OFFSET, 0u32);
         for (p, probe) in probes.chunks(g.clusters()).enumerate() {
-            let st = retrieve(&g, net.weights(), probe, rule, &params, &mut v, &mut s);
+            let st = retrieve_in(&g, net.weights(), probe, rule, mode, &params, &mut v, &mut s);
             let symbols: Vec<i64> =
                 (0..g.clusters()).map(|c| decode_cluster(&g, &v, c).unique().map_or(-1, i64::from)).collect();
             let r = results.next().unwrap();
@@ -105,7 +123,12 @@ fn exported_network_equals_host(board: &Board) {
         assert!(fw.instructions_per_retrieval > 0);
     }
     assert_eq!(log.digest, total, "{}: firmware digest {} != host digest {total}", board.machine, log.digest);
-    println!("{}: exported network, {k} probes x 4 rules: digest {total} equals the host's", board.machine);
+    println!(
+        "{}: exported network, {k} {} probes x {} rules: digest {total} equals the host's",
+        board.machine,
+        mode.name(),
+        rules.len()
+    );
 }
 
 fn selftest_equals_host(board: &Board) {
@@ -216,6 +239,18 @@ boards! {
     sifive_e_exported sifive_e_selftest sifive_e_flynn = 4;
 }
 
+// Two boards, one of each instruction set: the modes add no code of their own to the firmware
+// (the core's rules), so the other boards' erasure runs cover their builds.
+#[test]
+fn lm3s6965evb_noisy_and_sparse() {
+    exported_modes_equal_host(&BOARDS[1]);
+}
+
+#[test]
+fn sifive_e_noisy_and_sparse() {
+    exported_modes_equal_host(&BOARDS[4]);
+}
+
 /// A malformed probe stream stops the firmware with one error naming the line and the fault.
 #[test]
 fn firmware_refuses_a_malformed_probe_line() {
@@ -229,6 +264,9 @@ fn firmware_refuses_a_malformed_probe_line() {
         ("1,2,3,4,5,6,7,x\n", "probes line 1: a byte other than a digit"),
         ("1,2,3,4,5,6,7,50\n", "probes line 1: a symbol not below L"),
         ("1,2,3,4,5,6,7,8,9\n", "probes line 1: more fields than clusters"),
+        ("1,2,3,4,5,6,7,-?\n", "probes line 1: a byte other than a digit, '?', '-'"),
+        // A silent cluster outside the sparse mode: the core's check refuses the probe.
+        ("1,2,3,4,5,6,7,-\n", "core error"),
     ] {
         let p = dir.path().join("bad.csv");
         std::fs::write(&p, text).unwrap();

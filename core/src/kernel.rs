@@ -141,6 +141,7 @@ kernels! {
     GbnnPack = "gbnn_pack",
     GbnnUnpack = "gbnn_unpack",
     GbnnJointWarp = "gbnn_joint_warp",
+    GbnnStepGlobal = "gbnn_step_global",
     FlyProjection = "fly_projection",
     FlyActivation = "fly_activation",
     FlyRadixInit = "fly_radix_init",

@@ -75,6 +75,7 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<gk::JointFirst>(&mut seen);
     check::<gk::StepJoint>(&mut seen);
     check::<gk::StepSos>(&mut seen);
+    check::<gk::StepGlobal>(&mut seen);
     check::<gk::Compact>(&mut seen);
     check::<gk::DenseSelect>(&mut seen);
     check::<gk::Decode>(&mut seen);
@@ -145,8 +146,9 @@ fn ptx_targets_the_configured_architecture() {
     let arch = std::env::var("NEUROBITS_PTX_ARCH").unwrap_or_else(|_| "sm_90".into());
     assert!(PTX.contains(&format!(".target {arch}")), "PTX not built for {arch}");
     // Formatting machinery would bloat the kernels (see gpu-toolchain notes); it must stay out.
-    // 66 kernels take ~650 kB; formatting would add megabytes.
-    assert!(PTX.len() < 720_000, "PTX is {} bytes", PTX.len());
+    // 67 kernels take ~740 kB (gbnn_step_global, the sparse mode's, ~38 kB of it: both scores
+    // inlined in both of its passes); formatting would add megabytes.
+    assert!(PTX.len() < 800_000, "PTX is {} bytes", PTX.len());
 }
 
 /// Assembles the PTX with `ptxas` (path in `$PTXAS`, installed by `make setup`), so invalid PTX

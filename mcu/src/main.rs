@@ -7,8 +7,10 @@
 //!
 //! Copy `mcu/` to start a firmware: `board.rs` and `memory/` name the board and its capacity,
 //! `net/` holds your exported network, `stream.rs` parses any byte source. The semihosting
-//! command line (`-semihosting-config enable=on,arg=…`) takes `probes=PATH` and `rule=NAME` or
-//! `rule=all` (default: the exported model's rule); with feature `selftest`, `mode=selftest`
+//! command line (`-semihosting-config enable=on,arg=…`) takes `probes=PATH`, `rule=NAME` or
+//! `rule=all` (default: the exported model's rule; `all` in the noisy and sparse modes: the rules
+//! the mode defines) and `mode=erasure|noisy|sparse` (how the probes' symbols are read, as
+//! `gbnn retrieve --mode`; default `erasure`); with feature `selftest`, `mode=selftest`
 //! runs the PRNG self-test instead (`selftest.rs`; keys `stored`, `probes`, `erased`, `seed`);
 //! with feature `flynn`, `mode=flynn inputs=PATH` classifies vectors with the FlyNN classifier
 //! `neurobits flynn export` wrote into `net/flynn.rs` (`flynn.rs`).
@@ -38,7 +40,7 @@ mod net;
 
 use neurobits_core::digest::{fnv1a_words, FNV_OFFSET};
 use neurobits_core::gbnn::decode::decode_cluster;
-use neurobits_core::gbnn::{NetworkView, Params, Rule};
+use neurobits_core::gbnn::{Mode, NetworkView, Params, Rule};
 
 /// What the semihosting command line asked for.
 pub struct Args {
@@ -46,8 +48,10 @@ pub struct Args {
     flynn: bool,
     path: [u8; 128],
     path_len: usize,
-    /// `None`: every rule.
+    /// `None`: every rule (the mode defines).
     rule: Option<Rule>,
+    /// How the probes' symbols are read.
+    retrieval: Mode,
     stored: Option<u64>,
     probes: Option<u64>,
     erased: usize,
@@ -62,6 +66,7 @@ fn args() -> Args {
         path: [0; 128],
         path_len: 0,
         rule: Some(net::RULE),
+        retrieval: Mode::Erasure,
         stored: None,
         probes: None,
         erased: 5,
@@ -79,7 +84,12 @@ fn args() -> Args {
                 a.params = Params { gamma: 2, max_iter: 20 };
             }
             b"mode" if value == b"flynn" && cfg!(feature = "flynn") => a.flynn = true,
-            b"mode" => fail_msg("mode: `selftest` or `flynn`, in a build with that feature"),
+            b"mode" => {
+                let name = core::str::from_utf8(value).unwrap_or("");
+                a.retrieval = Mode::from_name(name).unwrap_or_else(|| {
+                    fail_msg("mode: erasure, noisy or sparse, or `selftest`/`flynn` in a build with that feature")
+                });
+            }
             b"probes" | b"inputs" if !value.is_empty() && !value[0].is_ascii_digit() => {
                 if value.len() >= a.path.len() {
                     fail_msg("probes: the path is longer than 127 bytes");
@@ -146,8 +156,9 @@ fn exported(a: &Args) {
     }
     let rule_name = a.rule.map_or("all", Rule::name);
     defmt::println!(
-        "network C={=usize} L={=usize} stored={=u64} weights_bytes={=usize} weights_fnv={=u64} rule={=str} gamma={=u32} max_iter={=u32}",
-        net::CLUSTERS, net::NEURONS_PER_CLUSTER, net::STORED, net::WEIGHT_BYTES, fnv, rule_name, a.params.gamma, a.params.max_iter
+        "network C={=usize} L={=usize} stored={=u64} weights_bytes={=usize} weights_fnv={=u64} rule={=str} mode={=str} gamma={=u32} max_iter={=u32}",
+        net::CLUSTERS, net::NEURONS_PER_CLUSTER, net::STORED, net::WEIGHT_BYTES, fnv, rule_name, a.retrieval.name(),
+        a.params.gamma, a.params.max_iter
     );
     let mut path = [0u8; 129];
     path[..a.path_len].copy_from_slice(&a.path[..a.path_len]);
@@ -173,11 +184,17 @@ fn exported(a: &Args) {
             }
         }
     };
+    // `all`: the rules the mode defines, in the paper's order.
+    let (mut all, mut n) = (Rule::ALL, 0);
+    for r in Rule::ALL.into_iter().filter(|r| r.supports(a.retrieval)) {
+        all[n] = r;
+        n += 1;
+    }
     let rules: &[Rule] = match &a.rule {
         Some(r) => core::slice::from_ref(r),
-        None => &Rule::ALL,
+        None => &all[..n],
     };
-    time_rules(&net::NETWORK, rules, a.params, &mut next, true);
+    time_rules(&net::NETWORK, rules, a.retrieval, a.params, &mut next, true);
     defmt::println!(
         "memory weights={=usize} in_flash=1 stack_peak={=u32} stack_room={=u32}",
         net::WEIGHT_BYTES,
@@ -187,11 +204,12 @@ fn exported(a: &Args) {
 }
 
 /// Retrieves the probes `next` gives (`next(p, out)` fills probe `p`, false at the end) with
-/// each rule; logs each rule's digest, updates and instructions per retrieval, the overall
-/// digest, and with `log_results` each probe's decoded symbols.
+/// each rule in `mode`; logs each rule's digest, updates and instructions per retrieval, the
+/// overall digest, and with `log_results` each probe's decoded symbols.
 pub fn time_rules(
     view: &NetworkView<'_>,
     rules: &[Rule],
+    mode: Mode,
     params: Params,
     next: &mut dyn FnMut(u64, &mut [u16]) -> bool,
     log_results: bool,
@@ -209,7 +227,7 @@ pub fn time_rules(
         let (mut digest, mut units, mut iterations, mut p) = (FNV_OFFSET, 0u64, 0u32, 0u64);
         while next(p, &mut probe[..c]) {
             let t = platform::now();
-            let stats = match view.retrieve(&probe[..c], rule, params, &mut state[..rw], &mut scratch[..rw]) {
+            let stats = match view.retrieve_in(&probe[..c], rule, mode, params, &mut state[..rw], &mut scratch[..rw]) {
                 Ok(s) => s,
                 Err(e) => fail(e),
             };

@@ -6,7 +6,7 @@
 
 use crate::{fail, platform, time_rules, Args};
 use neurobits_core::gbnn::workload::{message, ProbePlan};
-use neurobits_core::gbnn::{weight_words, FixedNetwork, Rule};
+use neurobits_core::gbnn::{weight_words, FixedNetwork, Mode, Rule};
 
 /// The self-test's network: 8×50 where RAM holds its 25.6 KB, else 8×16 (8 KB).
 #[cfg(any(board = "microbit", board = "sifive_e"))]
@@ -50,7 +50,7 @@ pub fn run(args: &Args) {
             false
         }
     };
-    time_rules(&view, &Rule::ALL, args.params, &mut next, false);
+    time_rules(&view, &Rule::ALL, Mode::Erasure, args.params, &mut next, false);
     defmt::println!("memory weights={=usize} stack_peak={=u32}", core::mem::size_of_val(&net), platform::stack_peak());
     cortical_a();
 }

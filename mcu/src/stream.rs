@@ -1,11 +1,12 @@
 //! Inputs as a byte stream, parsed a byte at a time from any source of bytes (a 64-byte buffer
 //! whatever the file's length): GBNN probes in the CSV of `neurobits gbnn retrieve` (one probe
-//! per line, `C` comma-separated symbols, `?` for an erased cluster) and FlyNN input vectors
+//! per line, `C` comma-separated symbols, `?` for an erased cluster, `-` for a silent one: the
+//! core refuses it outside the sparse mode) and FlyNN input vectors
 //! (one per line, `d` comma-separated numbers, parsed as `f32` exactly as the host's reader
 //! does: Rust's correctly rounded `str::parse`); blank lines are skipped. Under QEMU the source
 //! is a host file read through semihosting; on a board, RTT or a UART.
 
-use neurobits_core::gbnn::ERASED;
+use neurobits_core::gbnn::{ERASED, SILENT};
 
 /// Why a probe line was refused: `(line, what)`.
 pub type BadLine = (u32, &'static str);
@@ -87,18 +88,20 @@ impl<F: FnMut(&mut [u8]) -> usize> ProbeStream<F> {
     pub fn next(&mut self, out: &mut [u16], l: usize) -> Result<bool, BadLine> {
         loop {
             self.line += 1;
-            let (mut field, mut value, mut erased, mut digits, mut any) = (0usize, 0u32, false, 0u32, false);
+            let (mut field, mut value, mut digits, mut any) = (0usize, 0u32, 0u32, false);
+            // `?` or `-`: the field's mark instead of a symbol.
+            let mut mark: Option<u16> = None;
             loop {
                 let b = self.byte();
                 match b {
                     Some(b' ' | b'\t' | b'\r') => {}
-                    Some(b'0'..=b'9') if !erased => {
+                    Some(b'0'..=b'9') if mark.is_none() => {
                         value = value.saturating_mul(10).saturating_add((b.unwrap_or(0) - b'0') as u32);
                         digits += 1;
                         any = true;
                     }
-                    Some(b'?') if digits == 0 && !erased => {
-                        erased = true;
+                    Some(m @ (b'?' | b'-')) if digits == 0 && mark.is_none() => {
+                        mark = Some(if m == b'?' { ERASED } else { SILENT });
                         any = true;
                     }
                     Some(b',') | Some(b'\n') | None => {
@@ -111,15 +114,15 @@ impl<F: FnMut(&mut [u8]) -> usize> ProbeStream<F> {
                         if field >= out.len() {
                             return Err((self.line, "more fields than clusters"));
                         }
-                        if !erased && digits == 0 {
+                        if mark.is_none() && digits == 0 {
                             return Err((self.line, "an empty field"));
                         }
-                        if !erased && value as usize >= l {
+                        if mark.is_none() && value as usize >= l {
                             return Err((self.line, "a symbol not below L"));
                         }
-                        out[field] = if erased { ERASED } else { value as u16 };
+                        out[field] = mark.unwrap_or(value as u16);
                         field += 1;
-                        (value, erased, digits) = (0, false, 0);
+                        (value, mark, digits) = (0, None, 0);
                         if b != Some(b',') {
                             if field != out.len() {
                                 return Err((self.line, "fewer fields than clusters"));
@@ -127,7 +130,7 @@ impl<F: FnMut(&mut [u8]) -> usize> ProbeStream<F> {
                             return Ok(true);
                         }
                     }
-                    Some(_) => return Err((self.line, "a byte other than a digit, '?', ',' or a line end")),
+                    Some(_) => return Err((self.line, "a byte other than a digit, '?', '-', ',' or a line end")),
                 }
             }
         }

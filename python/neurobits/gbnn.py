@@ -158,7 +158,7 @@ class GBNN(Estimator):
         mode : {"erasure", "noisy", "sparse"}, default="erasure"
             ``"noisy"``: the given symbols may be wrong (no cluster is frozen); ``"sparse"``:
             messages with silent clusters (−2 in messages and probes), global winner-take-all.
-            Both take the rules ``"sum-of-sum"`` and ``"sum-of-max"``, on the CPU only so far.
+            Both take the rules ``"sum-of-sum"`` and ``"sum-of-max"``, on the CPU or a GPU.
 
         Returns
         -------

@@ -7,6 +7,9 @@ use super::shard::Shard;
 use crate::kernel::{kernel_struct, DevMut, DevPtr};
 use crate::Word;
 
+mod select;
+pub use select::{DenseSelect, StepGlobal, StepSos};
+
 /// A network's shape as the kernels take it (rebuilt into a [`super::Geometry`] on the device).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +57,8 @@ kernel_struct! {
         k: u32,
         /// The rule, as `Rule as u32` (its initial state).
         rule: u32,
+        /// The mode, as `Mode as u32` (its initial state: [`super::mode::initial_word_in`]).
+        mode: u32,
         /// 1: a rule that [keeps known clusters](super::Rule::keeps_known), with compact results
         /// (which decode known clusters from the probe): the host has zeroed `buf0` (erased
         /// clusters start off; nothing reads the known words, and the first update writes every
@@ -210,28 +215,6 @@ kernel_struct! {
 }
 
 kernel_struct! {
-    /// `gbnn_step_sos`: one sum-of-sum update, one thread per (active probe, cluster).
-    StepSos => GbnnStepSos {
-        /// Network shape.
-        shape: Shape,
-        /// γ.
-        gamma: u32,
-        /// Active probes.
-        n_active: u32,
-        /// W.
-        w: DevPtr<Word>,
-        /// Current states.
-        cur: DevPtr<Word>,
-        /// Next states.
-        next: DevMut<Word>,
-        /// Active probes' indices.
-        list: DevPtr<u32>,
-        /// Per-probe change flags.
-        changed: DevMut<u32>,
-    }
-}
-
-kernel_struct! {
     /// `gbnn_compact`: after an update, one thread per active probe.
     Compact => GbnnCompact {
         /// Active probes.
@@ -248,24 +231,6 @@ kernel_struct! {
         list_out: DevMut<u32>,
         /// Their number (one `u32`, zeroed before).
         count: DevMut<u32>,
-    }
-}
-
-kernel_struct! {
-    /// `gbnn_dense_select`: the paper's method after cuBLAS, one thread per (probe, cluster).
-    DenseSelect => GbnnDenseSelect {
-        /// Network shape.
-        shape: Shape,
-        /// Probes.
-        k: u32,
-        /// Scores `S = W·V`, column-major `n × K`.
-        s: DevPtr<f32>,
-        /// `V`, rewritten.
-        v: DevMut<f32>,
-        /// Bit-packed states, rewritten.
-        states: DevMut<Word>,
-        /// One change flag for the batch.
-        changed: DevMut<u32>,
     }
 }
 

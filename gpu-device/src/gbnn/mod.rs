@@ -9,21 +9,23 @@ use neurobits_core::gbnn::kernels::{
     Compact, Decode, DenseSelect, Init, JointFirst, JointIndex, Pack, ProbeIndex, Shape, StepJoint, StepSos, StepWord,
     Store, Unpack,
 };
+use neurobits_core::gbnn::mode::initial_word_in;
 use neurobits_core::gbnn::rules::{
-    joint_first_word_cols, joint_iter_word_cols, known_rows, occupancy_words, select_max, sum_of_sum_cluster,
+    joint_first_word_cols, joint_iter_word_cols, known_rows, occupancy_words, select_max, sum_of_max_wta_cluster,
+    sum_of_sum_cluster,
 };
-use neurobits_core::gbnn::schedule::initial_word;
 use neurobits_core::gbnn::shard::{
     sparse_overflow, sparse_overflow_index, sparse_record, sparse_word, Shard, RECORD_WORDS,
 };
 use neurobits_core::gbnn::store::clique_word_in;
-use neurobits_core::gbnn::{Geometry, Rule, Update, ERASED};
+use neurobits_core::gbnn::{Geometry, Mode, Rule, Update};
 
 use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::Word;
 
 use crate::{abort, gid, kernel, split};
 
+mod global;
 mod warp;
 
 #[inline(always)]
@@ -78,6 +80,7 @@ kernel! {
         shape: Shape,
         k: u32,
         rule: u32,
+        mode: u32,
         lean: u32,
         probes: DevPtr<u16>,
         buf0: DevMut<Word>,
@@ -95,10 +98,10 @@ kernel! {
             return;
         }
         if a.lean == 0 {
-            let Some(rule) = Rule::from_u32(a.rule) else { abort() };
+            let (Some(rule), Some(mode)) = (Rule::from_u32(a.rule), Mode::from_u32(a.mode)) else { abort() };
             let symbols = from_raw_parts(a.probes.0.add(p * g.clusters()), g.clusters());
             let (cl, wi) = split(word, wpc);
-            let v = initial_word(&g, symbols, rule, cl, wi);
+            let v = initial_word_in(&g, symbols, rule, mode, cl, wi);
             *a.buf0.0.add(i) = v;
             *a.buf1.0.add(i) = v;
         }
@@ -144,8 +147,8 @@ kernel! {
             // Joint's first pass has its own kernel (`gbnn_joint_first`) and sum-of-sum is per
             // cluster (`gbnn_step_sos`): keeping them out keeps the known-rows array off the stack.
             Update::JointFirst | Update::SumOfSum => abort(),
-            // The noisy and sparse updates need a cluster's or the probe's maximum first: the
-            // host does not launch them on this kernel (issue 36: CPU only so far).
+            // The noisy and sparse updates need a cluster's maximum (`gbnn_step_sos`) or the
+            // probe's (`gbnn_step_global`) first.
             Update::SumOfMaxWta | Update::GlobalSumOfSum | Update::GlobalSumOfMax => abort(),
         };
         *a.next.0.add(p * rw + word) = out;
@@ -293,10 +296,12 @@ kernel! {
 }
 
 kernel! {
-    /// One sum-of-sum update, one thread per (active probe, cluster): the cluster maximum needs
-    /// the whole cluster.
+    /// One per-cluster update, one thread per (active probe, cluster): the cluster maximum needs
+    /// the whole cluster. Sum-of-sum (`sum_of_sum_cluster`) or the noisy sum-of-max
+    /// (`sum_of_max_wta_cluster`).
     fn gbnn_step_sos(a: StepSos {
         shape: Shape,
+        update: u32,
         gamma: u32,
         n_active: u32,
         w: DevPtr<Word>,
@@ -315,7 +320,11 @@ kernel! {
         let w = from_raw_parts(a.w.0, g.weight_words());
         let v = from_raw_parts(a.cur.0.add(p * rw), rw);
         let out = from_raw_parts_mut(a.next.0.add(p * rw + cl * wpc), wpc);
-        sum_of_sum_cluster(&g, w, v, cl, a.gamma, out);
+        match Update::from_u32(a.update) {
+            Some(Update::SumOfSum) => sum_of_sum_cluster(&g, w, v, cl, a.gamma, out),
+            Some(Update::SumOfMaxWta) => sum_of_max_wta_cluster(&g, w, v, cl, out),
+            _ => abort(),
+        }
         if out[..] != v[cl * wpc..(cl + 1) * wpc] {
             note_change(a.changed.0, p);
         }

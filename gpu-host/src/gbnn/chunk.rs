@@ -6,11 +6,11 @@ use cudarc::driver::{CudaSlice, CudaStream};
 use neurobits_core::gbnn::kernels::{self as k, Shape};
 use neurobits_core::gbnn::rules::occupancy_words;
 use neurobits_core::gbnn::shard::Shard;
-use neurobits_core::gbnn::{Geometry, Params, Rule, Stats, Update};
+use neurobits_core::gbnn::{Geometry, Mode, Params, Rule, Stats, Update};
 use std::sync::Arc;
 
 use super::DeviceNetwork;
-use crate::launch::{launch, rd, wr, wr_at, KernelTimer};
+use crate::launch::{launch, launch_shaped, rd, wr, wr_at, KernelTimer};
 use crate::GpuError;
 
 /// Device buffers for up to `cap` probes (reused by every chunk of a batch).
@@ -131,13 +131,13 @@ impl DeviceNetwork<'_> {
     }
 
     /// Uploads a chunk's probes (checked; `e_max`: at least their most erased clusters) and runs
-    /// the initial launches: states (`lean`, for compact results of a rule that keeps known
-    /// clusters: see `Init::lean`), lists, and for the joint rule the per-probe index.
+    /// the initial launches: states in `mode` (`lean`, for compact results of a rule that keeps
+    /// known clusters: see `Init::lean`), lists, and for the joint rule the per-probe index.
     pub(super) fn begin(
         &self,
         ch: &mut Chunk,
         probes: &[u16],
-        rule: Rule,
+        (rule, mode): (Rule, Mode),
         (e_max, eo): (u32, u32),
         lean: bool,
         timer: &mut KernelTimer,
@@ -171,6 +171,7 @@ impl DeviceNetwork<'_> {
             shape,
             k: k32,
             rule: rule as u32,
+            mode: mode as u32,
             lean: lean as u32,
             probes: rd(gpu, &ch.probes),
             buf0: wr(gpu, b0),
@@ -220,9 +221,19 @@ impl DeviceNetwork<'_> {
         let (erased_list, erased_mask) = (rd(gpu, &ch.erased_list), rd(gpu, &ch.erased_mask));
         let eo = ch.eo;
         match u {
-            Update::SumOfSum => {
-                let a = k::StepSos { shape, gamma: params.gamma, n_active: n, w, cur, next, list, changed };
+            Update::SumOfSum | Update::SumOfMaxWta => {
+                let update = u as u32;
+                let a = k::StepSos { shape, update, gamma: params.gamma, n_active: n, w, cur, next, list, changed };
                 unsafe { launch(gpu, timer, n as u64 * g.clusters() as u64, a) }
+            }
+            // A block per active probe: the global maximum is a block reduction (see
+            // `gpu-device/src/gbnn/global.rs`).
+            Update::GlobalSumOfSum | Update::GlobalSumOfMax => {
+                let update = u as u32;
+                let a = k::StepGlobal { shape, update, gamma: params.gamma, n_active: n, w, cur, next, list, changed };
+                let threads = k::StepGlobal::threads(g);
+                let shape = (n, threads, k::StepGlobal::shared_bytes(threads));
+                unsafe { launch_shaped(gpu, Some(timer), shape, a) }
             }
             // Update 0 runs on every probe, in order: the list is still the identity. It ORs the
             // occupancy of the state it writes into occ[1] (zeroed by `begin`).

@@ -6,7 +6,7 @@
 
 use cudarc::nccl::{result as nccl, Comm};
 use neurobits_core::gbnn::decode::Decoded;
-use neurobits_core::gbnn::{Geometry, Network, Params, Rule, Stats};
+use neurobits_core::gbnn::{Geometry, Mode, Network, Params, Rule, Stats};
 use std::time::Instant;
 
 use super::retrieve::{fill_decoded, probe_count, GpuDecoded};
@@ -91,7 +91,9 @@ impl<'g> ReplicatedNetwork<'g> {
                     .iter()
                     .zip(probes.chunks(per * c))
                     .zip(dst.chunks_mut(per * c))
-                    .map(|((net, pr), dst)| s.spawn(move || net.retrieve_decoded_to(pr, rule, params, dst)))
+                    .map(|((net, pr), dst)| {
+                        s.spawn(move || net.retrieve_decoded_to(pr, (rule, Mode::Erasure), params, dst))
+                    })
                     .collect();
                 handles
                     .into_iter()

@@ -3,8 +3,9 @@
 //! memory for 4 bytes per cluster instead of the dense states.
 
 use neurobits_core::gbnn::decode::Decoded;
+use neurobits_core::gbnn::mode::check_probe;
 use neurobits_core::gbnn::shard::Shard;
-use neurobits_core::gbnn::{Geometry, Params, Rule, Schedule, Stats};
+use neurobits_core::gbnn::{Geometry, Mode, Params, Rule, Schedule, Stats};
 use neurobits_core::Word;
 use std::mem::MaybeUninit;
 use std::time::Instant;
@@ -74,15 +75,21 @@ pub(super) struct Scan {
     pub eo_max: u32,
 }
 
-/// Checks every probe (a bad symbol would make a kernel write out of bounds) and measures the
-/// batch, on up to 8 threads: one core takes tens of milliseconds over a million probes.
-pub(super) fn scan_probes(g: &Geometry, probes: &[u16], shards: &[Shard]) -> Result<Scan, GpuError> {
+/// Checks every probe for `rule` in `mode` (a bad symbol would make a kernel write out of
+/// bounds; a rule the mode does not define is refused) and measures the batch, on up to 8
+/// threads: one core takes tens of milliseconds over a million probes.
+pub(super) fn scan_probes(
+    g: &Geometry,
+    probes: &[u16],
+    shards: &[Shard],
+    (rule, mode): (Rule, Mode),
+) -> Result<Scan, GpuError> {
     let (c, k) = (g.clusters(), probe_count(g, probes)?);
     let per = k.div_ceil(8).max(4096) * c;
     let scan = |part: &[u16]| -> Result<(u32, u32), GpuError> {
         let (mut e_max, mut eo_max) = (0, 0);
         for p in part.chunks(c) {
-            g.check_symbols(p, true).map_err(|e| GpuError::Input(e.to_string()))?;
+            check_probe(g, p, rule, mode).map_err(|e| GpuError::Input(e.to_string()))?;
             let e = g.erased_mask(p);
             e_max = e_max.max(e.count_ones());
             eo_max = shards.iter().map(|s| (e & s.mask()).count_ones()).fold(eo_max, u32::max);
@@ -112,13 +119,13 @@ impl DeviceNetwork<'_> {
         Ok(self.chunk.unwrap_or(fits).min(fits).min(k).max(1))
     }
 
-    /// Runs the core's schedule on every chunk of `probes` (`plan`: chunk size, most erased
-    /// clusters, lean start); `finish` takes each chunk's final state (`bufs[t % 2]` after `t`
-    /// updates) before the next chunk overwrites it.
+    /// Runs the core's schedule for `rule` in `mode` on every chunk of `probes` (`plan`: chunk
+    /// size, most erased clusters, lean start); `finish` takes each chunk's final state
+    /// (`bufs[t % 2]` after `t` updates) before the next chunk overwrites it.
     fn run_chunks(
         &self,
         probes: &[u16],
-        (rule, params): (Rule, &Params),
+        (rule, mode, params): (Rule, Mode, &Params),
         (cap, e_max, lean): (usize, u32, bool),
         mut finish: impl FnMut(&mut Chunk, u32, &mut KernelTimer) -> Result<(), GpuError>,
     ) -> Result<(Vec<Stats>, f64), GpuError> {
@@ -135,13 +142,13 @@ impl DeviceNetwork<'_> {
         let mut stats = Vec::with_capacity(k);
         for part in probes.chunks(cap * g.clusters()) {
             let tb = Instant::now();
-            self.begin(&mut ch, part, rule, (e_max, e_max), lean, &mut timer)?;
+            self.begin(&mut ch, part, (rule, mode), (e_max, e_max), lean, &mut timer)?;
             if profiling() {
                 st.synchronize()?;
                 profile_note(|| format!("chunk of {} probes: upload and start {:.1} ms", ch.k, ms_since(tb)));
             }
             // The core's schedule drives the chunk: it ends when no probe changed or at the limit.
-            let mut sched = Schedule::new(rule, g, params);
+            let mut sched = Schedule::with_mode(rule, mode, g, params);
             let mut n = ch.k as u32;
             while let Some(u) = sched.next_update() {
                 self.update(&mut ch, u, sched.t(), n, params, &mut timer)?;
@@ -162,13 +169,20 @@ impl DeviceNetwork<'_> {
     /// active list is compacted on the device). The states come back through the pinned
     /// double buffer, chunk by chunk.
     pub fn retrieve(&self, probes: &[u16], rule: Rule, params: &Params) -> Result<GpuBatch, GpuError> {
+        self.retrieve_mode(probes, rule, Mode::Erasure, params)
+    }
+
+    /// [`DeviceNetwork::retrieve`] in `mode` (the core's `retrieve_batch_in`, state for state):
+    /// noisy probes (every cluster may change) or sparse ones (silent clusters, a global
+    /// winner-take-all per update). A rule the mode does not define is an input error.
+    pub fn retrieve_mode(&self, probes: &[u16], rule: Rule, mode: Mode, params: &Params) -> Result<GpuBatch, GpuError> {
         let start = Instant::now();
         let rw = self.geom.row_words();
-        let Scan { k, e_max, .. } = scan_probes(&self.geom, probes, &[self.shard])?;
+        let Scan { k, e_max, .. } = scan_probes(&self.geom, probes, &[self.shard], (rule, mode))?;
         let cap = self.chunk_cap(k, bytes_per_probe(&self.geom, rule))?;
         let mut states = Vec::with_capacity(k * rw);
         let gpu = self.gpu();
-        let (stats, kernel_ms) = self.run_chunks(probes, (rule, params), (cap, e_max, false), |ch, t, _| {
+        let (stats, kernel_ms) = self.run_chunks(probes, (rule, mode, params), (cap, e_max, false), |ch, t, _| {
             gpu.download_prefix(&ch.bufs[t as usize % 2], ch.k * rw, &mut states)
         })?;
         Ok(GpuBatch { states, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
@@ -179,6 +193,22 @@ impl DeviceNetwork<'_> {
     /// the bus instead of `⌈L/64⌉` words.
     pub fn retrieve_decoded(&self, probes: &[u16], rule: Rule, params: &Params) -> Result<GpuDecoded, GpuError> {
         self.retrieve_decoded_in(probes, rule, params, Vec::new())
+    }
+
+    /// [`DeviceNetwork::retrieve_decoded`] in `mode` (see [`DeviceNetwork::retrieve_mode`]):
+    /// the decoding of the core's `retrieve_batch_decoded_in`.
+    pub fn retrieve_decoded_mode(
+        &self,
+        probes: &[u16],
+        rule: Rule,
+        mode: Mode,
+        params: &Params,
+    ) -> Result<GpuDecoded, GpuError> {
+        let start = Instant::now();
+        let n = probe_count(&self.geom, probes)? * self.geom.clusters();
+        let (decoded, (stats, kernel_ms)) =
+            fill_decoded(Vec::new(), n, |dst| self.retrieve_decoded_to(probes, (rule, mode), params, dst))?;
+        Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
     }
 
     /// [`DeviceNetwork::retrieve_decoded`] into `buffer`'s memory (e.g. the previous batch's
@@ -193,22 +223,22 @@ impl DeviceNetwork<'_> {
         let start = Instant::now();
         let n = probe_count(&self.geom, probes)? * self.geom.clusters();
         let (decoded, (stats, kernel_ms)) =
-            fill_decoded(buffer, n, |dst| self.retrieve_decoded_to(probes, rule, params, dst))?;
+            fill_decoded(buffer, n, |dst| self.retrieve_decoded_to(probes, (rule, Mode::Erasure), params, dst))?;
         Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
     }
 
-    /// [`DeviceNetwork::retrieve_decoded`] into `dst` (`K·C` values); returns the statistics
-    /// and the kernel milliseconds.
+    /// [`DeviceNetwork::retrieve_decoded_mode`] into `dst` (`K·C` values); returns the
+    /// statistics and the kernel milliseconds.
     pub(super) fn retrieve_decoded_to(
         &self,
         probes: &[u16],
-        rule: Rule,
+        (rule, mode): (Rule, Mode),
         params: &Params,
         dst: &mut [MaybeUninit<Decoded>],
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let (c, gpu) = (self.geom.clusters(), self.gpu());
         let ts = Instant::now();
-        let Scan { k, e_max, .. } = scan_probes(&self.geom, probes, &[self.shard])?;
+        let Scan { k, e_max, .. } = scan_probes(&self.geom, probes, &[self.shard], (rule, mode))?;
         profile_note(|| format!("probe scan {:.1} ms", ms_since(ts)));
         if dst.len() != k * c {
             return Err(GpuError::Input(format!("{} result slots for {} clusters", dst.len(), k * c)));
@@ -218,11 +248,11 @@ impl DeviceNetwork<'_> {
         let t0 = Instant::now();
         let mut out = gpu.stream.alloc_zeros::<u32>((k * c).max(1))?;
         let cap = self.chunk_cap(k, bytes_per_probe(&self.geom, rule))?;
-        let (stats, kernel_ms) = if self.warp_fits(rule, e_max) {
+        let (stats, kernel_ms) = if mode == Mode::Erasure && self.warp_fits(rule, e_max) {
             self.run_joint_warp(probes, (cap, e_max), &mut out)?
         } else {
             let mut at = 0;
-            self.run_chunks(probes, (rule, params), (cap, e_max, true), |ch, t, timer| {
+            self.run_chunks(probes, (rule, mode, params), (cap, e_max, true), |ch, t, timer| {
                 self.decode(ch, t, &mut out, at, timer)?;
                 at += ch.k * c;
                 Ok(())

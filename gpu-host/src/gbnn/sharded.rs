@@ -10,7 +10,7 @@ use cudarc::nccl::{result as nccl, Comm};
 use neurobits_core::gbnn::decode::Decoded;
 use neurobits_core::gbnn::kernels::{self as k, Shape};
 use neurobits_core::gbnn::shard::{Shard, RECORD_WORDS};
-use neurobits_core::gbnn::{Geometry, Network, Params, Rule, Schedule, Stats};
+use neurobits_core::gbnn::{Geometry, Mode, Network, Params, Rule, Schedule, Stats};
 use std::time::Instant;
 
 use super::chunk::{bytes_per_probe, Chunk};
@@ -155,7 +155,7 @@ impl<'g> ShardedNetwork<'g> {
         let (c, wpc) = (g.clusters(), g.words_per_cluster());
         // Owned erased clusters of any probe on any shard: the exchange's slots per probe.
         let shards: Vec<Shard> = self.nets.iter().map(|n| n.shard).collect();
-        let Scan { k, e_max, eo_max } = scan_probes(&g, probes, &shards)?;
+        let Scan { k, e_max, eo_max } = scan_probes(&g, probes, &shards, (Rule::Joint, Mode::Erasure))?;
         let eo = eo_max.max(1) as usize;
         let per_probe = bytes_per_probe(&g, Rule::Joint) + (1 + ranks as u64) * (eo * (wpc + RECORD_WORDS) * 8) as u64;
         let cap = self.nets.iter().map(|n| n.chunk_cap(k, per_probe)).collect::<Result<Vec<_>, _>>()?;
@@ -179,7 +179,7 @@ impl<'g> ShardedNetwork<'g> {
         let mut stats = Vec::with_capacity(k);
         for part in probes.chunks(cap * c) {
             for ((net, ch), t) in self.nets.iter().zip(&mut chs).zip(&mut timers) {
-                net.begin(ch, part, Rule::Joint, (e_max, eo as u32), lean, t)?;
+                net.begin(ch, part, (Rule::Joint, Mode::Erasure), (e_max, eo as u32), lean, t)?;
             }
             let mut sched = Schedule::new(Rule::Joint, &g, params);
             let mut n = chs[0].k as u32;

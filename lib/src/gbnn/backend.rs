@@ -2,7 +2,9 @@
 //! or borrowed by the CPU pool) that answers any number of batches.
 
 use anyhow::Result;
-use neurobits_core::gbnn::batch::{retrieve_batch, retrieve_batch_decoded, retrieve_batch_in};
+use neurobits_core::gbnn::batch::{
+    retrieve_batch, retrieve_batch_decoded, retrieve_batch_decoded_in, retrieve_batch_in,
+};
 use neurobits_core::gbnn::decode::Decoded;
 use neurobits_core::gbnn::{Mode, Network, Params, Rule, Stats};
 use neurobits_core::Word;
@@ -185,24 +187,62 @@ impl Resident<'_> {
         Ok((rows, out.stats))
     }
 
-    /// [`Resident::retrieve`] in `mode`. The noisy and sparse updates run on the CPU only so far
-    /// (the GPU kernels run the erasure updates): a GPU network refuses them.
+    /// [`Resident::retrieve`] in `mode` (noisy or sparse probes; the core's `retrieve_batch_in`,
+    /// on the GPU `DeviceNetwork::retrieve_mode`, state for state).
     pub fn retrieve_in(&self, probes: &[u16], rule: Rule, mode: Mode, params: &Params) -> Result<Batch> {
         if mode == Mode::Erasure {
             return self.retrieve(probes, rule, params);
         }
-        if self.gpu.is_some() {
-            anyhow::bail!("--mode {}: runs on the CPU only so far (use --device cpu)", mode.name());
+        let g = self.net.geometry();
+        let k = (probes.len() / g.clusters()) as u128;
+        let on_cpu = |cpu: &Cpu| -> Result<Batch> {
+            crate::io::memory::ensure_fits("the final states", k * g.row_words() as u128 * 8)?;
+            let (mut states, mut stats) = (vec![0; k as usize * g.row_words()], vec![Stats::default(); k as usize]);
+            let w = self.net.weights();
+            cpu.install(|| retrieve_batch_in(g, w, probes, rule, mode, params, &mut states, &mut stats))?;
+            Ok(Batch { states, stats, kernel_seconds: None })
+        };
+        match &self.gpu {
+            Some(d) => self.device.run(
+                |_| {
+                    crate::io::memory::ensure_fits("the final states", k * (g.row_words() as u128 * 8 + 8))?;
+                    let out = d.retrieve_mode(probes, rule, mode, params)?;
+                    Ok(Batch { states: out.states, stats: out.stats, kernel_seconds: Some(out.kernel_ms / 1e3) })
+                },
+                on_cpu,
+            ),
+            None => on_cpu(self.device.cpu()),
         }
-        let (g, cpu) = (self.net.geometry(), self.device.cpu());
-        let k = probes.len() / g.clusters();
-        crate::io::memory::ensure_fits("the final states", k as u128 * g.row_words() as u128 * 8)?;
-        let (mut states, mut stats) = (vec![0; k * g.row_words()], vec![Stats::default(); k]);
-        cpu.install(|| retrieve_batch_in(g, self.net.weights(), probes, rule, mode, params, &mut states, &mut stats))?;
-        Ok(Batch { states, stats, kernel_seconds: None })
     }
 
-    /// [`Resident::retrieve_active`] in `mode` ([`Resident::retrieve_in`]).
+    /// [`Resident::retrieve_decoded`] in `mode` ([`Resident::retrieve_in`]).
+    pub fn retrieve_decoded_in(&self, probes: &[u16], rule: Rule, mode: Mode, params: &Params) -> Result<DecodedBatch> {
+        let g = self.net.geometry();
+        let k = (probes.len() / g.clusters()) as u128;
+        let on_cpu = |cpu: &Cpu| -> Result<DecodedBatch> {
+            crate::io::memory::ensure_fits("the decoded results", k * (g.clusters() as u128 * 4 + 8))?;
+            let mut decoded = vec![Decoded::default(); k as usize * g.clusters()];
+            let mut stats = vec![Stats::default(); k as usize];
+            let w = self.net.weights();
+            cpu.install(|| retrieve_batch_decoded_in(g, w, probes, rule, mode, params, &mut decoded, &mut stats))?;
+            Ok(DecodedBatch { decoded, stats, kernel_seconds: None })
+        };
+        match &self.gpu {
+            Some(d) => self.device.run(
+                |_| {
+                    crate::io::memory::ensure_fits("the decoded results", k * (g.clusters() as u128 * 4 + 8))?;
+                    let out = d.retrieve_decoded_mode(probes, rule, mode, params)?;
+                    let kernel_seconds = Some(out.kernel_ms / 1e3);
+                    Ok(DecodedBatch { decoded: out.decoded, stats: out.stats, kernel_seconds })
+                },
+                on_cpu,
+            ),
+            None => on_cpu(self.device.cpu()),
+        }
+    }
+
+    /// [`Resident::retrieve_active`] in `mode` ([`Resident::retrieve_in`]): on a GPU, compact
+    /// results, and dense states only for the probes with an ambiguous cluster.
     pub fn retrieve_active_in(
         &self,
         probes: &[u16],
@@ -214,8 +254,13 @@ impl Resident<'_> {
             return self.retrieve_active(probes, rule, params);
         }
         let g = self.net.geometry();
-        let b = self.retrieve_in(probes, rule, mode, params)?;
-        Ok((b.states.chunks(g.row_words()).map(|v| active_symbols(g, v)).collect(), b.stats))
+        if self.gpu.is_none() {
+            let dense = self.retrieve_in(probes, rule, mode, params)?;
+            return Ok((dense.states.chunks(g.row_words()).map(|v| active_symbols(g, v)).collect(), dense.stats));
+        }
+        let out = self.retrieve_decoded_in(probes, rule, mode, params)?;
+        let again = |again: &[u16]| Ok(self.retrieve_in(again, rule, mode, params)?.states);
+        Ok((active_from_decoded(g, probes, &out.decoded, again)?, out.stats))
     }
 }
 

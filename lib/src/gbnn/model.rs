@@ -149,7 +149,7 @@ impl Gbnn {
     }
 
     /// [`Gbnn::retrieve_with`] in `mode`: [`Mode::Noisy`] (given symbols may be wrong) or
-    /// [`Mode::Sparse`] (−2 marks a silent cluster; global winner-take-all). CPU only so far.
+    /// [`Mode::Sparse`] (−2 marks a silent cluster; global winner-take-all), on the CPU or a GPU.
     ///
     /// ```
     /// use neurobits::gbnn::{model::{Gbnn, GbnnConfig}, RuleArg};
