@@ -1,0 +1,90 @@
+//! The search kernels: Hamming distances as selection keys, and FlyNN's class memories.
+
+use crate::kernel::{kernel_struct, DevMut, DevPtr};
+use crate::Word;
+
+/// Queries per `fly_hamming_keys` tile (a half-warp's lanes).
+pub const HAMMING_TILE_QUERIES: u32 = 16;
+/// Threads per block of `fly_hamming_keys`.
+pub const HAMMING_THREADS: u32 = 512;
+
+/// Dynamic shared bytes of a `fly_hamming_keys` block for codes of `words` words: the tile's
+/// queries (word-major), then their first-pass counts (16-bit, two to a word).
+pub const fn hamming_keys_shared(words: u32) -> u32 {
+    words * HAMMING_TILE_QUERIES * 8 + HAMMING_TILE_QUERIES * 256 / 2 * 4
+}
+
+kernel_struct! {
+    /// `fly_hamming_keys`: blocks of [`HAMMING_THREADS`], one per (tile of
+    /// [`HAMMING_TILE_QUERIES`] queries, chunk of `octets` octets of database codes), tile-major.
+    /// A thread holds eight distances (an octet of codes against one query, through the core's
+    /// `hamming_word`) and writes them as keys `65 535 − distance` in the octet layout of the
+    /// pixel sums (so that `fly_pixel_wta`, selecting the `r` largest keys, finds the `r` nearest
+    /// codes with ties to the lower index), counting the select's first pass.
+    HammingKeys => FlyHammingKeys {
+        /// Words per code (at most 1 023: distances below 2¹⁶).
+        words: u32,
+        /// Database codes.
+        n: u32,
+        /// Codes rounded up to 64: the stride of `db`, the keys per query.
+        np: u32,
+        /// Queries.
+        nq: u32,
+        /// Queries rounded up to 32: the stride of an octet in `keys`.
+        bp: u32,
+        /// Octets of codes per block (below 8 192: 16-bit counts).
+        octets: u32,
+        /// `words · np` database words, word-major (`db[w · np + j]`), zero past `n`.
+        db: DevPtr<Word>,
+        /// `nq · words` query words.
+        q: DevPtr<Word>,
+        /// `np · bp` keys in octets, written for the launch's tiles (0 for codes past `n`).
+        keys: DevMut<u16>,
+        /// `bp · 256` first-pass counts, zeroed before the launch, added to.
+        hist: DevMut<u32>,
+    }
+}
+
+kernel_struct! {
+    /// `flynn_train`: one thread per (class, code bit), class-major: the saturating count of the
+    /// class's training codes that have the bit (the core's `flynn_store` per code).
+    FlynnTrain => FlynnTrain {
+        /// Code length in bits.
+        m: u32,
+        /// Classes.
+        classes: u32,
+        /// `⌈m/64⌉`.
+        words: u32,
+        /// Training codes, `n · words`.
+        codes: DevPtr<Word>,
+        /// Training code indices grouped by class.
+        order: DevPtr<u32>,
+        /// `classes + 1` offsets into `order`.
+        starts: DevPtr<u32>,
+        /// `classes · m` counts, written.
+        counts: DevMut<u16>,
+    }
+}
+
+kernel_struct! {
+    /// `flynn_classify`: one thread per code: the core's `flynn_novelty` to every class and
+    /// `flynn_class`.
+    FlynnClassify => FlynnClassify {
+        /// Code length in bits.
+        m: u32,
+        /// Classes.
+        classes: u32,
+        /// `⌈m/64⌉`.
+        words: u32,
+        /// Codes.
+        n: u32,
+        /// `n · words` codes.
+        codes: DevPtr<Word>,
+        /// `classes · m` counts.
+        counts: DevPtr<u16>,
+        /// The `FLYNN_WEIGHTS` weights of `flynn_weights`.
+        weights: DevPtr<u64>,
+        /// `n` classes, written.
+        out: DevMut<u32>,
+    }
+}
