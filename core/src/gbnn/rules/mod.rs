@@ -9,6 +9,7 @@
 mod bail_out_early;
 mod init;
 mod joint;
+mod joint_cols;
 mod sum_of_max;
 mod sum_of_sum;
 mod wta;
@@ -18,9 +19,10 @@ pub use bail_out_early::{
 };
 pub use init::init_word;
 pub use joint::{
-    joint_first_pair_cols, joint_first_word, joint_first_word_cols, joint_first_word_rows, joint_first_words_cols,
-    joint_iter_word, joint_iter_word_cols, joint_iter_word_occ, joint_support_cols, known_row, known_rows,
-    known_symbol,
+    joint_first_word, joint_first_word_rows, joint_iter_word, joint_iter_word_occ, known_row, known_rows, known_symbol,
+};
+pub use joint_cols::{
+    joint_first_pair_cols, joint_first_word_cols, joint_first_words_cols, joint_iter_word_cols, joint_support_cols,
 };
 pub use sum_of_max::sum_of_max_word;
 pub use sum_of_sum::{score, select_max, sum_of_sum_cluster};
