@@ -173,3 +173,32 @@ fn bad_mode_input_is_one_line_exit_2() {
     std::fs::write(&m, "1,?,3,-,1,2,3,4\n").unwrap();
     fails(&["gbnn", "store", "--clusters", "8", "--neurons", "16", "--messages", s(&m), "-o", s(&out)], "'?'", &out);
 }
+
+/// `fpga --mode noisy|sparse`: the cycle model runs the rules the mode defines, equal to the CPU,
+/// two clocks per update; refusals are one line, exit 2, no report.
+#[test]
+fn fpga_runs_the_noisy_and_sparse_modes() {
+    let d = tempfile::tempdir().unwrap();
+    for (mode, extra) in [("noisy", ["--substituted", "2"]), ("sparse", ["--active", "5"])] {
+        let json = d.path().join(format!("{mode}.json"));
+        nb().args(["fpga", "--messages", "200", "--probes", "100", "--erased", "1", "--mode", mode])
+            .args(extra)
+            .args(["-o", s(&json)])
+            .assert()
+            .success();
+        let j: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(j["mode"], mode);
+        let rules = j["rules"].as_array().unwrap();
+        let names: Vec<&str> = rules.iter().map(|r| r["rule"].as_str().unwrap()).collect();
+        assert_eq!(names, ["sum-of-sum", "sum-of-max"]);
+        for r in rules {
+            assert_eq!(r["identical_to_cpu"], true, "{mode}: {r}");
+            let (cycles, iters) = (r["total_cycles"].as_u64().unwrap(), r["mean_iterations"].as_f64().unwrap());
+            assert_eq!(cycles as f64, 100.0 * (2.0 + 2.0 * iters), "{mode}: load, 2 clocks per update, unload");
+        }
+    }
+    let none = d.path().join("none.json");
+    fails(&["fpga", "--mode", "noisy", "--rules", "joint", "-o", s(&none)], "not defined for --mode noisy", &none);
+    fails(&["fpga", "--active", "5", "-o", s(&none)], "--active 5: silent clusters need --mode sparse", &none);
+    fails(&["fpga", "--substituted", "1", "-o", s(&none)], "--substituted 1: needs --mode noisy or sparse", &none);
+}

@@ -1,6 +1,6 @@
 //! Resource estimate and cycle statistics. Formulas are in the crate docs.
 
-use neurobits_core::gbnn::Rule;
+use neurobits_core::gbnn::{Mode, Rule, Update};
 
 /// Ceil of log base `b` of `x` (`x ≥ 1`), in integers.
 const fn clog(b: u64, x: u64) -> u32 {
@@ -113,9 +113,28 @@ impl Report {
 
     /// Clocks per update of `rule`'s datapath.
     pub const fn cycles_per_update(rule: Rule) -> u64 {
-        match rule {
-            Rule::SumOfSum => 2,
-            _ => 1,
+        Self::cycles_per_update_in(rule, Mode::Erasure)
+    }
+
+    /// Clocks per update of `rule` in `mode`: 2 for a winner-take-all update (scores latched,
+    /// then selected), 1 for the AND-of-ORs.
+    ///
+    /// ```
+    /// use neurobits_core::gbnn::{Mode, Rule};
+    /// use neurobits_fpga::Report;
+    /// assert_eq!(Report::cycles_per_update_in(Rule::SumOfMax, Mode::Erasure), 1);
+    /// assert_eq!(Report::cycles_per_update_in(Rule::SumOfMax, Mode::Noisy), 2);
+    /// ```
+    pub const fn cycles_per_update_in(rule: Rule, mode: Mode) -> u64 {
+        if two_clock(rule.update_in(mode, 1)) {
+            2
+        } else {
+            1
         }
     }
+}
+
+/// Whether update `u` takes the two-clock winner-take-all datapath (Score, then Select).
+pub(crate) const fn two_clock(u: Update) -> bool {
+    matches!(u, Update::SumOfSum | Update::SumOfMaxWta | Update::GlobalSumOfSum | Update::GlobalSumOfMax)
 }

@@ -92,3 +92,73 @@ fn update_limit_edge_cases_agree_with_the_core() {
         }
     }
 }
+
+/// The noisy and sparse modes (issue 36), state for state and clock for clock against the core's
+/// `retrieve_in`: noisy probes of full messages (0 to C − 2 erased, 1 to 2 substituted) and
+/// sparse probes of messages of half the clusters (silent clusters `SILENT`), both rules, γ = 1
+/// and 2, on every compiled size.
+fn check_modes<S: Size>(stored: u64) {
+    use neurobits_core::gbnn::workload::sparse_message;
+    use neurobits_core::gbnn::{retrieve_in, Mode};
+    let g = *Circuit::<S>::new().geometry();
+    let (mut v, mut s) = (vec![0; g.row_words()], vec![0; g.row_words()]);
+    let mut m = vec![0u16; S::C];
+    let mut total = 0;
+    for mode in [Mode::Noisy, Mode::Sparse] {
+        let active = if mode == Mode::Sparse { (S::C / 2).max(2) } else { S::C };
+        let mut circuit = Circuit::<S>::new();
+        for k in 0..stored {
+            sparse_message(&g, 7, k, active, &mut m);
+            circuit.store(&m).unwrap();
+        }
+        let subs: &[usize] = if mode == Mode::Noisy { &[1, 2] } else { &[0] };
+        let mut probes = Vec::new();
+        for e in 0..active - 1 {
+            for &sub in subs.iter().filter(|&&sub| e + sub <= active) {
+                // Stored messages, or (every other combination) never-stored ones.
+                let seed = if (e + sub) % 2 == 0 { 7 } else { 1234 };
+                let plan = ProbePlan::new(g, seed, stored, 40 + 10 * e as u64 + sub as u64, stored, e).unwrap();
+                let plan = plan.with_modes(active, sub).unwrap();
+                for p in 0..stored {
+                    plan.probe(p, &mut m);
+                    probes.extend_from_slice(&m);
+                }
+            }
+        }
+        for rule in Rule::ALL.into_iter().filter(|r| r.supports(mode)) {
+            for gamma in [1, 2] {
+                let params = Params { gamma, max_iter: 20 };
+                for p in probes.chunks(S::C) {
+                    let (stats, cycles) = circuit.retrieve_in(p, rule, mode, params).unwrap();
+                    let want = retrieve_in(&g, circuit.weights(), p, rule, mode, &params, &mut v, &mut s);
+                    assert_eq!(circuit.output(), &v[..], "{rule:?} {mode:?} {p:?}");
+                    assert_eq!(stats, want, "{rule:?} {mode:?} {p:?}");
+                    assert_eq!(cycles, 2 + Report::cycles_per_update_in(rule, mode) * stats.iterations as u64);
+                }
+            }
+        }
+        total += probes.len() / S::C;
+    }
+    assert!(total >= 2_000, "{total}");
+    // Rules a mode does not define are refused at `start`, as on every target.
+    let mut c = Circuit::<S>::new();
+    assert!(c.retrieve_in(&vec![0; S::C], Rule::Joint, Mode::Noisy, Params::default()).is_err());
+    assert!(c
+        .retrieve_in(&vec![neurobits_core::gbnn::SILENT; S::C], Rule::SumOfSum, Mode::Noisy, Params::default())
+        .is_err());
+}
+
+#[test]
+fn circuit_modes_8x50_equal_the_core() {
+    check_modes::<S8x50>(300);
+}
+
+#[test]
+fn circuit_modes_4x100_equal_the_core() {
+    check_modes::<S4x100>(300);
+}
+
+#[test]
+fn circuit_modes_16x25_equal_the_core() {
+    check_modes::<S16x25>(150);
+}

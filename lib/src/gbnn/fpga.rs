@@ -2,12 +2,13 @@
 
 use anyhow::{anyhow, bail, Result};
 use neurobits_core::digest::{fnv1a_words, FNV_OFFSET};
-use neurobits_core::gbnn::workload::{message, ProbePlan};
-use neurobits_core::gbnn::{retrieve, Params, Rule};
+use neurobits_core::gbnn::workload::{sparse_message, ProbePlan};
+use neurobits_core::gbnn::{retrieve_in, Mode, Params, Rule};
 use neurobits_fpga::{resources, Circuit, Report, Resources, S16x25, S3x3, S4x100, S8x50, Size, MAX_NEURONS};
 use serde::Serialize;
 use serde_json::json;
 
+use super::retrieve::ModeArg;
 use super::RuleArg;
 use std::path::PathBuf;
 
@@ -34,17 +35,21 @@ pub struct FpgaRow {
     pub identical_to_cpu: bool,
 }
 
-/// Runs `rules` on a circuit of size `S`; returns the rows and the store cycles.
+/// Runs `rules` on a circuit of size `S` in `a.mode`; returns the rows and the store cycles.
 pub fn run_circuit<S: Size>(a: &FpgaConfig, rules: &[Rule]) -> Result<(Vec<FpgaRow>, u64)> {
     let mut c = Circuit::<S>::new();
     let g = *c.geometry();
+    let mode: Mode = a.mode.into();
+    let active = a.active.unwrap_or(S::C);
     let mut m = vec![0u16; S::C];
     for k in 0..a.messages {
-        message(&g, a.seed, k, &mut m);
+        // The messages of `gbnn generate --active`: all clusters active unless asked.
+        sparse_message(&g, a.seed, k, active, &mut m);
         c.store(&m).map_err(|e| anyhow!("{e}"))?;
     }
     let store_cycles = c.cycles();
     let plan = ProbePlan::new(g, a.seed, a.messages, a.seed.wrapping_add(1), a.probes, a.erased)
+        .and_then(|p| p.with_modes(active, a.substituted))
         .map_err(|e| anyhow!("{e}"))?;
     let params = Params { gamma: a.gamma, max_iter: 20 };
     let (clock_mhz, _) = super::synth::clock(S::C, S::L, a.clock_mhz)?;
@@ -55,10 +60,10 @@ pub fn run_circuit<S: Size>(a: &FpgaConfig, rules: &[Rule]) -> Result<(Vec<FpgaR
         let (mut hw, mut sw) = (FNV_OFFSET, FNV_OFFSET);
         for p in 0..a.probes {
             plan.probe(p, &mut m);
-            let (stats, cycles) = c.retrieve(&m, rule, params).map_err(|e| anyhow!("{e}"))?;
+            let (stats, cycles) = c.retrieve_in(&m, rule, mode, params).map_err(|e| anyhow!("{e}"))?;
             report.add(cycles, stats.iterations);
             hw = fnv1a_words(hw, c.output());
-            retrieve(&g, c.weights(), &m, rule, &params, &mut v, &mut s);
+            retrieve_in(&g, c.weights(), &m, rule, mode, &params, &mut v, &mut s);
             sw = fnv1a_words(sw, &v);
         }
         rows.push(FpgaRow {
@@ -102,8 +107,29 @@ pub fn run(a: &FpgaConfig) -> Result<()> {
     if a.clock_mhz.is_some_and(|f| !(f.is_finite() && f > 0.0)) {
         bail!("--clock-mhz must be a positive number");
     }
-    let rules: Vec<Rule> =
-        if a.rules.is_empty() { Rule::ALL.to_vec() } else { a.rules.iter().map(|&r| r.into()).collect() };
+    let mode: Mode = a.mode.into();
+    let active = a.active.unwrap_or(cl);
+    if active == 0 || active > cl {
+        bail!("--active {active}: need 1 <= active <= --clusters {cl}");
+    }
+    if a.erased + a.substituted > active {
+        bail!("--erased {} + --substituted {}: more than the {active} active clusters", a.erased, a.substituted);
+    }
+    if a.substituted > 0 && mode == Mode::Erasure {
+        bail!("--substituted {}: needs --mode noisy or sparse (erasure probes' symbols are right)", a.substituted);
+    }
+    if active < cl && mode != Mode::Sparse {
+        bail!("--active {active}: silent clusters need --mode sparse");
+    }
+    // Default: every rule the mode defines.
+    let rules: Vec<Rule> = if a.rules.is_empty() {
+        Rule::ALL.into_iter().filter(|r| r.supports(mode)).collect()
+    } else {
+        a.rules.iter().map(|&r| r.into()).collect()
+    };
+    if let Some(r) = rules.iter().find(|r| !r.supports(mode)) {
+        bail!("--rules {}: not defined for --mode {} (use sum-of-sum or sum-of-max)", r.name(), mode.name());
+    }
     if let Some(dir) = &a.synth_report {
         #[cfg(feature = "plots")]
         super::synth::write_report(dir)?;
@@ -118,6 +144,7 @@ pub fn run(a: &FpgaConfig) -> Result<()> {
     if let Some(path) = &a.out {
         let doc = json!({
             "clusters": cl, "neurons": l, "messages": a.messages, "erased": a.erased, "gamma": a.gamma,
+            "mode": mode.name(), "substituted": a.substituted, "active": active,
             "clock_mhz": clock_mhz, "clock": clock_label, "store_cycles": store_cycles, "rules": rows,
             "resources_formula": resources_json(&r),
             "resources_measured": measured, "synthesis_command": super::synth::results()?.command,
@@ -142,14 +169,20 @@ fn resources_json(r: &Resources) -> serde_json::Value {
 pub fn table(a: &FpgaConfig, rows: &[FpgaRow], store_cycles: u64, r: &Resources) -> Result<String> {
     let (_, clock) = super::synth::clock(a.clusters, a.neurons, a.clock_mhz)?;
     let mut s = format!(
-        "circuit {}x{} ({} neurons), {} messages stored in {} cycles, {} probes with {} erased, clock {clock}\n",
+        "circuit {}x{} ({} neurons), {} messages stored in {} cycles, {} {} probes with {} erased{}, clock {clock}\n",
         a.clusters,
         a.neurons,
         a.clusters * a.neurons,
         a.messages,
         store_cycles,
         a.probes,
-        a.erased
+        Mode::from(a.mode).name(),
+        a.erased,
+        match (a.substituted, a.active) {
+            (0, None) => String::new(),
+            (s, None) => format!(", {s} substituted"),
+            (s, Some(c)) => format!(", {s} substituted, {c} of {} clusters active", a.clusters),
+        }
     );
     s += &format!(
         "{:<15} {:>11} {:>10} {:>12} {:>10} {:>13}  {:<16} {}\n",
@@ -209,6 +242,16 @@ pub struct FpgaConfig {
     /// Erased clusters per probe.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 4))]
     pub erased: usize,
+    /// How the probes are read (as `gbnn retrieve --mode`): noisy and sparse run sum-of-sum and
+    /// sum-of-max.
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = ModeArg::Erasure))]
+    pub mode: ModeArg,
+    /// Known symbols per probe replaced by a wrong one (`--mode noisy`; as `gbnn generate`).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 0))]
+    pub substituted: usize,
+    /// Active clusters per stored message (`--mode sparse`; default: all; as `gbnn generate`).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub active: Option<usize>,
     /// Sum-of-sum γ.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 2))]
     pub gamma: u32,

@@ -27,7 +27,8 @@ pub use joint_cols::{
 pub use sum_of_max::sum_of_max_word;
 pub use sum_of_sum::{score, select_max, sum_of_sum_cluster};
 pub use wta::{
-    active_clusters, global_max, global_max_word, global_score, global_word, max_score, sum_of_max_wta_cluster,
+    active_clusters, global_max, global_max_word, global_score, global_word, max_score, select_equal,
+    sum_of_max_wta_cluster,
 };
 
 #[allow(unused_imports)]

@@ -134,8 +134,30 @@ pub fn global_max(geom: &Geometry, w: &[Word], v: &[Word], active: u64, sum_of_m
     best
 }
 
+/// Word `wi` of a cluster's next state under the global winner-take-all, from its `neurons`
+/// neurons' scores: the neurons of that word whose score equals `max`, the global maximum. What
+/// [`global_word`] computes from W, and what a circuit computes from its score registers.
+///
+/// ```
+/// use neurobits_core::gbnn::rules::select_equal;
+/// assert_eq!(select_equal(4, 0, |l| [1, 3, 0, 3][l], 3), 0b1010);
+/// assert_eq!(select_equal(4, 0, |l| [1, 2, 0, 2][l], 3), 0); // the maximum is in another cluster
+/// ```
+#[inline(always)]
+pub fn select_equal(neurons: usize, wi: usize, mut score: impl FnMut(usize) -> u32, max: u32) -> Word {
+    let first = wi * WORD_BITS;
+    let last = (first + WORD_BITS).min(neurons);
+    let mut out = 0;
+    for l in first..last {
+        if score(l) == max {
+            out |= 1 << (l - first);
+        }
+    }
+    out
+}
+
 /// Word `wi` of cluster `c` of the next state under the global winner-take-all: the neurons whose
-/// [`global_score`] equals `max` ([`global_max`] of the same `v`).
+/// [`global_score`] equals `max` ([`global_max`] of the same `v`; [`select_equal`]).
 ///
 /// ```
 /// use neurobits_core::gbnn::{Geometry, store::store_message, rules::*};
@@ -161,13 +183,5 @@ pub fn global_word(
     wi: usize,
     max: u32,
 ) -> Word {
-    let first = wi * WORD_BITS;
-    let last = (first + WORD_BITS).min(geom.neurons_per_cluster());
-    let mut out = 0;
-    for l in first..last {
-        if global_score(geom, w, v, active, sum_of_max, gamma, c, l) == max {
-            out |= 1 << (l - first);
-        }
-    }
-    out
+    select_equal(geom.neurons_per_cluster(), wi, |l| global_score(geom, w, v, active, sum_of_max, gamma, c, l), max)
 }
