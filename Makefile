@@ -88,8 +88,9 @@ test: setup mcu-build
 
 # The RTL (fpga-model/rtl) against the cycle model bit for bit: the model writes every clock's
 # registers for 3x3, 4x16 and 8x50 (1000 probes per rule), Verilator replays them and stops at the
-# first differing bit. A missing verilator is a failure.
+# first differing bit; then the UART board top on 3x3 and 4x16. A missing verilator is a failure.
 FPGA_VERILATE_SIZES := 3x3 4x16 8x50
+FPGA_UART_RUNS := 3x3:104:250 4x16:4:200
 fpga-verilate:
 	$(CARGO) run -q -p neurobits-fpga --release --example rtl_vectors -- out/fpga/vectors 1000
 	for s in $(FPGA_VERILATE_SIZES); do \
@@ -98,6 +99,14 @@ fpga-verilate:
 	    $(CURDIR)/$(FPGA_RTL)/gbnn_circuit.sv $(CURDIR)/$(FPGA_RTL)/tb_gbnn.cpp > out/fpga/verilate_$$s.log 2>&1 \
 	    || { tail -20 out/fpga/verilate_$$s.log; exit 1; }; \
 	  out/fpga/obj_$$s/Vgbnn_$$s out/fpga/vectors/gbnn_$$s.vec || exit 1; done
+	@# The board top (gbnn_uart: the circuit behind an 8N1 UART) driven bit by bit on its rx line
+	@# with the same vectors; SIZE:CLKS_PER_BIT:PROBES_PER_RULE (104 = 12 MHz / 115 200 baud).
+	for r in $(FPGA_UART_RUNS); do s=$${r%%:*}; c=$${r#*:}; c=$${c%%:*}; \
+	  verilator --cc --exe --build -j 2 --unroll-count 8 --x-assign fast --x-initial fast -GC=$${s%x*} -GL=$${s#*x} \
+	    -GCLKS_PER_BIT=$$c --top-module gbnn_uart -CFLAGS -O1 -MAKEFLAGS "OPT_FAST=-O1 OPT_SLOW=-O1" \
+	    --Mdir out/fpga/uobj_$$s -o Vuart_$$s $(addprefix $(CURDIR)/$(FPGA_RTL)/,gbnn_uart.sv uart.sv gbnn_circuit.sv tb_uart.cpp) \
+	    > out/fpga/uart_$$s.log 2>&1 || { tail -20 out/fpga/uart_$$s.log; exit 1; }; \
+	  out/fpga/uobj_$$s/Vuart_$$s out/fpga/vectors/gbnn_$$s.vec $$c $${r##*:} || exit 1; done
 
 # Yosys + nextpnr for every size (minutes to hours; not in make test): results/fpga/synth.json and
 # synth.csv, committed. SYNTH_LIMIT_S caps each tool run (default 600 s).

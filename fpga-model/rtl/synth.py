@@ -9,7 +9,8 @@ usage: synth.py OUT_DIR [CxL ...]     (make fpga-synth)
        synth.py merge OUT_DIR PART_DIR...   (sizes run separately, one synth.json)
        synth.py pnr OUT_DIR CxL DEVICE      (one place-and-route again, e.g. with a longer limit)
 environment: SYNTH_LIMIT_S (per tool run, default 600), SYNTH_JOBS (Yosys runs at a time,
-default 1), SYNTH_PNR=0 (synthesis only, for a host without nextpnr).
+default 1), SYNTH_PNR=0 (synthesis only, for a host without nextpnr), SYNTH_FAMILIES (default
+ice40,ecp5,xilinx).
 """
 from concurrent.futures import ThreadPoolExecutor
 import json
@@ -26,6 +27,7 @@ SIZES = ["3x3", "4x8", "4x16", "8x16", "8x25", "4x100", "8x50", "16x25"]
 LIMIT_S = int(os.environ.get("SYNTH_LIMIT_S", "600"))
 JOBS = int(os.environ.get("SYNTH_JOBS", "1"))
 DO_PNR = os.environ.get("SYNTH_PNR", "1") != "0"
+FAMILIES = os.environ.get("SYNTH_FAMILIES", "ice40,ecp5,xilinx").split(",")
 # Devices for place-and-route: (name, nextpnr flags, LUTs, FFs).
 PNR = [("ice40-hx8k", ["--hx8k", "--package", "ct256"], 7680, 7680),
        ("ice40-up5k", ["--up5k", "--package", "sg48"], 5280, 5280)]
@@ -66,7 +68,8 @@ def synth(family, c, l, out):
            "ecp5": "synth_ecp5 -top gbnn_top", "xilinx": "synth_xilinx -top gbnn_top -family xc7 -flatten"}[family]
     script = (f"read_verilog -sv {' '.join(SOURCES)}; chparam -set C {c} -set L {l} gbnn_top; {cmd}; "
               f"tee -q -o {stem}.stat.json stat -json")
-    rc, secs = run(["yosys", "-q", "-p", script], stem + ".yosys.log")
+    # Pass headers with time stamps, and the time per pass at the end: where a long run spends it.
+    rc, secs = run(["yosys", "-t", "-v", "2", "-d", "-p", script], stem + ".yosys.log")
     row = {"family": family, "tool": "yosys " + cmd.split()[0], "seconds": secs,
            "kind": "post-synthesis estimate" if family != "ice40" else "post-synthesis"}
     if rc != 0:
@@ -183,7 +186,7 @@ def main():
         return row, pnrs
 
     with ThreadPoolExecutor(JOBS) as pool:
-        futures = [(c, l, [pool.submit(job, c, l, f) for f in ("ice40", "ecp5", "xilinx")]) for c, l in parsed]
+        futures = [(c, l, [pool.submit(job, c, l, f) for f in FAMILIES]) for c, l in parsed]
         for c, l, fs in futures:
             entry = {"clusters": c, "neurons": l, "synth": [], "pnr": []}
             for f in fs:
