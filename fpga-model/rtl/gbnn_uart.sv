@@ -6,6 +6,7 @@
 //   'S' sym[0] … sym[C-1]                (store)         's'
 //   'P' rule γ[4] max_iter[4] sym[0] … sym[C-1] (probe)  'p' out[⌈N/8⌉] iterations[4] flags
 //   'Z'                                  (reset: W, state and registers to zero)    'z'
+//   'P' with a rule the build lacks (sum-of-sum when SUM_OF_SUM = 0)                 '!'
 //   any other byte                                       '?'
 //
 // A symbol is one byte, 0 … L−1; any byte ≥ L is an erased cluster (0xFF by convention). γ,
@@ -20,6 +21,7 @@
 module gbnn_uart #(
     parameter int C = 3,
     parameter int L = 3,
+    parameter bit SUM_OF_SUM = 1,                  // gbnn_circuit's build option
     parameter int CLKS_PER_BIT = 104,              // 12 MHz / 115 200 baud
     localparam int N = C * L,
     localparam int SYMW = $clog2(L + 1),
@@ -69,11 +71,14 @@ module gbnn_uart #(
       sym[c*SYMW +: SYMW] = b >= 8'(L) ? '1 : b[SYMW-1:0];
     end
 
+  localparam bit [3:0] RULES = {3'b111, SUM_OF_SUM};  // the rules this build serves
+  logic        rule_ok;
+  assign rule_ok = RULES[buf_q[1:0]];
   logic        c_rst, c_store, c_start, converged;
   logic [2:0]  phase;
   logic [N-1:0] out;
   logic [31:0] iterations;
-  gbnn_circuit #(.C(C), .L(L)) core (
+  gbnn_circuit #(.C(C), .L(L), .SUM_OF_SUM(SUM_OF_SUM), .RULES(RULES)) core (
       .clk, .rst(c_rst), .store(c_store), .start(c_start), .sym,
       .rule(buf_q[1:0]), .gamma(buf_q[8 +: 32]), .max_iter(buf_q[40 +: 32]),
       /* verilator lint_off PINCONNECTEMPTY */  // the replay's debug ports, unused here
@@ -87,7 +92,7 @@ module gbnn_uart #(
   always_comb begin
     c_rst = por || (ps_q == RUN && reply_idle && op_q == "Z");
     c_store = ps_q == RUN && reply_idle && op_q == "S";
-    c_start = ps_q == RUN && reply_idle && op_q == "P";
+    c_start = ps_q == RUN && reply_idle && op_q == "P" && rule_ok;
     tx_send = !reply_idle && tx_ready;
     tx_data = rep_q[7:0];
   end
@@ -121,9 +126,9 @@ module gbnn_uart #(
           end
         RUN:
           if (reply_idle) begin          // one clock: store, start or reset, then the reply
-            if (op_q == "P") ps_q <= WAIT;
+            if (op_q == "P" && rule_ok) ps_q <= WAIT;
             else begin
-              rep_q <= (RB*8)'(op_q == "S" ? "s" : op_q == "Z" ? "z" : "?");
+              rep_q <= (RB*8)'(op_q == "S" ? "s" : op_q == "Z" ? "z" : op_q == "P" ? "!" : "?");
               rep_n_q <= 1;
               ps_q <= CMD;
             end

@@ -5,7 +5,8 @@
 // Also: a reset ('Z'), an unknown command ('?'), a byte with a framing error (dropped), stores
 // streamed back to back. Exit 0: every byte matched; 1: a mismatch; 2: bad arguments or file.
 //
-// usage: tb_uart VECTOR_FILE CLKS_PER_BIT PROBES_PER_RULE
+// usage: tb_uart VECTOR_FILE CLKS_PER_BIT PROBES_PER_RULE [som]
+// (`som`: the build has SUM_OF_SUM = 0; a sum-of-sum probe must be answered '!'.)
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -90,8 +91,9 @@ static int fail(const char* what, const std::vector<uint8_t>& want, const std::v
 }
 
 int main(int argc, char** argv) {
-    if (argc != 4 || std::atoi(argv[2]) < 4 || std::atol(argv[3]) < 1) {
-        std::fprintf(stderr, "usage: %s VECTOR_FILE CLKS_PER_BIT(>=4) PROBES_PER_RULE(>=1)\n", argv[0]);
+    const bool som = argc == 5 && std::string(argv[4]) == "som";
+    if ((argc != 4 && !som) || std::atoi(argv[2]) < 4 || std::atol(argv[3]) < 1) {
+        std::fprintf(stderr, "usage: %s VECTOR_FILE CLKS_PER_BIT(>=4) PROBES_PER_RULE(>=1) [som]\n", argv[0]);
         return 2;
     }
     const int cpb = std::atoi(argv[2]);
@@ -159,6 +161,15 @@ int main(int argc, char** argv) {
     h.line.insert(h.line.end(), 2 * cpb, 1);  // the line idles high again
     h.send('Z');
     if (!h.until(3, 6 * frame) || h.got[2] != 'z') return fail("reset ack", {'z', '?', 'z'}, h.got, h.clocks);
+    // A build without sum-of-sum refuses a sum-of-sum probe and stays ready.
+    if (som) {
+        h.got.clear();
+        for (uint8_t b : {uint8_t('P'), uint8_t(0), uint8_t(1), uint8_t(0), uint8_t(0), uint8_t(0), uint8_t(20),
+                          uint8_t(0), uint8_t(0), uint8_t(0)})
+            h.send(b);
+        for (int c = 0; c < C; ++c) h.send(0);
+        if (!h.until(1, (10 + C + 4) * frame) || h.got[0] != '!') return fail("sum-of-sum refused", {'!'}, h.got, h.clocks);
+    }
     // Stores streamed back to back: each ack ('s') leaves while the next frame comes in.
     h.got.clear();
     for (auto& m : stores) {
@@ -199,7 +210,7 @@ int main(int argc, char** argv) {
     h.got.clear();
     h.until(1, 4 * frame);  // nothing more may come back
     if (!h.got.empty()) return fail("no further bytes", {}, h.got, h.clocks);
-    std::printf("ok %dx%d UART: %zu stores, %ld probes (all rules), %ld clocks at %d clocks per bit\n", C, L,
+    std::printf("ok %dx%d UART: %zu stores, %ld probes (every rule in the file), %ld clocks at %d clocks per bit\n", C, L,
                 stores.size(), sent, h.clocks, cpb);
     return 0;
 }
