@@ -173,7 +173,9 @@ module gbnn_circuit #(
     // with an address decoder per write).
     logic [N*N-1:0] wrow;
     always_comb begin
+      /* verilator lint_off WIDTHCONCAT */  // N² bits by design (160 000 at 8×50)
       wrow = '0;
+      /* verilator lint_on WIDTHCONCAT */
       for (int i = 0; i < N; i++)
         for (int b = 0; b < C; b++)
           if (i / L < b) wrow[i*N + b*L +: L] = w_q[edge_at(i / L, b, i % L, 0) +: L];
