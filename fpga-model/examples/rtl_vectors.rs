@@ -1,6 +1,9 @@
 //! Writes the test vectors the RTL replays (`make fpga-verilate`): for 3×3, 4×16 and 8×50, the
 //! stored messages and, per rule, probes with varied γ and `max_iter`, each clock with the cycle
 //! model's registers after it. Usage: `rtl_vectors OUT_DIR [PROBES_PER_RULE]` (default 1000).
+//! For 3×3 and 4×16 also `gbnn_CxL_som.vec`: the same without the sum-of-sum probes, for the
+//! sum-of-max-only build (`SUM_OF_SUM = 0`), whose score registers stay zero as the model's do
+//! when it never runs sum-of-sum.
 //!
 //! One line per clock, `CMD INPUTS | phase iterations converged state out scores`, the three bit
 //! vectors in hex (most significant digit first, bit i = neuron i; scores `SW` bits each), or
@@ -85,7 +88,7 @@ fn syms(s: &[u16]) -> String {
     s.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ")
 }
 
-fn write<S: Size>(dir: &Path, stored: u64, probes: usize) -> std::io::Result<()> {
+fn write<S: Size>(dir: &Path, stored: u64, probes: usize, rules: &[Rule], suffix: &str) -> std::io::Result<()> {
     let mut c = Circuit::<S>::new();
     let g = *c.geometry();
     let mut f = String::new();
@@ -115,7 +118,7 @@ fn write<S: Size>(dir: &Path, stored: u64, probes: usize) -> std::io::Result<()>
         round += 1;
     }
     let key = stream_key(2026, 38);
-    for rule in Rule::ALL {
+    for &rule in rules {
         for (p, probe) in list.iter().enumerate() {
             // γ: mostly 1, else 0, anything up to past the cap, or u32::MAX; sum-of-sum's limit:
             // mostly 20, sometimes 0 to 3 (the limit path and the no-update path).
@@ -139,7 +142,7 @@ fn write<S: Size>(dir: &Path, stored: u64, probes: usize) -> std::io::Result<()>
             writeln!(f, "T | {}", ex.line(&c)).unwrap();
         }
     }
-    let path = dir.join(format!("gbnn_{}x{}.vec", S::C, S::L));
+    let path = dir.join(format!("gbnn_{}x{}{suffix}.vec", S::C, S::L));
     let tmp = path.with_extension("vec.tmp");
     std::fs::File::create(&tmp)?.write_all(f.as_bytes())?;
     std::fs::rename(tmp, path)
@@ -162,9 +165,12 @@ fn main() {
     let dir = Path::new(dir);
     let run = || -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
-        write::<S3x3>(dir, 4, probes)?;
-        write::<S4x16>(dir, 60, probes)?;
-        write::<S8x50>(dir, 600, probes)
+        let som = [Rule::SumOfMax, Rule::BailOutEarly, Rule::Joint];
+        write::<S3x3>(dir, 4, probes, &Rule::ALL, "")?;
+        write::<S3x3>(dir, 4, probes, &som, "_som")?;
+        write::<S4x16>(dir, 60, probes, &Rule::ALL, "")?;
+        write::<S4x16>(dir, 60, probes, &som, "_som")?;
+        write::<S8x50>(dir, 600, probes, &Rule::ALL, "")
     };
     if let Err(e) = run() {
         eprintln!("rtl_vectors: writing {}: {e}", dir.display());

@@ -6,6 +6,7 @@
 module gbnn_top #(
     parameter int C = 3,
     parameter int L = 3,
+    parameter bit SUM_OF_SUM = 1,                  // gbnn_circuit's build option
     localparam int N = C * L,
     localparam int SYMW = $clog2(L + 1),
     localparam int CMDW = 32 + 32 + 2 + C * SYMW,  // max_iter, gamma, rule, symbols
@@ -30,7 +31,7 @@ module gbnn_top #(
 
   logic [N-1:0] out;
   logic [31:0] iterations;
-  gbnn_circuit #(.C(C), .L(L)) core (
+  gbnn_circuit #(.C(C), .L(L), .SUM_OF_SUM(SUM_OF_SUM)) core (
       .clk, .rst, .store, .start,
       .sym(cmd_q[C*SYMW-1:0]),
       .rule(cmd_q[C*SYMW +: 2]),

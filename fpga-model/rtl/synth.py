@@ -8,8 +8,12 @@ as such, never guessed.
 usage: synth.py OUT_DIR [CxL ...]     (make fpga-synth)
        synth.py merge OUT_DIR PART_DIR...   (sizes run separately, one synth.json)
        synth.py pnr OUT_DIR CxL DEVICE      (one place-and-route again, e.g. with a longer limit)
-environment: SYNTH_LIMIT_S (per tool run, default 600), SYNTH_JOBS (Yosys runs at a time,
-default 1), SYNTH_PNR=0 (synthesis only, for a host without nextpnr).
+environment: SYNTH_VARIANT: full (default: gbnn_top, every rule), som (gbnn_top with
+SUM_OF_SUM=0, the sum-of-max-only build) or uart (gbnn_uart, the board top, placed on the
+iCE40-HX8K breakout board's pins from hx8k_breakout.pcf at its 12 MHz clock);
+SYNTH_LIMIT_S (per tool run, default 600), SYNTH_JOBS (Yosys runs at a time,
+default 1), SYNTH_PNR=0 (synthesis only, for a host without nextpnr), SYNTH_FAMILIES (default
+ice40,ecp5,xilinx).
 """
 from concurrent.futures import ThreadPoolExecutor
 import json
@@ -21,14 +25,25 @@ import sys
 import time
 
 RTL = os.path.dirname(os.path.abspath(__file__))
-SOURCES = [os.path.join(RTL, "gbnn_circuit.sv"), os.path.join(RTL, "gbnn_top.sv")]
+VARIANT = os.environ.get("SYNTH_VARIANT", "full")
+if VARIANT not in ("full", "som", "uart"):
+    sys.exit(f"synth.py: SYNTH_VARIANT must be full, som or uart, got {VARIANT!r}")
+TOP = "gbnn_uart" if VARIANT == "uart" else "gbnn_top"
+SOURCES = [os.path.join(RTL, f) for f in
+           (["gbnn_circuit.sv", "uart.sv", "gbnn_uart.sv"] if VARIANT == "uart" else ["gbnn_circuit.sv", "gbnn_top.sv"])]
+PARAMS = "-set SUM_OF_SUM 0 " if VARIANT == "som" else ""
+TAG = "" if VARIANT == "full" else "_" + VARIANT
 SIZES = ["3x3", "4x8", "4x16", "8x16", "8x25", "4x100", "8x50", "16x25"]
 LIMIT_S = int(os.environ.get("SYNTH_LIMIT_S", "600"))
 JOBS = int(os.environ.get("SYNTH_JOBS", "1"))
 DO_PNR = os.environ.get("SYNTH_PNR", "1") != "0"
+FAMILIES = os.environ.get("SYNTH_FAMILIES", "ice40,ecp5,xilinx").split(",")
 # Devices for place-and-route: (name, nextpnr flags, LUTs, FFs).
 PNR = [("ice40-hx8k", ["--hx8k", "--package", "ct256"], 7680, 7680),
        ("ice40-up5k", ["--up5k", "--package", "sg48"], 5280, 5280)]
+if VARIANT == "uart":  # the board: its pins and its 12 MHz clock as the timing target
+    PNR = [("ice40-hx8k", ["--hx8k", "--package", "ct256", "--pcf", os.path.join(RTL, "hx8k_breakout.pcf")],
+            7680, 7680)]
 
 
 def classify(family, cells):
@@ -51,46 +66,69 @@ def classify(family, cells):
 
 
 def run(cmd, log):
+    """Runs a tool under the limit; returns its exit code, wall seconds and CPU seconds (on a
+    shared machine the wall time says more about the load than about the tool)."""
     t = time.time()
     with open(log, "w") as f:
+        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT)
         try:
-            rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=LIMIT_S).returncode
+            _, status, usage = os.wait4(p.pid, 0) if LIMIT_S <= 0 else wait_limited(p)
+            rc = os.waitstatus_to_exitcode(status)
         except subprocess.TimeoutExpired:
+            p.kill()
+            _, _, usage = os.wait4(p.pid, 0)
             rc = "timeout"
+    run.cpu = round(usage.ru_utime + usage.ru_stime, 1)
     return rc, round(time.time() - t, 1)
 
 
+def wait_limited(p):
+    """os.wait4 on p with SYNTH_LIMIT_S of wall time."""
+    end = time.time() + LIMIT_S
+    while True:
+        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            return pid, status, usage
+        if time.time() > end:
+            raise subprocess.TimeoutExpired(p.args, LIMIT_S)
+        time.sleep(0.5)
+
+
 def synth(family, c, l, out):
-    stem = os.path.join(out, f"gbnn_{c}x{l}_{family}")
-    cmd = {"ice40": f"synth_ice40 -top gbnn_top -json {stem}.json",
-           "ecp5": "synth_ecp5 -top gbnn_top", "xilinx": "synth_xilinx -top gbnn_top -family xc7 -flatten"}[family]
-    script = (f"read_verilog -sv {' '.join(SOURCES)}; chparam -set C {c} -set L {l} gbnn_top; {cmd}; "
+    stem = os.path.join(out, f"gbnn_{c}x{l}{TAG}_{family}")
+    cmd = {"ice40": f"synth_ice40 -top {TOP} -json {stem}.json",
+           "ecp5": f"synth_ecp5 -top {TOP}", "xilinx": f"synth_xilinx -top {TOP} -family xc7 -flatten"}[family]
+    script = (f"read_verilog -sv {' '.join(SOURCES)}; chparam -set C {c} -set L {l} {PARAMS}{TOP}; {cmd}; "
               f"tee -q -o {stem}.stat.json stat -json")
-    rc, secs = run(["yosys", "-q", "-p", script], stem + ".yosys.log")
-    row = {"family": family, "tool": "yosys " + cmd.split()[0], "seconds": secs,
+    # Pass headers with time stamps, and the time per pass at the end: where a long run spends it.
+    rc, secs = run(["yosys", "-t", "-v", "2", "-d", "-p", script], stem + ".yosys.log")
+    row = {"family": family, "tool": "yosys " + cmd.split()[0], "seconds": secs, "cpu_seconds": run.cpu,
            "kind": "post-synthesis estimate" if family != "ice40" else "post-synthesis"}
     if rc != 0:
         row["error"] = f"yosys exceeded {LIMIT_S} s" if rc == "timeout" else f"yosys exit {rc}"
         return row
-    with open(stem + ".stat.json") as f:
-        cells = json.load(f)["design"]["num_cells_by_type"]
+    with open(stem + ".stat.json") as f:  # (yosys -t stamps every line, tee'd ones too)
+        text = re.sub(r"(?m)^\[[0-9.]+\] ", "", f.read())
+    cells = json.loads(text)["design"]["num_cells_by_type"]
     row["cells"] = cells
     row.update(classify(family, cells))
     return row
 
 
 def pnr(dev, flags, c, l, out):
-    stem = os.path.join(out, f"gbnn_{c}x{l}_ice40")
-    log = os.path.join(out, f"gbnn_{c}x{l}_{dev}.nextpnr.log")
-    cmd = ["nextpnr-ice40", *flags, "--json", stem + ".json", "--pcf-allow-unconstrained", "--freq", "100",
-           "--timing-allow-fail", "--seed", "1", "--asc", os.path.join(out, f"gbnn_{c}x{l}_{dev}.asc")]
+    stem = os.path.join(out, f"gbnn_{c}x{l}{TAG}_ice40")
+    log = os.path.join(out, f"gbnn_{c}x{l}{TAG}_{dev}.nextpnr.log")
+    cmd = ["nextpnr-ice40", *flags, "--json", stem + ".json", "--pcf-allow-unconstrained",
+           "--freq", "12" if VARIANT == "uart" else "100",
+           "--timing-allow-fail", "--seed", "1", "--asc", os.path.join(out, f"gbnn_{c}x{l}{TAG}_{dev}.asc")]
     rc, secs = run(cmd, log)
     return pnr_result(dev, flags, log, rc, secs)
 
 
 def pnr_result(dev, flags, log, rc, secs):
     """A place-and-route row from nextpnr's log: Fmax after routing, logic cells used."""
-    row = {"device": dev, "tool": "nextpnr-ice40 " + " ".join(flags), "seconds": secs}
+    row = {"device": dev, "tool": "nextpnr-ice40 " + " ".join(os.path.basename(f) for f in flags), "seconds": secs,
+           "cpu_seconds": getattr(run, "cpu", None)}
     text = open(log, errors="replace").read()
     if rc != 0:
         last = [x for x in text.splitlines() if "ERROR" in x][-1:] or [f"exit {rc}"]
@@ -113,7 +151,7 @@ def repnr(out, size, dev):
     print(f"{size} {dev}: {row}", flush=True)
     with open(os.path.join(out, "synth.json")) as f:
         doc = json.load(f)
-    entry = next(e for e in doc["sizes"] if (e["clusters"], e["neurons"]) == (c, l))
+    entry = next(e for e in doc["sizes"] if key(e) == (c, l, VARIANT))
     entry["pnr"] = [p for p in entry["pnr"] if p["device"] != dev] + [row]
     doc["command"] += f"; SYNTH_LIMIT_S={LIMIT_S} synth.py pnr {out} {size} {dev}"
     write(out, doc)
@@ -126,6 +164,11 @@ def cpu_model():
         return platform.processor()
 
 
+def key(e):
+    """An entry's identity: size and build variant (entries without one are the full build)."""
+    return e["clusters"], e["neurons"], e.get("variant", "full")
+
+
 def merge(out, parts):
     """Adds the sizes of other runs' synth.json to OUT_DIR's (a part's entry replaces one of the same size)."""
     with open(os.path.join(out, "synth.json")) as f:
@@ -133,8 +176,8 @@ def merge(out, parts):
     for part in parts:
         with open(os.path.join(part, "synth.json")) as f:
             other = json.load(f)
-        keep = {(e["clusters"], e["neurons"]) for e in other["sizes"]}
-        doc["sizes"] = [e for e in doc["sizes"] if (e["clusters"], e["neurons"]) not in keep] + other["sizes"]
+        keep = {key(e) for e in other["sizes"]}
+        doc["sizes"] = [e for e in doc["sizes"] if key(e) not in keep] + other["sizes"]
         doc["command"] += "; " + other["command"]
     write(out, doc)
 
@@ -160,6 +203,8 @@ def main():
            "jobs": JOBS,
            "tools": {"yosys": version(["yosys", "-V"]), "nextpnr-ice40": version(["nextpnr-ice40", "--version"])},
            "top": "gbnn_top (gbnn_circuit behind a byte-wide host port)", "limit_s": LIMIT_S, "sizes": []}
+    if VARIANT != "full":
+        doc["command"] = f"SYNTH_VARIANT={VARIANT} " + doc["command"]
     parsed = []
     for size in sizes:
         m = re.fullmatch(r"(\d+)x(\d+)", size)
@@ -183,9 +228,9 @@ def main():
         return row, pnrs
 
     with ThreadPoolExecutor(JOBS) as pool:
-        futures = [(c, l, [pool.submit(job, c, l, f) for f in ("ice40", "ecp5", "xilinx")]) for c, l in parsed]
+        futures = [(c, l, [pool.submit(job, c, l, f) for f in FAMILIES]) for c, l in parsed]
         for c, l, fs in futures:
-            entry = {"clusters": c, "neurons": l, "synth": [], "pnr": []}
+            entry = {"clusters": c, "neurons": l, "variant": VARIANT, "top": TOP, "synth": [], "pnr": []}
             for f in fs:
                 row, pnrs = f.result()
                 entry["synth"].append(row)
@@ -195,19 +240,22 @@ def main():
 
 
 def write(out, doc):
-    doc["sizes"].sort(key=lambda e: (e["clusters"] * e["neurons"], e["clusters"]))
+    order = {"full": 0, "som": 1, "uart": 2}
+    doc["sizes"].sort(key=lambda e: (order[e.get("variant", "full")], e["clusters"] * e["neurons"], e["clusters"]))
     with open(os.path.join(out, "synth.json.tmp"), "w") as f:
         json.dump(doc, f, indent=1)
     os.replace(os.path.join(out, "synth.json.tmp"), os.path.join(out, "synth.json"))
-    lines = ["clusters,neurons,family,kind,lut,ff,carry,bram,lutram,mux,seconds,error"]
+    lines = ["clusters,neurons,variant,family,kind,lut,ff,carry,bram,lutram,mux,seconds,cpu_seconds,error"]
     for e in doc["sizes"]:
+        v = e.get("variant", "full")
         for r in e["synth"]:
-            lines.append(",".join(str(x) for x in [e["clusters"], e["neurons"], r["family"], r["kind"],
+            lines.append(",".join(str(x) for x in [e["clusters"], e["neurons"], v, r["family"], r["kind"],
                                                    *(r.get(k, "") for k in ("lut", "ff", "carry", "bram", "lutram", "mux")),
-                                                   r["seconds"], r.get("error", "")]))
+                                                   r["seconds"], r.get("cpu_seconds", ""), r.get("error", "")]))
         for p in e["pnr"]:
-            lines.append(",".join(str(x) for x in [e["clusters"], e["neurons"], p["device"], "place-and-route",
+            lines.append(",".join(str(x) for x in [e["clusters"], e["neurons"], v, p["device"], "place-and-route",
                                                    p.get("logic_cells", ""), "", "", "", "", "", p.get("seconds", ""),
+                                                   p.get("cpu_seconds", ""),
                                                    p.get("error", f"fmax {p.get('fmax_mhz')} MHz")]))
     with open(os.path.join(out, "synth.csv"), "w") as f:
         f.write("\n".join(lines) + "\n")

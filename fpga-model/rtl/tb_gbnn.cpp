@@ -198,6 +198,6 @@ int main(int argc, char** argv) {
                 return fail(w, "W (edges set)", 0, std::to_string(edges_set), std::to_string(n));
         }
     }
-    std::printf("ok %s: %ld clocks, %ld probes (all rules) bit-exact\n", w.size.c_str(), clocks, probes);
+    std::printf("ok %s: %ld clocks, %ld probes (every rule in the file) bit-exact\n", w.size.c_str(), clocks, probes);
     return 0;
 }

@@ -23,13 +23,17 @@ pub struct SynthResults {
     pub sizes: Vec<SizeResult>,
 }
 
-/// One size's runs.
+/// One size's runs of one build.
 #[derive(Deserialize, Serialize, Clone, Debug)]
 pub struct SizeResult {
     /// Clusters C.
     pub clusters: usize,
     /// Neurons per cluster L.
     pub neurons: usize,
+    /// The build: `full` (every rule; also when absent), `som` (`SUM_OF_SUM = 0`, the
+    /// sum-of-max-only circuit) or `uart` (the board top `gbnn_uart` on the HX8K breakout board).
+    #[serde(default)]
+    pub variant: Option<String>,
     /// One Yosys run per family (ice40, ecp5, xilinx).
     pub synth: Vec<SynthRun>,
     /// nextpnr-ice40 runs (iCE40 HX8K, UP5K), where the design fits.
@@ -47,6 +51,9 @@ pub struct SynthRun {
     pub tool: String,
     /// Wall time of the run.
     pub seconds: f64,
+    /// CPU time of the run (recorded since the UART and sum-of-max-only runs).
+    #[serde(default)]
+    pub cpu_seconds: Option<f64>,
     /// LUTs (LUT4 on iCE40/ECP5, LUT1–6 on Xilinx 7).
     pub lut: Option<u64>,
     /// Flip-flops.
@@ -83,9 +90,24 @@ pub fn results() -> Result<&'static SynthResults> {
         .map_err(|e| anyhow!("the embedded results/fpga/synth.json: {e}"))
 }
 
-/// The runs of `clusters × neurons`, if that size was synthesised.
+impl SizeResult {
+    /// The build's name in tables and reports.
+    pub fn build(&self) -> &'static str {
+        match self.variant.as_deref() {
+            Some("som") => "sum-of-max only",
+            Some("uart") => "UART board top",
+            _ => "full",
+        }
+    }
+
+    fn is_full(&self) -> bool {
+        matches!(self.variant.as_deref(), None | Some("full"))
+    }
+}
+
+/// The runs of the full circuit of `clusters × neurons`, if that size was synthesised.
 pub fn for_size(clusters: usize, neurons: usize) -> Result<Option<&'static SizeResult>> {
-    Ok(results()?.sizes.iter().find(|s| (s.clusters, s.neurons) == (clusters, neurons)))
+    Ok(results()?.sizes.iter().find(|s| (s.clusters, s.neurons) == (clusters, neurons) && s.is_full()))
 }
 
 /// The clock for latencies: the one given, else the measured Fmax on the iCE40 HX8K, else an
@@ -107,17 +129,27 @@ fn count(x: Option<u64>) -> String {
     x.map_or("—".into(), |v| v.to_string())
 }
 
-/// The measured lines of a report (empty when the size was not synthesised).
+/// The measured lines of a report, every build of the size (the full circuit first).
 pub fn lines(clusters: usize, neurons: usize) -> Result<Vec<String>> {
-    let Some(s) = for_size(clusters, neurons)? else {
+    let builds: Vec<&SizeResult> =
+        results()?.sizes.iter().filter(|s| (s.clusters, s.neurons) == (clusters, neurons)).collect();
+    if builds.is_empty() {
         return Ok(vec![format!("no synthesis result for {clusters}x{neurons} (make fpga-synth covers other sizes)")]);
-    };
+    }
     let mut out = Vec::new();
+    for s in builds {
+        let pre = if s.is_full() { String::new() } else { format!("{} build: ", s.build()) };
+        lines_of(s, &pre, &mut out);
+    }
+    Ok(out)
+}
+
+fn lines_of(s: &SizeResult, pre: &str, out: &mut Vec<String>) {
     for r in &s.synth {
         out.push(match &r.error {
-            Some(e) => format!("{} {} ({}): none, {e}", r.family, r.tool, r.kind),
+            Some(e) => format!("{pre}{} {} ({}): none, {e}", r.family, r.tool, r.kind),
             None => format!(
-                "{} {} ({}): LUT {}, FF {}, carry {}, BRAM {}",
+                "{pre}{} {} ({}): LUT {}, FF {}, carry {}, BRAM {}",
                 r.family,
                 r.tool,
                 r.kind,
@@ -130,9 +162,9 @@ pub fn lines(clusters: usize, neurons: usize) -> Result<Vec<String>> {
     }
     for p in &s.pnr {
         out.push(match (&p.error, p.fmax_mhz) {
-            (Some(e), _) => format!("{} place-and-route: none, {e}", p.device),
+            (Some(e), _) => format!("{pre}{} place-and-route: none, {e}", p.device),
             (None, f) => format!(
-                "{} place-and-route (nextpnr-ice40, measured): {}/{} logic cells, Fmax {} MHz",
+                "{pre}{} place-and-route (nextpnr-ice40, measured): {}/{} logic cells, Fmax {} MHz",
                 p.device,
                 count(p.logic_cells),
                 count(p.logic_cells_total),
@@ -140,7 +172,6 @@ pub fn lines(clusters: usize, neurons: usize) -> Result<Vec<String>> {
             ),
         });
     }
-    Ok(out)
 }
 
 /// The synthesis table as Markdown: per size and family, measured counts beside the formula's.
@@ -155,8 +186,8 @@ pub fn markdown() -> Result<String> {
     if let Some(load) = &r.load {
         s += &format!("Load: {load}.\n\n");
     }
-    s += "| size | family | LUT | FF | carry | BRAM | Fmax (MHz) | formula FFs (W + state + scores) | formula full adders + AND2 | note |\n";
-    s += "|---|---|---|---|---|---|---|---|---|---|\n";
+    s += "| size | build | family | LUT | FF | carry | BRAM | Fmax (MHz) | formula FFs (W + state + scores) | formula full adders + AND2 | note |\n";
+    s += "|---|---|---|---|---|---|---|---|---|---|---|\n";
     for z in &r.sizes {
         let f = neurobits_fpga::resources(z.clusters, z.neurons, 1);
         let (ffs, gates) = (f.weight_ffs + f.state_ffs + f.score_ffs, f.sos_full_adders + f.som_and2);
@@ -170,16 +201,20 @@ pub fn markdown() -> Result<String> {
                 vec![]
             };
             s += &format!(
-                "| {}x{} | {} | {} | {} | {} | {} | {} | {ffs} | {gates} | {} |\n",
+                "| {}x{} | {} | {} | {} | {} | {} | {} | {} | {ffs} | {gates} | {} |\n",
                 z.clusters,
                 z.neurons,
+                z.build(),
                 x.family,
                 count(x.lut),
                 count(x.ff),
                 count(x.carry),
                 count(x.bram),
                 if fmax.is_empty() { "—".into() } else { fmax.join(", ") },
-                x.error.clone().unwrap_or_else(|| format!("{}, {} s", x.kind, x.seconds))
+                x.error.clone().unwrap_or_else(|| match x.cpu_seconds {
+                    Some(cpu) => format!("{}, {} s ({cpu} s CPU)", x.kind, x.seconds),
+                    None => format!("{}, {} s", x.kind, x.seconds),
+                })
             );
         }
     }
@@ -195,15 +230,18 @@ pub fn write_report(dir: &std::path::Path) -> Result<()> {
     std::fs::create_dir_all(dir)?;
     crate::io::atomic::write_string(&dir.join("fpga-synth.md"), &markdown()?)?;
     let n = |z: &SizeResult| (z.clusters * z.neurons) as f64;
+    let full: Vec<&SizeResult> = r.sizes.iter().filter(|z| z.is_full()).collect();
     let formula = |f: fn(&neurobits_fpga::Resources) -> u64| -> Vec<(f64, f64)> {
-        r.sizes.iter().map(|z| (n(z), f(&neurobits_fpga::resources(z.clusters, z.neurons, 1)) as f64)).collect()
+        full.iter().map(|z| (n(z), f(&neurobits_fpga::resources(z.clusters, z.neurons, 1)) as f64)).collect()
     };
-    let measured = |family: &str, f: fn(&SynthRun) -> Option<u64>| -> Vec<(f64, f64)> {
+    let measured_of = |variant: &str, family: &str, f: fn(&SynthRun) -> Option<u64>| -> Vec<(f64, f64)> {
         r.sizes
             .iter()
+            .filter(|z| z.variant.as_deref().unwrap_or("full") == variant)
             .filter_map(|z| z.synth.iter().find(|x| x.family == family).and_then(f).map(|v| (n(z), v as f64)))
             .collect()
     };
+    let measured = |family: &str, f: fn(&SynthRun) -> Option<u64>| measured_of("full", family, f);
     let families = ["ice40", "ecp5", "xilinx"];
     let mut ff =
         vec![Series::new("formula: W + state + score FFs", formula(|f| f.weight_ffs + f.state_ffs + f.score_ffs))];
@@ -214,6 +252,11 @@ pub fn write_report(dir: &std::path::Path) -> Result<()> {
     lut.extend(
         families.iter().map(|fam| Series::new(format!("measured LUT, {fam} (Yosys)"), measured(fam, |x| x.lut))),
     );
+    let som_formula = full.iter().map(|z| (n(z), neurobits_fpga::resources(z.clusters, z.neurons, 1).som_and2 as f64));
+    lut.push(Series::new("formula: AND2 gates (sum-of-max only)", som_formula.collect()));
+    lut.extend(families.iter().map(|fam| {
+        Series::new(format!("measured LUT, {fam}, sum-of-max only (Yosys)"), measured_of("som", fam, |x| x.lut))
+    }));
     let labels =
         Labels { title: "GBNN circuit: logic vs size", x: "neurons C·L", y: "LUTs (measured) / gates (formula)" };
     line_chart(&dir.join("fpga-synth-lut.svg"), &labels, &lut, true)
