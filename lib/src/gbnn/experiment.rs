@@ -204,7 +204,11 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
     write_outputs(a, s.gamma, &rows, &capacity)?;
     journal.finish();
     crate::out!("{}", table(&rows, s.gamma))?;
-    let extra = if capacity.is_empty() { "" } else { ", capacity.csv, capacity.json, capacity-erasure.svg, capacity-sparse.svg" };
+    let extra = if capacity.is_empty() {
+        ""
+    } else {
+        ", capacity.csv, capacity.json, capacity-erasure.svg, capacity-sparse.svg"
+    };
     crate::noteln!(
         "wrote results.csv, results.json, retrieval.svg, expected.svg, gamma.svg, time.svg{extra} to {}",
         a.out.display()
