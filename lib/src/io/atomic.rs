@@ -98,9 +98,9 @@ fn target(path: &Path) -> Result<Target> {
     }
     match std::fs::metadata(&real) {
         Ok(m) if m.is_dir() => bail!("{name} is a directory"),
-        Ok(m) if m.file_type().is_char_device() || m.file_type().is_fifo() || m.file_type().is_socket() => {
-            Ok(Target::Special(real))
-        }
+        Ok(m) if m.file_type().is_socket() => Err(std::io::Error::from(std::io::ErrorKind::InvalidInput))
+            .with_context(|| format!("cannot write {name}: it is a socket, not a file, device or named pipe")),
+        Ok(m) if m.file_type().is_char_device() || m.file_type().is_fifo() => Ok(Target::Special(real)),
         Ok(m) if m.file_type().is_block_device() => bail!("{name} is a block device: refusing to write to it"),
         Ok(m) => {
             use std::os::unix::ffi::OsStrExt;
@@ -119,6 +119,48 @@ fn target(path: &Path) -> Result<Target> {
         // The system's error stays in the chain: the CLI's exit code (1, an I/O failure) reads it.
         Err(e) => Err(e).with_context(|| format!("cannot write {name}")),
     }
+}
+
+/// Opens an existing character device or named pipe for writing, streamed. A named pipe with no
+/// reader yet is waited for, as `cat > pipe` waits, but not silently: after a second a note says
+/// what the process waits for (a signal ends the wait, and the process, cleanly).
+fn open_special(p: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let is_fifo = std::fs::metadata(p).is_ok_and(|m| m.file_type().is_fifo());
+    if !is_fifo {
+        return std::fs::OpenOptions::new().write(true).open(p);
+    }
+    let started = std::time::Instant::now();
+    let mut told = false;
+    loop {
+        // Non-blocking: ENXIO when no process has the pipe open for reading.
+        match std::fs::OpenOptions::new().write(true).custom_flags(libc::O_NONBLOCK).open(p) {
+            Ok(f) => {
+                set_blocking(&f)?;
+                return Ok(f);
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                if !told && started.elapsed() >= std::time::Duration::from_secs(1) {
+                    eprintln!("note: waiting for a reader of the named pipe {} (Ctrl-C stops)", p.display());
+                    told = true;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Clears `O_NONBLOCK` of an open file: it was only needed to open it without waiting.
+pub(crate) fn set_blocking(f: &std::fs::File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = f.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this process owns, reading and setting its status flags.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Checks, before any work, that `path` can be written: its directory exists and it is not a
@@ -156,7 +198,7 @@ pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>
             w.flush().context("cannot write to standard output")
         }
         Target::Special(p) => {
-            let f = std::fs::OpenOptions::new().write(true).open(&p).with_context(|| format!("cannot open {name}"))?;
+            let f = open_special(&p).with_context(|| format!("cannot open {name}"))?;
             let mut w = BufWriter::new(f);
             fill(&mut w)?;
             w.flush().with_context(|| format!("cannot write {name}"))
