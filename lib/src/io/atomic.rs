@@ -179,6 +179,45 @@ pub fn check_writable(path: &Path) -> Result<()> {
     }
 }
 
+/// Checks, before any work, that `dir` can be a folder of outputs: it is a folder, or it can be
+/// created (its nearest existing ancestor is a folder this process may write into).
+pub fn check_folder(dir: &Path) -> Result<()> {
+    let name = dir.display();
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => return Ok(()),
+        Ok(_) => {
+            return Err(std::io::Error::from(std::io::ErrorKind::NotADirectory))
+                .with_context(|| format!("cannot write into {name}: it is a file, not a folder"))
+        }
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(e).with_context(|| format!("cannot write into {name}"))
+        }
+        Err(_) => {}
+    }
+    let mut up = dir.parent();
+    while let Some(d) = up.filter(|d| !d.as_os_str().is_empty()) {
+        match std::fs::metadata(d) {
+            Ok(m) if m.is_dir() => {
+                use std::os::unix::ffi::OsStrExt;
+                let c = std::ffi::CString::new(d.as_os_str().as_bytes()).context("a path with a NUL byte")?;
+                // SAFETY: access(2) reads the NUL-terminated path and nothing else.
+                if unsafe { libc::access(c.as_ptr(), libc::W_OK) } != 0 {
+                    return Err(std::io::Error::last_os_error())
+                        .with_context(|| format!("cannot create {name} in {}", d.display()));
+                }
+                return Ok(());
+            }
+            Ok(_) => {
+                return Err(std::io::Error::from(std::io::ErrorKind::NotADirectory))
+                    .with_context(|| format!("cannot create {name}: {} is a file, not a folder", d.display()))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => up = d.parent(),
+            Err(e) => return Err(e).with_context(|| format!("cannot create {name}")),
+        }
+    }
+    Ok(())
+}
+
 fn parent_dir(p: &Path) -> &Path {
     match p.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
