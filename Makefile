@@ -18,7 +18,7 @@ PY := .venv/bin/python
 WHEEL_DIR := .bundle-py
 
 FPGA_RTL := fpga-model/rtl
-.PHONY: fpga-verilate fpga-synth ocnn-quality cortical-quality flyhash-quality python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
+.PHONY: hostile fpga-verilate fpga-synth ocnn-quality cortical-quality flyhash-quality python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -303,3 +303,12 @@ completions: setup
 clean:
 	$(CARGO) clean
 	rm -rf out $(WHEEL_DIR)
+
+# The hostile-input acceptance run (issue 31): every case generated from the command tree and the
+# hand-written ones (tests/hostile/), against the release binary, with a time and an address-space
+# limit per case; the log goes to results/reliability/. make test runs its quick set
+# (tests/hostile_quick.rs).
+hostile:
+	$(CARGO) build --release --bin neurobits
+	@mkdir -p results/reliability
+	python3 tests/hostile/run.py $(BIN) --log results/reliability/hostile.log

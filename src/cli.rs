@@ -28,6 +28,18 @@ pub struct Cli {
     /// CPU threads of every computing command (default: one per core).
     #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub threads: Option<u32>,
+    /// Memory budget: every allocation sized from the input is checked against it before it is
+    /// made (e.g. 512M, 8G; binary units). Default: 80% of the available memory, at most 1T.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_max_memory)]
+    pub max_memory: Option<u64>,
+}
+
+/// `--max-memory`'s value: the library's size grammar (`neurobits::budget::parse_size`).
+fn parse_max_memory(s: &str) -> Result<u64, String> {
+    neurobits::budget::parse_size(s).map_err(|e| match e {
+        neurobits::Error::Config { why, .. } => why,
+        e => e.to_string(),
+    })
 }
 
 /// The options that name an output path: `-` among them sends data to standard output.
@@ -165,6 +177,9 @@ fn data_out(bytes: &[u8]) -> anyhow::Result<()> {
 /// Runs a parsed command line: applies the global options, then the command.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     neurobits::console::set_quiet(cli.quiet);
+    // Before any command allocates: the budget every allocation sized from input is checked
+    // against (`neurobits::budget`), named by this option in the refusals.
+    neurobits::budget::set_max(cli.max_memory, "--max-memory");
     // Before any command starts a thread: rayon's global pool is built once, here with a bounded
     // count (`--threads`, else `RAYON_NUM_THREADS`, else one per core), so that rayon never
     // builds it itself (unbounded, and a panic if a thread cannot start).

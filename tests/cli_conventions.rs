@@ -87,7 +87,7 @@ fn the_command_tree_follows_the_conventions() {
 #[test]
 fn global_options_are_global() {
     let c = built();
-    for id in ["quiet", "threads"] {
+    for id in ["quiet", "threads", "max_memory"] {
         let a = c.get_arguments().find(|a| a.get_id() == id).unwrap_or_else(|| panic!("no --{id}"));
         assert!(a.is_global_set(), "--{id} must be accepted after the subcommand too");
     }
@@ -98,6 +98,10 @@ fn global_options_are_global() {
     for cli in [before.unwrap(), after.unwrap()] {
         assert!(cli.quiet && cli.threads == Some(3));
     }
+    let m =
+        Cli::try_parse_from(["neurobits", "gbnn", "score", "--result", "r", "--truth", "t", "--max-memory", "1.5G"]);
+    assert_eq!(m.unwrap().max_memory, Some(3 << 29));
+    assert!(Cli::try_parse_from(["neurobits", "--max-memory", "0", "man"]).is_err());
 }
 
 fn parse(args: &[&str]) -> Cmd {

@@ -46,6 +46,19 @@ pub enum Error {
     /// The call was stopped through its [`crate::cancel::Cancel`] token; nothing was changed.
     #[error("interrupted")]
     Interrupted,
+    /// An allocation sized from input that does not fit in the memory budget
+    /// ([`crate::budget`]): refused before it is made.
+    #[error("{what} needs {}, more than the memory budget of {} ({from})", crate::budget::size(*.needed), crate::budget::size(*.budget as u128))]
+    Memory {
+        /// What needed the memory, with the file or options that sized it.
+        what: String,
+        /// Bytes it needs.
+        needed: u128,
+        /// The budget in bytes.
+        budget: u64,
+        /// Where the budget comes from (`--max-memory 1.0 GiB`, `80% of the … available`).
+        from: String,
+    },
     /// `predict`, `transform`, `search`, `save` … before `fit`.
     #[error("this {0} is not fitted yet: call fit first")]
     NotFitted(&'static str),

@@ -61,6 +61,7 @@ pub fn suspend_progress<R>(f: impl FnOnce() -> R) -> R {
     progress::suspend(f)
 }
 
+pub mod budget;
 pub mod cancel;
 pub mod console;
 pub mod cortical;

@@ -25,6 +25,81 @@ impl Series {
     }
 }
 
+/// The largest magnitude plotted (and the smallest positive value on a log axis): beyond it
+/// plotters' range arithmetic overflows (1e300 · 1.05 = inf) or its tick search never ends
+/// (subnormal ranges). Values past it are clamped, with a note.
+const LIMIT: f64 = 1e30;
+
+/// What [`Odd::value`] left out or moved, for the note.
+#[derive(Default)]
+struct Odd {
+    dropped: usize,
+    clamped: usize,
+}
+
+impl Odd {
+    /// `v` as plotted: `None` (not drawn) when it is NaN or infinite, or not positive on a log
+    /// axis; clamped into `[-LIMIT, LIMIT]` (`[1/LIMIT, LIMIT]` on a log axis).
+    fn value(&mut self, v: f64, log: bool) -> Option<f64> {
+        let (lo, hi) = if log { (1.0 / LIMIT, LIMIT) } else { (-LIMIT, LIMIT) };
+        if !v.is_finite() || (log && v <= 0.0) {
+            self.dropped += 1;
+            return None;
+        }
+        if v < lo || v > hi {
+            self.clamped += 1;
+        }
+        Some(v.clamp(lo, hi))
+    }
+
+    /// The chart's title, with what was not drawn as it is said; the same on standard error.
+    fn report(&self, path: &Path, title: &str) -> String {
+        let mut what = Vec::new();
+        if self.dropped > 0 {
+            what.push(format!("{} values not drawn (NaN, infinite or not positive on a log axis)", self.dropped));
+        }
+        if self.clamped > 0 {
+            what.push(format!(
+                "{} values clamped (beyond ±{LIMIT:e}, or below {:e} on a log axis)",
+                self.clamped,
+                1.0 / LIMIT
+            ));
+        }
+        if what.is_empty() {
+            return title.to_string();
+        }
+        crate::noteln!("note: {}: {}", path.display(), what.join(", "));
+        format!("{title} ({})", what.join(", "))
+    }
+}
+
+/// `series` with every point [`Odd::value`] drops left out (with its interval) and the rest
+/// clamped, and the title that says so.
+fn clean_series(path: &Path, title: &str, series: &[Series], log_y: bool) -> (Vec<Series>, String) {
+    let mut odd = Odd::default();
+    let clean = series
+        .iter()
+        .map(|s| {
+            let mut out = Series::new(s.label.clone(), Vec::new());
+            for (i, &(x, y)) in s.points.iter().enumerate() {
+                let (Some(x), Some(y)) = (odd.value(x, false), odd.value(y, log_y)) else { continue };
+                out.points.push((x, y));
+                if let Some(&(lo, hi)) = s.intervals.get(i) {
+                    let fix = |v: f64| if v.is_finite() { v.clamp(-LIMIT, LIMIT) } else { y };
+                    let (lo, hi) = (fix(lo), fix(hi));
+                    out.intervals.push(if log_y { (lo.max(1.0 / LIMIT), hi.max(1.0 / LIMIT)) } else { (lo, hi) });
+                }
+            }
+            // Intervals pair with points by position: keep them only if every point kept one.
+            if out.intervals.len() != out.points.len() {
+                out.intervals.clear();
+            }
+            out
+        })
+        .collect();
+    (clean, odd.report(path, title))
+}
+
 /// A linear x axis whose ticks are given (plotters' `WithKeyPoints` has no label formatter for
 /// f64, so this is the few lines it would take).
 struct XTicks {
@@ -67,6 +142,8 @@ pub struct Labels<'a> {
 /// curves stay visible (each later series is drawn smaller on top) and a grey-scale print still
 /// separates them; the legend sits to the right of the plot, outside the data.
 pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) -> Result<()> {
+    let (series, title) = clean_series(path, labels.title, series, log_y);
+    let (series, labels) = (&series[..], Labels { title: &title, ..*labels });
     let pts = || {
         series.iter().flat_map(|s| {
             s.points.iter().copied().chain(s.intervals.iter().flat_map(|&(lo, hi)| [(f64::NAN, lo), (f64::NAN, hi)]))
@@ -123,7 +200,8 @@ pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) 
         let mut xs: Vec<f64> = pts().map(|p| p.0).filter(|x| x.is_finite()).collect();
         xs.sort_by(f64::total_cmp);
         xs.dedup();
-        let pad = ((x1 - x0) * 0.02).max(0.2);
+        // Relative too: all-equal x of 1e20 need more than 0.2 either side to make a range.
+        let pad = ((x1 - x0) * 0.02).max(0.2).max(x0.abs().max(x1.abs()) * 1e-6);
         let inner: RangedCoordf64 = (x0 - pad..x1 + pad).into();
         let keys = if xs.len() <= 16 { xs } else { inner.key_points(11) };
         let xr = XTicks { inner, keys };
@@ -178,6 +256,16 @@ pub struct Bars {
 /// series in each (colour and shape by series). Points on a log axis, not bars from an arbitrary
 /// floor; unavailable values are written "n/a" at the bottom of their column.
 pub fn bar_chart_log(path: &Path, title: &str, y_desc: &str, groups: &[Bars]) -> Result<()> {
+    let mut odd = Odd::default();
+    let groups: Vec<Bars> = groups
+        .iter()
+        .map(|g| Bars {
+            label: g.label.clone(),
+            values: g.values.iter().map(|(c, v)| (c.clone(), v.and_then(|v| odd.value(v, true)))).collect(),
+        })
+        .collect();
+    let title = odd.report(path, title);
+    let (groups, title) = (&groups[..], &title[..]);
     let vals = || groups.iter().flat_map(|g| g.values.iter().filter_map(|v| v.1)).filter(|&v| v > 0.0);
     let lo = vals().fold(f64::MAX, f64::min);
     let hi = vals().fold(f64::MIN, f64::max);
@@ -283,6 +371,14 @@ pub const OKABE_ITO: [RGBColor; 8] = [
 /// Writes a scatter plot of 2-D points coloured by cluster (`labels`; clusters of one point in
 /// grey) to `path` (SVG). Colours repeat after eight clusters, with a different marker each round.
 pub fn scatter(path: &Path, labels: &Labels, xy: &[(f64, f64)], cluster: &[u32]) -> Result<()> {
+    let mut odd = Odd::default();
+    let (xy, cluster): (Vec<(f64, f64)>, Vec<u32>) = xy
+        .iter()
+        .zip(cluster)
+        .filter_map(|(&(x, y), &c)| Some(((odd.value(x, false)?, odd.value(y, false)?), c)))
+        .unzip();
+    let title = odd.report(path, labels.title);
+    let (xy, cluster, labels) = (&xy[..], &cluster[..], &Labels { title: &title, ..*labels });
     let (x0, x1) = xy.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
     let (y0, y1) = xy.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
     if !(x0 <= x1 && y0 <= y1) {
@@ -291,7 +387,9 @@ pub fn scatter(path: &Path, labels: &Labels, xy: &[(f64, f64)], cluster: &[u32])
     let k = cluster.iter().max().map_or(0, |m| m + 1) as usize;
     let mut size = vec![0usize; k];
     cluster.iter().for_each(|&c| size[c as usize] += 1);
-    let (px, py) = ((x1 - x0).max(1e-12) * 0.03, (y1 - y0).max(1e-12) * 0.03);
+    // A margin relative to the values too: all-equal coordinates of 1e20 need more than 1e-12.
+    let margin = |a: f64, b: f64| ((b - a) * 0.03).max(a.abs().max(b.abs()) * 1e-6).max(1e-12);
+    let (px, py) = (margin(x0, x1), margin(y0, y1));
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (700, 700)).into_drawing_area();

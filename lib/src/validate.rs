@@ -35,3 +35,7 @@ pub fn unit_interval(s: &str) -> Result<f64, String> {
 
 /// Most sum-of-sum updates `--max-iter` accepts: an oscillating probe runs them all.
 pub const MAX_ITER: u32 = 10_000;
+
+/// The most random messages `fpga` and `hwcost` store: each is a loop over the clusters' pairs,
+/// and a GBNN is saturated (every weight set) long before; `--messages 10^18` once ran for ever.
+pub const MAX_MESSAGES: u64 = 10_000_000;

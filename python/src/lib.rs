@@ -55,6 +55,7 @@ pub(crate) fn to_py(e: neurobits::Error) -> PyErr {
     let kind = match &e {
         _ if e.is_interrupted() => 6,
         E::NotFitted(_) => 0,
+        E::Memory { .. } => 5,
         E::Io { error, .. } | E::Write(error) if error.kind() == std::io::ErrorKind::NotFound => 1,
         E::Io { .. } | E::Write(_) => 2,
         E::Gpu(_) => 3,
@@ -63,13 +64,8 @@ pub(crate) fn to_py(e: neurobits::Error) -> PyErr {
         _ => 4,
     };
     let msg = line(&anyhow::Error::from(e));
-    // The memory budget's refusals (`io::memory::ensure_fits`) are plain lines: known by their words.
-    let kind = if kind == 4 && (msg.contains("of memory is available") || msg.contains("than this machine can address"))
-    {
-        5
-    } else {
-        kind
-    };
+    // The memory budget's refusals wrapped in another error (`neurobits::budget`): known by their words.
+    let kind = if kind == 4 && msg.contains("more than the memory budget of") { 5 } else { kind };
     match kind {
         0 => Python::attach(|py| match NOT_FITTED.get(py) {
             Some(cls) => PyErr::from_type(cls.bind(py).clone(), msg),

@@ -115,6 +115,9 @@ pub fn run(c: &ClusterArgs) -> anyhow::Result<()> {
     for p in [Some(&c.out), c.json.as_ref(), c.model.as_ref()].into_iter().flatten() {
         check_writable(p)?;
     }
+    if let Some(dir) = &c.plots {
+        neurobits::io::atomic::check_folder(dir)?;
+    }
     let p = neurobits::ocnn::points::load_with(&c.input, &c.read.options())?;
     let mut ocnn = Ocnn::new(config).with_device(c.device);
     ocnn.fit(&p)?;

@@ -95,6 +95,18 @@ pub fn run(c: &BenchConfig) -> Result<()> {
     if !(0.0..=1.0).contains(&c.density) {
         bail!("--density must be in [0, 1]");
     }
+    // Every size before any is timed: the random inputs and a network of each (the GPU's copy
+    // is checked by the device); `--levels 30` once aborted on a 32 GiB allocation.
+    for &m in &c.minicolumns {
+        for &l in &c.levels {
+            let geo = Geometry::new(l, m).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let per_m = geo.hypercolumns() as u128 * geo.minicolumns() as u128;
+            crate::budget::check(
+                format_args!("cortical bench --minicolumns {m} --levels {l}: the network and its inputs"),
+                IMAGES as u128 * geo.bottom_words() as u128 * 8 + geo.weights() as u128 * 2 + per_m * 9,
+            )?;
+        }
+    }
     let (time_cpu, gpu) = crate::device::bench_devices(c.device)?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     outln!(

@@ -35,9 +35,10 @@ pub struct Config {
     pub levels: u32,
     /// Minicolumns M per hypercolumn (2M inputs each), 1..=128.
     pub minicolumns: usize,
-    /// Passes over the training list.
+    /// Passes over the training list, at most [`MAX_EPOCHS`].
     pub epochs: u32,
-    /// Consecutive learning steps per image.
+    /// Consecutive learning steps per image, 1..=[`MAX_EXPOSURE`]; `epochs · exposure` at most
+    /// [`MAX_STEPS_PER_IMAGE`].
     pub exposure: u32,
     /// Seed of the initial weights, random firing and shuffles.
     pub seed: u64,
@@ -73,6 +74,33 @@ impl Default for Config {
     }
 }
 
+/// The most passes over the training list (the paper trains 20; every pass is a loop over the
+/// images, so an unbounded count ran for ever).
+pub const MAX_EPOCHS: u32 = 10_000;
+/// The most consecutive learning steps per image.
+pub const MAX_EXPOSURE: u32 = 1_000;
+/// The most learning steps per image over the whole training (`epochs · exposure`).
+pub const MAX_STEPS_PER_IMAGE: u64 = 100_000;
+
+/// The training loop's bounds, shared by `cortical fit` and `cortical train`: one line naming the
+/// option and the value.
+pub fn check_training(epochs: u32, exposure: u32) -> Result<()> {
+    if epochs > MAX_EPOCHS {
+        return Err(Error::config("epochs", epochs, format!("must be at most {MAX_EPOCHS}")));
+    }
+    if !(1..=MAX_EXPOSURE).contains(&exposure) {
+        return Err(Error::config("exposure", exposure, format!("must be in 1..={MAX_EXPOSURE}")));
+    }
+    if epochs as u64 * exposure as u64 > MAX_STEPS_PER_IMAGE {
+        return Err(Error::config(
+            "epochs",
+            format!("{epochs} x --exposure {exposure}"),
+            format!("at most {MAX_STEPS_PER_IMAGE} learning steps per image"),
+        ));
+    }
+    Ok(())
+}
+
 impl Config {
     /// Checks every field.
     pub fn validate(&self) -> Result<()> {
@@ -88,6 +116,7 @@ impl Config {
         if !(1..=15).contains(&self.rate) {
             return Err(Error::config("rate", self.rate, "must be in 1..=15"));
         }
+        check_training(self.epochs, self.exposure)?;
         if !(1..=1 << 12).contains(&self.upsample) {
             return Err(Error::config("upsample", self.upsample, "must be in 1..=4096"));
         }

@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use crate::device::DeviceChoice;
 pub use commands::{run_eval, run_train, EvalConfig};
-pub use config::{Config, RuleArg};
+pub use config::{check_training, Config, RuleArg, MAX_EPOCHS, MAX_EXPOSURE, MAX_STEPS_PER_IMAGE};
 pub use network::Network;
 
 /// Level schedule on the command line (D-11).
@@ -231,6 +231,7 @@ pub struct Prepared {
 
 /// Reads the data and builds the bottom inputs of `c`.
 pub fn prepare(c: &TrainConfig) -> Result<Prepared> {
+    config::check_training(c.epochs, c.exposure)?;
     let geo = Geometry::new(c.levels, c.minicolumns).map_err(|e| anyhow::anyhow!("{e}"))?;
     let im = &c.images;
     if im.train_per_class == Some(0) {

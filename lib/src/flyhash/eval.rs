@@ -157,6 +157,12 @@ pub fn run(sets: &[Set], ks: &[u32], neighbours: usize, seed: u64, out: &Path) -
         if neighbours > db.rows {
             bail!("--neighbours {neighbours}: {} has only {} database vectors", set.name, db.rows);
         }
+        // The true neighbours (4 bytes each) and one ranking at a time (id and distance).
+        crate::budget::check_items(
+            format_args!("flyhash eval --neighbours {neighbours}: the neighbour lists of {} queries", q.rows),
+            q.rows as u128 * neighbours as u128,
+            12,
+        )?;
         pb.set_message(format!("{}: exact Euclidean neighbours, SimHash and dense projections", set.name));
         let truth = euclidean_nn(db, q, neighbours, || {});
         let s = ((d as f32 * 0.1).round() as u32).max(1);

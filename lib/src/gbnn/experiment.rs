@@ -74,6 +74,13 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
         None => (1, s.clusters - 1),
     };
     let probes = a.probes.unwrap_or(s.probes);
+    // The probes, their truth and the final states of one point (twice while they are gathered).
+    let (c, rw) = (s.clusters as u128, (s.clusters * s.neurons.div_ceil(64)) as u128);
+    crate::budget::check_items(
+        format_args!("gbnn experiment --probes {probes}: the probes, their truth and final states"),
+        probes as u128,
+        c * 4 + rw * 16,
+    )?;
     let device = Device::open(a.device)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create {}", a.out.display()))?;
 

@@ -233,8 +233,8 @@ pub struct FpgaConfig {
     /// Rules to run, comma-separated (default: all). `--rule` is the old spelling.
     #[cfg_attr(feature = "cli", arg(long, value_enum, value_delimiter = ',', alias = "rule"))]
     pub rules: Vec<RuleArg>,
-    /// Random messages stored.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..)))]
+    /// Random messages stored (at most 10 000 000).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=crate::validate::MAX_MESSAGES)))]
     pub messages: u64,
     /// Probes (distinct stored messages).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..)))]

@@ -333,8 +333,8 @@ pub struct HwcostConfig {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 50))]
     /// Neurons per cluster L.
     pub neurons: usize,
-    /// Random messages stored.
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..)))]
+    /// Random messages stored (at most 10 000 000).
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = 400, value_parser = clap::value_parser!(u64).range(1..=crate::validate::MAX_MESSAGES)))]
     pub messages: u64,
     /// Probes (distinct stored messages).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..)))]

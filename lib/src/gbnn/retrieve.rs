@@ -5,7 +5,7 @@ use neurobits_core::gbnn::{Mode, Params, Rule, SILENT};
 use super::RuleArg;
 use crate::device::Device;
 use crate::device::DeviceChoice;
-use crate::io::{atomic::write_string, netfile, output, symbols};
+use crate::io::{netfile, output, symbols};
 use std::path::PathBuf;
 
 /// Runs `gbnn retrieve`.
@@ -28,16 +28,27 @@ pub fn run(a: &RetrieveConfig) -> Result<()> {
             );
         }
     }
+    // The results held until they are written: per probe its statistics and a list per cluster
+    // (one symbol each, mostly); the states the backend computes are checked where it makes them.
+    let k = (probes.len() / g.clusters()) as u128;
+    crate::budget::check_items(
+        format_args!("{}: the results of {k} probes", a.probes.display()),
+        k,
+        64 + g.clusters() as u128 * 32,
+    )?;
     let params = Params { gamma: a.gamma, max_iter: a.max_iter };
     let device = Device::open(a.device)?;
     let backend = device.gbnn(&net)?;
     // Compact results cross the bus; only probes with an ambiguous cluster come back densely.
     let (rows, stats) = backend.retrieve_active_in(&probes, rule, mode, &params)?;
-    let text = match a.format {
-        Format::Csv => output::csv(&rows),
-        Format::Json => output::json(&g, rule.name(), &rows, &stats),
-    };
-    write_string(&a.out, &text)?;
+    // Streamed into the output file: the text is never held whole.
+    crate::io::atomic::write_atomic(&a.out, |w| {
+        match a.format {
+            Format::Csv => output::write_csv(w, &rows),
+            Format::Json => output::write_json(w, &g, rule.name(), &rows, &stats),
+        }
+        .map_err(|e| anyhow::Error::new(e).context(format!("cannot write {}", a.out.display())))
+    })?;
     let unconverged = stats.iter().filter(|s| !s.converged).count();
     crate::noteln!(
         "retrieved {} probes with {} on {} -> {}{}",

@@ -77,6 +77,7 @@ impl Scenario {
         let plan =
             ProbePlan::new(g, seed, self.stored, seed.wrapping_add(1), count, erased).map_err(|e| anyhow!("{e}"))?;
         let c = g.clusters();
+        ensure_fits(&format!("{count} probes of {c} clusters and their truth"), count as u128 * c as u128 * 4)?;
         let mut probes = vec![0u16; count as usize * c];
         let mut truth = vec![0u16; count as usize * c];
         probes.par_chunks_mut(c).zip(truth.par_chunks_mut(c)).enumerate().for_each(|(p, (pr, tr))| {

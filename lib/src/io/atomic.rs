@@ -98,9 +98,9 @@ fn target(path: &Path) -> Result<Target> {
     }
     match std::fs::metadata(&real) {
         Ok(m) if m.is_dir() => bail!("{name} is a directory"),
-        Ok(m) if m.file_type().is_char_device() || m.file_type().is_fifo() || m.file_type().is_socket() => {
-            Ok(Target::Special(real))
-        }
+        Ok(m) if m.file_type().is_socket() => Err(std::io::Error::from(std::io::ErrorKind::InvalidInput))
+            .with_context(|| format!("cannot write {name}: it is a socket, not a file, device or named pipe")),
+        Ok(m) if m.file_type().is_char_device() || m.file_type().is_fifo() => Ok(Target::Special(real)),
         Ok(m) if m.file_type().is_block_device() => bail!("{name} is a block device: refusing to write to it"),
         Ok(m) => {
             use std::os::unix::ffi::OsStrExt;
@@ -121,6 +121,48 @@ fn target(path: &Path) -> Result<Target> {
     }
 }
 
+/// Opens an existing character device or named pipe for writing, streamed. A named pipe with no
+/// reader yet is waited for, as `cat > pipe` waits, but not silently: after a second a note says
+/// what the process waits for (a signal ends the wait, and the process, cleanly).
+fn open_special(p: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let is_fifo = std::fs::metadata(p).is_ok_and(|m| m.file_type().is_fifo());
+    if !is_fifo {
+        return std::fs::OpenOptions::new().write(true).open(p);
+    }
+    let started = std::time::Instant::now();
+    let mut told = false;
+    loop {
+        // Non-blocking: ENXIO when no process has the pipe open for reading.
+        match std::fs::OpenOptions::new().write(true).custom_flags(libc::O_NONBLOCK).open(p) {
+            Ok(f) => {
+                set_blocking(&f)?;
+                return Ok(f);
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                if !told && started.elapsed() >= std::time::Duration::from_secs(1) {
+                    eprintln!("note: waiting for a reader of the named pipe {} (Ctrl-C stops)", p.display());
+                    told = true;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Clears `O_NONBLOCK` of an open file: it was only needed to open it without waiting.
+pub(crate) fn set_blocking(f: &std::fs::File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = f.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this process owns, reading and setting its status flags.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// Checks, before any work, that `path` can be written: its directory exists and it is not a
 /// directory. Commands call it on their output paths first, so a long computation is not lost
 /// to a typo.
@@ -135,6 +177,45 @@ pub fn check_writable(path: &Path) -> Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// Checks, before any work, that `dir` can be a folder of outputs: it is a folder, or it can be
+/// created (its nearest existing ancestor is a folder this process may write into).
+pub fn check_folder(dir: &Path) -> Result<()> {
+    let name = dir.display();
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => return Ok(()),
+        Ok(_) => {
+            return Err(std::io::Error::from(std::io::ErrorKind::NotADirectory))
+                .with_context(|| format!("cannot write into {name}: it is a file, not a folder"))
+        }
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(e).with_context(|| format!("cannot write into {name}"))
+        }
+        Err(_) => {}
+    }
+    let mut up = dir.parent();
+    while let Some(d) = up.filter(|d| !d.as_os_str().is_empty()) {
+        match std::fs::metadata(d) {
+            Ok(m) if m.is_dir() => {
+                use std::os::unix::ffi::OsStrExt;
+                let c = std::ffi::CString::new(d.as_os_str().as_bytes()).context("a path with a NUL byte")?;
+                // SAFETY: access(2) reads the NUL-terminated path and nothing else.
+                if unsafe { libc::access(c.as_ptr(), libc::W_OK) } != 0 {
+                    return Err(std::io::Error::last_os_error())
+                        .with_context(|| format!("cannot create {name} in {}", d.display()));
+                }
+                return Ok(());
+            }
+            Ok(_) => {
+                return Err(std::io::Error::from(std::io::ErrorKind::NotADirectory))
+                    .with_context(|| format!("cannot create {name}: {} is a file, not a folder", d.display()))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => up = d.parent(),
+            Err(e) => return Err(e).with_context(|| format!("cannot create {name}")),
+        }
+    }
+    Ok(())
 }
 
 fn parent_dir(p: &Path) -> &Path {
@@ -156,7 +237,7 @@ pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>
             w.flush().context("cannot write to standard output")
         }
         Target::Special(p) => {
-            let f = std::fs::OpenOptions::new().write(true).open(&p).with_context(|| format!("cannot open {name}"))?;
+            let f = open_special(&p).with_context(|| format!("cannot open {name}"))?;
             let mut w = BufWriter::new(f);
             fill(&mut w)?;
             w.flush().with_context(|| format!("cannot write {name}"))

@@ -51,6 +51,7 @@ pub fn meta() -> Value {
         SEEDS.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect();
     json!({
         "version": concat!(env!("CARGO_PKG_VERSION"), " (", env!("NEUROBITS_COMMIT"), ")"),
+        // `args_os`: `args` panics on an argument that is not UTF-8 (a path may be any bytes).
         "command_line": std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>(),
         "host_threads": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         "os": std::env::consts::OS,

@@ -44,22 +44,14 @@ pub fn available_bytes() -> Option<u64> {
 }
 
 /// Fails with a one-line message when `bytes` of `what` (the peak it adds, all buffers counted)
-/// would not fit in memory.
+/// would not fit in the memory budget ([`crate::budget::check`], which this is).
 ///
 /// ```
 /// assert!(neurobits::io::memory::ensure_fits("a byte", 1).is_ok());
 /// assert!(neurobits::io::memory::ensure_fits("everything", u128::MAX).is_err());
 /// ```
-pub fn ensure_fits(what: &str, bytes: u128) -> Result<()> {
-    let gib = |b: u128| b as f64 / (1u64 << 30) as f64;
-    if let Some(avail) = available_bytes() {
-        if bytes > avail as u128 {
-            bail!("{what} needs {:.2} GiB but only {:.2} GiB of memory is available", gib(bytes), gib(avail as u128));
-        }
-    } else if bytes > isize::MAX as u128 {
-        bail!("{what} needs {:.2} GiB, more than this machine can address", gib(bytes));
-    }
-    Ok(())
+pub fn ensure_fits(what: &str, bytes: u128) -> crate::Result<()> {
+    crate::budget::check(what, bytes)
 }
 
 /// Free bytes for an unprivileged user on the file system holding `dir`, if the system says.

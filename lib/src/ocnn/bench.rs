@@ -75,6 +75,14 @@ pub fn run(b: &BenchConfig) -> Result<()> {
     if let Some(out) = &b.out {
         crate::io::atomic::check_writable(out)?;
     }
+    // Every size before any is timed: J and its lane rows (f32), the pairs' hits, buckets, edges.
+    for &n in &b.sizes {
+        let n = n as u128;
+        crate::budget::check(
+            format_args!("ocnn bench --sizes {n}: the dense network"),
+            n * n * 12 + n * n.saturating_sub(1) / 2 * 13,
+        )?;
+    }
     let (use_cpu, gpu) = bench_devices(b.device)?;
     if let Some(g) = &gpu {
         crate::outln!("GPU: {}", g.name())?;

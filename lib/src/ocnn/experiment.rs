@@ -136,6 +136,13 @@ pub fn run(e: &ExperimentConfig) -> Result<()> {
     if e.seeds.is_empty() {
         bail!("--seeds: give at least one seed");
     }
+    // Every input and the output folder before the table starts: an error is then the one line
+    // on standard error, not a line after a half-printed table.
+    crate::io::atomic::check_folder(&e.out)?;
+    let sets = SETS
+        .iter()
+        .map(|set| Ok((set, points::load(&e.data.join(set.file))?.skip(set.skip))))
+        .collect::<Result<Vec<_>>>()?;
     let device = Device::open(e.device)?;
     let mut rows = Vec::new();
     crate::outln!(
@@ -152,8 +159,7 @@ pub fn run(e: &ExperimentConfig) -> Result<()> {
         "ARI",
         "seconds"
     )?;
-    for set in &SETS {
-        let p = points::load(&e.data.join(set.file))?.skip(set.skip);
+    for (set, p) in sets {
         let truth = (set.truth)(&p);
         let classes = truth.iter().max().map_or(0, |m| m + 1);
         let a = super::scale::scale(&p)?;

@@ -267,6 +267,12 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
     let (tr, cl, hits_sha256, coupled_pairs) = if let Some(r) = c.cutoff {
         let t0 = Instant::now();
         let w = weights::sparse::<T>(p, a, r)?;
+        // Per coupled pair: its hit count (4 bytes), its bucket (1) and, linked, its edge (8).
+        let pairs = w.hit_ptr[p.n] as u128;
+        crate::budget::check(
+            format_args!("the OCNN's {pairs} coupled pairs of {} points (--cutoff {r})", p.n),
+            pairs * 13,
+        )?;
         seconds.insert("weights", t0.elapsed().as_secs_f64());
         let t0 = Instant::now();
         let tr = match gpu {
@@ -295,6 +301,13 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         (tr, cl, digest, w.hit_ptr[p.n])
     } else {
         let t0 = Instant::now();
+        // The peak, before any of it exists: J and its lane rows (n² weights each, the rows with
+        // a column index per weight), then per pair its hits, bucket and edge.
+        let (n, t) = (p.n as u128, std::mem::size_of::<T>() as u128);
+        crate::budget::check(
+            format_args!("the dense OCNN of {n} points (coupling, lane rows, pair hits; --cutoff makes it sparse)"),
+            n * n * (2 * t + 4) + n * n.saturating_sub(1) / 2 * 13,
+        )?;
         let w = weights::dense::<T>(p, a)?;
         seconds.insert("weights", t0.elapsed().as_secs_f64());
         let t0 = Instant::now();

@@ -257,7 +257,7 @@ pub fn sparse<T: Real + Send + Sync>(p: &Points, a: f64, r: f64) -> Result<Spars
     // First count the entries, stopping as soon as they cannot fit (a huge R would couple every
     // pair: N² entries), so that memory is checked before anything of that size is built.
     let per_entry = 4 + 2 * size_of::<T>() as u64;
-    let limit = crate::io::memory::available_bytes().unwrap_or(u64::MAX) / per_entry;
+    let limit = crate::budget::bytes() / per_entry;
     let total = AtomicU64::new(0);
     (0..n)
         .into_par_iter()

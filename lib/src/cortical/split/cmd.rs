@@ -274,7 +274,7 @@ pub fn run(c: &ProfileConfig) -> Result<()> {
         slots.push(Slot { dev: Dev::Gpu(i), capacity: free });
     }
     if !c.no_cpu {
-        slots.push(Slot { dev: Dev::Cpu, capacity: crate::io::memory::available_bytes().unwrap_or(0) / 2 });
+        slots.push(Slot { dev: Dev::Cpu, capacity: crate::budget::bytes() / 2 });
     }
     let tried = candidates(&geo, &slots, &profile, c.trials);
     if tried.is_empty() {

@@ -233,15 +233,10 @@ fn load(path: &Path) -> Result<(Vec<u8>, String)> {
     let (name, mut src): (String, Box<dyn Read>) = if path == Path::new("-") {
         (STDIN.into(), Box::new(std::io::stdin().lock()))
     } else {
-        let f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let f = open_input(path).map_err(|e| Error::io(path, e))?;
         let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
         let name = path.display().to_string();
-        if len > limit {
-            return Err(Error::input(
-                name,
-                format!("the file is {}, more than the {} of memory available", gib(len), gib(limit)),
-            ));
-        }
+        crate::budget::check(format_args!("{name}: reading the file"), len as u128)?;
         (name, Box::new(f))
     };
     let mut b = Vec::new();
@@ -253,9 +248,44 @@ fn load(path: &Path) -> Result<(Vec<u8>, String)> {
     let left = limit.saturating_add(1).saturating_sub(b.len() as u64);
     src.by_ref().take(left).read_to_end(&mut b).map_err(io)?;
     if b.len() as u64 > limit {
-        return Err(Error::input(name, format!("the data is more than the {} of memory available", gib(limit))));
+        return Err(too_much(&name, b.len()));
     }
     Ok((b, name))
+}
+
+/// Opens an input. A named pipe is read as `cat` reads it, to its writer's end, but its open
+/// does not block: when no data has come after a second, a note says what the process waits for
+/// (a signal ends the wait), instead of a silent hang.
+fn open_input(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    if !std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
+        return std::fs::File::open(path);
+    }
+    // O_NONBLOCK: the open returns at once even with no writer; then poll for the first data
+    // (or the end: a writer that came and went).
+    let f = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)?;
+    let mut told = false;
+    loop {
+        use std::os::fd::AsRawFd;
+        let mut pfd = libc::pollfd { fd: f.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        // SAFETY: one valid pollfd for a descriptor this process owns.
+        let r = unsafe { libc::poll(&mut pfd, 1, 1000) };
+        if r < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        if r > 0 && pfd.revents != 0 {
+            crate::io::atomic::set_blocking(&f)?;
+            return Ok(f);
+        }
+        if !told {
+            eprintln!("note: waiting for a writer of the named pipe {} (Ctrl-C stops)", path.display());
+            told = true;
+        }
+    }
 }
 
 /// How many first bytes [`refuse_binary_debris`] looks at.
@@ -280,18 +310,22 @@ fn refuse_binary_debris(first: &[u8], name: &str) -> Result<()> {
     }
 }
 
-/// Bytes the reader may allocate: what the process can still touch.
+/// Bytes the reader may allocate: the memory budget ([`crate::budget`]).
 pub(crate) fn budget() -> u64 {
-    crate::io::memory::available_bytes().unwrap_or(isize::MAX as u64)
+    crate::budget::bytes()
 }
 
-/// Fails unless `bytes` of `what` fit in memory (before they are allocated).
+/// Fails unless `bytes` of `what` in the file `name` fit in the budget (before they are
+/// allocated).
 pub(crate) fn ensure_fits(name: &str, what: &str, bytes: u128) -> Result<()> {
-    crate::io::memory::ensure_fits(what, bytes).map_err(|e| Error::input(name, e.to_string()))
+    crate::budget::check(format_args!("{name}: {what}"), bytes)
 }
 
-fn gib(b: u64) -> String {
-    format!("{:.2} GiB", b as f64 / (1u64 << 30) as f64)
+/// The refusal of a stream (a pipe, a device, a gzip or zip member) that went past the budget:
+/// its size is not known, only that it is more than `read` bytes.
+pub(crate) fn too_much(name: &str, read: usize) -> Error {
+    let (budget, from) = crate::budget::limit();
+    Error::Memory { what: format!("{name}: the data (more than read so far)"), needed: read as u128, budget, from }
 }
 
 /// Undoes gzip, bounded by the memory budget: a small gzip file can claim any size.
@@ -303,7 +337,7 @@ fn gunzip(b: &[u8], name: &str) -> Result<Vec<u8>> {
         .read_to_end(&mut out)
         .map_err(|e| Error::input(name, format!("corrupt gzip data: {e}")))?;
     if out.len() as u64 > limit {
-        return Err(Error::input(name, "the decompressed data does not fit in memory"));
+        return Err(too_much(&format!("{name} (gzip)"), out.len()));
     }
     Ok(out)
 }

@@ -155,7 +155,7 @@ pub(super) fn npz<T: Element>(b: &[u8], name: &str, array: Option<&str>) -> Resu
         .read_to_end(&mut bytes)
         .map_err(|e| Error::input(&member, format!("corrupt NPZ member: {e}")))?;
     if bytes.len() as u64 > limit {
-        return Err(Error::input(&member, "the decompressed array does not fit in memory"));
+        return Err(super::too_much(&member, bytes.len()));
     }
     npy(&bytes, &member)
 }

@@ -65,13 +65,45 @@ impl Split {
         }
     }
 
-    fn fields<'a>(self, line: &'a str, out: &mut Vec<&'a str>) {
-        out.clear();
-        match self {
-            Split::Byte(d) => out.extend(line.split(d as char).map(|f| unquote(f.trim()))),
-            Split::Whitespace => out.extend(line.split_whitespace()),
-            Split::CommaOrSpace => {
-                out.extend(line.split(|c: char| c == ',' || c.is_whitespace()).filter(|f| !f.is_empty()))
+    /// The fields of `line`, one at a time: no list of them is built (a line of a million
+    /// one-digit fields once cost a 16-byte slice per 2 input bytes).
+    fn fields(self, line: &str) -> Fields<'_> {
+        Fields { split: self, rest: Some(line) }
+    }
+}
+
+/// The fields of one line ([`Split::fields`]), as the split rule cuts them.
+#[derive(Clone)]
+struct Fields<'a> {
+    split: Split,
+    /// What is left of the line; `None` once the last field was given.
+    rest: Option<&'a str>,
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        match self.split {
+            Split::Byte(d) => {
+                let rest = self.rest?;
+                let (field, tail) = match rest.find(d as char) {
+                    Some(at) => (&rest[..at], Some(&rest[at + 1..])),
+                    None => (rest, None),
+                };
+                self.rest = tail;
+                Some(unquote(field.trim()))
+            }
+            Split::Whitespace | Split::CommaOrSpace => {
+                let sep = |c: char| c.is_whitespace() || (self.split == Split::CommaOrSpace && c == ',');
+                let rest = self.rest?.trim_start_matches(sep);
+                if rest.is_empty() {
+                    self.rest = None;
+                    return None;
+                }
+                let end = rest.find(sep).unwrap_or(rest.len());
+                self.rest = Some(&rest[end..]);
+                Some(&rest[..end])
             }
         }
     }
@@ -114,16 +146,35 @@ fn clip(line: &str) -> String {
     }
 }
 
+/// Makes room for more values (the estimate of the first row fell short: a row of another width
+/// is refused right after, so this is rare): double, at most to what the text can hold.
+fn grow<T>(data: &mut Vec<T>, most: usize, held: usize, name: &str) -> Result<()> {
+    let want = (data.capacity().max(512) * 2).min(most.max(data.len() + 1));
+    reserve(data, want, held, name)
+}
+
+/// Room for `want` values, checked against the memory budget first with the text that holds
+/// them (`held` bytes) and the values already there (copied while the buffer moves): the values
+/// of a file are the one allocation here sized by its content.
+fn reserve<T>(data: &mut Vec<T>, want: usize, held: usize, name: &str) -> Result<()> {
+    let each = std::mem::size_of::<T>() as u128;
+    let bytes = held as u128 + (want as u128 + data.capacity() as u128) * each;
+    crate::budget::check(format_args!("{name}: the values and the text"), bytes)?;
+    data.reserve_exact(want.saturating_sub(data.len()));
+    Ok(())
+}
+
 /// Parses `text`; `skip_rows` rows after the header are dropped unread (they may be ragged).
 pub(crate) fn parse<T: Element>(text: &str, name: &str, split: Split, skip_rows: usize) -> Result<Table<T>> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let (mut data, mut cols, mut rows) = (Vec::new(), None::<usize>, 0usize);
+    let (mut data, mut cols, mut rows) = (Vec::<T>::new(), None::<usize>, 0usize);
     let (mut header, mut first, mut skipped) = (None, true, 0usize);
-    let mut fields = Vec::new();
     let mut empty_row = None;
+    // At most one value per two bytes (a digit and a delimiter): the most `data` can need.
+    let most = text.len() / 2 + 1;
     for (at, line) in significant(text) {
-        split.fields(line, &mut fields);
-        if fields.iter().all(|f| f.is_empty()) {
+        let fields = split.fields(line);
+        if fields.clone().all(|f| f.is_empty()) {
             empty_row = empty_row.or(Some(at));
             continue;
         }
@@ -136,7 +187,7 @@ pub(crate) fn parse<T: Element>(text: &str, name: &str, split: Split, skip_rows:
         empty_row = None;
         // Header detection asks "is it a number" the same way for every element type (`f32` and
         // `f64` share one grammar), so a label file's `1.5` is an error, not a header.
-        if std::mem::take(&mut first) && fields.iter().all(|f| f.parse::<f64>().is_err()) {
+        if std::mem::take(&mut first) && fields.clone().all(|f| f.parse::<f64>().is_err()) {
             header = Some((at, line));
             continue;
         }
@@ -145,13 +196,24 @@ pub(crate) fn parse<T: Element>(text: &str, name: &str, split: Split, skip_rows:
             continue;
         }
         let at_line = || format!("{name}:{at}");
+        if cols.is_none() {
+            // The first data row fixes the width: room for every line left at that width, at
+            // once (checked), so a long line is not copied as its values grow.
+            let from = line.as_ptr() as usize - text.as_ptr() as usize;
+            let lines_left = text.as_bytes()[from..].iter().filter(|&&b| b == b'\n').count() + 1;
+            let want = fields.clone().count().saturating_mul(lines_left).min(most);
+            reserve(&mut data, want, text.len(), name)?;
+        }
         let before = data.len();
-        for (j, f) in fields.iter().enumerate() {
+        for (j, f) in fields.enumerate() {
             let v: T = f.parse().map_err(|_| {
                 Error::input(at_line(), format!("field {}: '{f}' is not {}{}", j + 1, T::WHAT, hint(f, split)))
             })?;
             if !v.finite() {
                 return Err(Error::input(at_line(), format!("field {}: {f} is not a finite number", j + 1)));
+            }
+            if data.len() == data.capacity() {
+                grow(&mut data, most, text.len(), name)?;
             }
             data.push(v);
         }
