@@ -122,3 +122,18 @@ fn two_runs_writing_one_set_leave_one_runs_set() {
         assert!(truth.is_subset(&msgs), "round {round}: truth.csv and messages.csv come from different runs");
     }
 }
+
+#[test]
+fn a_folder_output_is_not_standard_output() {
+    let d = tempfile::tempdir().unwrap();
+    let o = nb()
+        .current_dir(d.path())
+        .args(["gbnn", "generate", "--clusters", "3", "--neurons", "4", "--messages", "3", "-o", "-"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("-o -"), "{err}");
+    assert!(!d.path().join("-").exists(), "a folder named '-' was made");
+}

@@ -179,9 +179,19 @@ pub fn check_writable(path: &Path) -> Result<()> {
     }
 }
 
+/// `-` means standard output for a file; a folder of several files cannot be it (before, a
+/// folder named `-` was made).
+fn not_stdout(dir: &Path) -> Result<()> {
+    if dir.as_os_str() == "-" {
+        bail!("-o -: this command writes several files into a folder, which cannot be standard output; name a folder");
+    }
+    Ok(())
+}
+
 /// Checks, before any work, that `dir` can be a folder of outputs: it is a folder, or it can be
 /// created (its nearest existing ancestor is a folder this process may write into).
 pub fn check_folder(dir: &Path) -> Result<()> {
+    not_stdout(dir)?;
     let name = dir.display();
     match std::fs::metadata(dir) {
         Ok(m) if m.is_dir() => return Ok(()),
@@ -294,6 +304,7 @@ fn keep_owner(f: &std::fs::File, owner: Option<(u32, u32)>) {
 /// [`write_atomic`]: a link is written through, an existing file keeps its mode and owner, a
 /// read-only one is refused before anything moves. Files of `dir` not in `names` are untouched.
 pub fn write_set(dir: &Path, names: &[&str], fill: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+    not_stdout(dir)?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     // Refuse unwritable or odd members before the work, not after it.
     for n in names {
