@@ -102,6 +102,11 @@ pub struct ExperimentConfig {
     /// A folder for results.csv and results.json.
     #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: PathBuf,
+    /// Instead: read the clustering at every early-stop check (CPU) and write, per window, where
+    /// the early stop would end each run and whether it gives the full run's clustering
+    /// (`early-stop.json` in `--out`).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub early_stop_scan: bool,
 }
 
 /// One row of the experiment.
@@ -135,6 +140,10 @@ pub struct Row {
 pub fn run(e: &ExperimentConfig) -> Result<()> {
     if e.seeds.is_empty() {
         bail!("--seeds: give at least one seed");
+    }
+    if e.early_stop_scan {
+        std::fs::create_dir_all(&e.out)?;
+        return super::early::scan(e);
     }
     let device = Device::open(e.device)?;
     let mut rows = Vec::new();
