@@ -235,7 +235,7 @@ gpu-bundle: setup
 	$(CARGO) build --release --bin neurobits
 	rm -rf .bundle && mkdir -p .bundle
 	cp $(BIN) .bundle/neurobits
-	for t in bit_exact modes sharded flyhash; do cp $$($(CARGO) test --release -p neurobits-gpu-host --test $$t --no-run --message-format=json 2>/dev/null \
+	for t in bit_exact modes sharded flyhash ocnn_rows; do cp $$($(CARGO) test --release -p neurobits-gpu-host --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/$$t; done
 	for t in ocnn_gpu cortical_gpu; do cp $$($(CARGO) test --release --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable') and m['target']['name'] == sys.argv[1]]" $$t) .bundle/$$t; done
@@ -262,6 +262,7 @@ gpu-test: nccl-link
 	.bundle/modes --ignored --nocapture --test-threads=1
 	$(NCCL_ENV) .bundle/sharded --ignored --nocapture --test-threads=1
 	.bundle/flyhash --ignored --nocapture --test-threads=1
+	.bundle/ocnn_rows --ignored --nocapture --test-threads=1
 	cd .bundle && ./ocnn_gpu --ignored --nocapture --test-threads=1
 	cd .bundle && ./cortical_gpu --ignored --nocapture --test-threads=1
 	cd .bundle && for e in $(EXAMPLES); do ./examples/$$e gpu . || exit 1; done

@@ -20,6 +20,7 @@ fn config(sync: SyncArg, dtype: Dtype, iters: u32) -> Config {
         cutoff: None,
         dtype,
         variant: ocnn::Variant::XThreads,
+        early_stop: None,
     }
 }
 

@@ -64,8 +64,9 @@ class OCNN(ClusterMixin, Estimator):
 
     Notes
     -----
-    ``fit`` is one library call: the GIL is released while it runs, but Ctrl-C takes effect
-    only when it returns.
+    ``fit`` is one library call: the GIL is released while it runs, and Ctrl-C stops it
+    between two iterations on the CPU (the model keeps its earlier fit); a GPU run stops when
+    its kernels return.
 
     Examples
     --------

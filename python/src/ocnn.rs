@@ -13,8 +13,8 @@ use pyo3::types::{PyBytes, PyTuple};
 use crate::flyhash::saving;
 use crate::{config, detached, interruptible, slice, target, to_py};
 
-/// The OCNN clusterer (the library's `ocnn::model::Ocnn`). Its `fit` is one library call: the
-/// GIL is released during it, but Ctrl-C takes effect only when it returns.
+/// The OCNN clusterer (the library's `ocnn::model::Ocnn`). Its `fit` is one library call, run
+/// under a cancel token ([`crate::interruptible`]): Ctrl-C stops it between two iterations.
 #[pyclass(module = "neurobits._neurobits")]
 pub struct Ocnn {
     pub(crate) inner: Model,

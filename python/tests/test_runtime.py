@@ -77,6 +77,21 @@ def test_ctrl_c_interrupts_a_long_cortical_fit(digits):
     assert (net.predict(x[:50]) == before).all()
 
 
+def test_ctrl_c_interrupts_a_long_ocnn_fit():
+    # 3 000 random 2-D points for 10^6 iterations: minutes uninterrupted; stopped between two.
+    x = np.random.default_rng(3).random((3000, 2))
+    model = nb.OCNN(iters=1_000_000)
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), 2))
+    t = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(x)
+    took = time.perf_counter() - t
+    timer.join()
+    assert took < 5, f"took {took:.1f} s to stop"
+    assert not hasattr(model, "labels_")
+
+
 def test_gil_released_while_computing():
     x = np.random.default_rng(2).random((3000, 784), dtype=np.float32)
     h = nb.FlyHash(code_bits=8192, winners=400).fit(x)

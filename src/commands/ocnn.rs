@@ -62,6 +62,11 @@ pub struct ClusterArgs {
     /// a few thousand points up, x-threads below).
     #[arg(long, value_enum, default_value_t = Variant::LaneRows)]
     pub variant: Variant,
+    /// Stop once the clustering, read every 64 observed iterations, has stayed the same for
+    /// WINDOW checks in a row (default: all --iters iterations; the report's observed_iters says
+    /// where it stopped).
+    #[arg(long, value_name = "WINDOW", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub early_stop: Option<u32>,
     /// Where to compute: cpu, gpu, cuda:N or auto.
     #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
     pub device: Target,
@@ -104,6 +109,7 @@ impl ClusterArgs {
             cutoff: self.cutoff,
             dtype: self.dtype,
             variant: self.variant,
+            early_stop: self.early_stop,
         }
     }
 }
@@ -145,6 +151,13 @@ pub fn run(c: &ClusterArgs) -> anyhow::Result<()> {
     }
     if let Some(dir) = &c.plots {
         neurobits::ocnn::plots(dir, &p, report, &c.input.display().to_string())?;
+    }
+    if report.observed_iters < c.iters {
+        neurobits::noteln!(
+            "early stop: the clustering was stable at iteration {} of {}",
+            report.observed_iters,
+            c.iters
+        );
     }
     neurobits::noteln!(
         "{} points in {}-D, a = {:.17}: {} clusters ({} of more than one point) at threshold {} % -> {}",

@@ -16,6 +16,7 @@
 
 mod cluster;
 mod dynamics;
+mod early;
 pub mod kernels;
 mod lane_column;
 mod real;
@@ -30,6 +31,7 @@ pub use dynamics::{
     butterfly, combine, initial_state, lane_sum, lane_sum_sparse, lanes32, lanes32_sparse, row_norm, transfer,
     update_neuron, update_neuron_lanes, update_neuron_sparse,
 };
+pub use early::EarlyStop;
 pub use lane_column::{LaneColumn, Quot16, Quot8};
 pub use real::Real;
 #[cfg(feature = "alloc")]

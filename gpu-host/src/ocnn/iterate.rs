@@ -1,7 +1,7 @@
 //! The iteration loop shared by the dense and sparse OCNN runs on the GPU.
 
 use cudarc::driver::CudaSlice;
-use neurobits_core::ocnn::{initial_state, SyncMode};
+use neurobits_core::ocnn::{initial_state, EarlyStop, SyncMode};
 use std::time::Instant;
 
 use crate::launch::KernelTimer;
@@ -11,15 +11,21 @@ use super::{GpuReal, OcnnRun};
 
 type Run<T> = (u64, u32, u32, SyncMode<T>);
 
+/// The early stop's question at each of its check points (the core's `EarlyStop::is_check`):
+/// the iterations observed so far and the hit counts downloaded (the `slots` counts; dense: the
+/// full `n × n` matrix); `true` ends the run there.
+pub type Check<'a> = &'a mut dyn FnMut(u32, &[u32]) -> bool;
+
 /// The iteration loop shared by the dense and sparse runs: transfer, `step`, then per observed
 /// iteration the phase bits (every 64 iterations `flush`) or `frag`; returns the final state and
-/// the `slots` hit counts (on the device).
-#[allow(clippy::type_complexity)]
+/// the `slots` hit counts (on the device). With `check`, asks it at each early-stop check point.
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(super) fn iterate<T: GpuReal>(
     g: &Gpu,
     n: u32,
     slots: usize,
     (seed, transient, iters, mode): Run<T>,
+    mut check: Option<Check<'_>>,
     mut step: impl FnMut(&mut KernelTimer, &CudaSlice<T>, &mut CudaSlice<T>) -> Result<(), GpuError>,
     mut flush: impl FnMut(&mut KernelTimer, u32, &CudaSlice<u64>, &mut CudaSlice<u32>) -> Result<(), GpuError>,
     mut frag: impl FnMut(&mut KernelTimer, T, &CudaSlice<T>, &mut CudaSlice<u32>) -> Result<(), GpuError>,
@@ -33,6 +39,7 @@ pub(super) fn iterate<T: GpuReal>(
     let mut words = st.alloc_zeros::<u64>(n as usize)?;
     let mut hits = st.alloc_zeros::<u32>(slots.max(1))?;
     let mut t = KernelTimer::default();
+    let mut observed = iters;
     for it in 0..transient + iters {
         // SAFETY: x and f hold n values.
         unsafe { T::transfer(g, &mut t, n, &x, &mut f)? };
@@ -51,10 +58,20 @@ pub(super) fn iterate<T: GpuReal>(
             }
         }
         std::mem::swap(&mut x, &mut next);
+        if let (Some(c), Some(o)) = (check.as_mut(), (it + 1).checked_sub(transient)) {
+            if EarlyStop::is_check(o, iters) {
+                let mut now = st.clone_dtoh(&hits)?;
+                now.truncate(slots);
+                if c(o, &now) {
+                    observed = o;
+                    break;
+                }
+            }
+        }
     }
     let state = st.clone_dtoh(&x)?;
     let kernel_ms = t.total_ms()?;
-    Ok(Iterated { state, hits, slots, kernel_ms, start })
+    Ok(Iterated { state, hits, slots, kernel_ms, start, observed })
 }
 
 /// What [`iterate`] leaves: the final state, the hit counts still on the device.
@@ -64,6 +81,8 @@ pub(super) struct Iterated<T> {
     pub(super) slots: usize,
     pub(super) kernel_ms: f64,
     pub(super) start: Instant,
+    /// Iterations observed (fewer than asked at an early stop).
+    pub(super) observed: u32,
 }
 
 impl<T> Iterated<T> {
@@ -72,6 +91,6 @@ impl<T> Iterated<T> {
         let mut hits = g.stream.clone_dtoh(&self.hits)?;
         hits.truncate(self.slots);
         let total_ms = self.start.elapsed().as_secs_f64() * 1e3;
-        Ok(OcnnRun { state: self.state, hits, kernel_ms: self.kernel_ms, total_ms })
+        Ok(OcnnRun { state: self.state, hits, kernel_ms: self.kernel_ms, total_ms, observed: self.observed })
     }
 }

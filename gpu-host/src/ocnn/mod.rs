@@ -12,6 +12,7 @@ mod iterate;
 mod real;
 mod sparse;
 
+pub use iterate::Check;
 use iterate::{iterate, Iterated};
 pub use real::GpuReal;
 pub use sparse::{OcnnSparseGpu, SparseDev, SparseRows};
@@ -36,11 +37,12 @@ pub enum Decomposition {
 }
 
 /// Dense weights and row norms resident on a GPU (and, for [`Decomposition::LaneRows`], the
-/// lane rows).
+/// lane rows), or the lane rows alone ([`Gpu::ocnn_lane_rows`]).
 pub struct OcnnGpu<'g, T> {
     gpu: &'g Gpu,
     n: u32,
-    j: CudaSlice<T>,
+    /// `None` when only the lane rows were uploaded.
+    j: Option<CudaSlice<T>>,
     norm: CudaSlice<T>,
     lane_rows: Option<RowsDev<T>>,
 }
@@ -82,6 +84,8 @@ pub struct OcnnRun<T> {
     pub kernel_ms: f64,
     /// Wall time of the run (initial state upload to results in host memory).
     pub total_ms: f64,
+    /// Iterations observed (fewer than asked where an early stop ended the run).
+    pub observed: u32,
 }
 
 impl Gpu {
@@ -98,8 +102,59 @@ impl Gpu {
         // Weights, norms, three state vectors, the words and the hit matrix.
         self.ensure_fits((n as u64 * n as u64) * (size + 4) + n as u64 * (4 * size + 8))?;
         let (j, norm) = (self.stream.clone_htod(j)?, self.stream.clone_htod(norm)?);
-        Ok(OcnnGpu { gpu: self, n: n as u32, j, norm, lane_rows: None })
+        Ok(OcnnGpu { gpu: self, n: n as u32, j: Some(j), norm, lane_rows: None })
     }
+
+    /// Uploads the dense coupling as its lane rows only (built on the host from the points, see
+    /// [`OcnnGpu::with_lane_rows_built`] for the layout): `ptr` (`n + 1` offsets, multiples of
+    /// 32), columns, weights, row norms. No `n × n` weights cross the bus or sit on the device;
+    /// the runs take [`Decomposition::LaneRows`] only. Checked for consistency (every column
+    /// below `n`) and against free memory.
+    pub fn ocnn_lane_rows<T: GpuReal>(&self, rows: &HostLaneRows<'_, T>) -> Result<OcnnGpu<'_, T>, GpuError> {
+        let HostLaneRows { ptr, cols, vals, norm } = *rows;
+        let n = norm.len();
+        let ok = ptr.len() == n + 1
+            && ptr.first() == Some(&0)
+            && ptr.windows(2).all(|w| w[0] <= w[1] && (w[1] - w[0]) % 32 == 0)
+            && ptr.last().is_some_and(|&e| e as usize == cols.len())
+            && vals.len() == cols.len()
+            && n <= u32::MAX as usize
+            && cols.iter().all(|&c| (c as usize) < n);
+        if !ok {
+            return Err(GpuError::Input("the lane rows' arrays are inconsistent".into()));
+        }
+        let size = core::mem::size_of::<T>() as u64;
+        // The rows, the norms twice, three state vectors, the words and the hit matrix.
+        self.ensure_fits(
+            cols.len() as u64 * (4 + size)
+                + ptr.len() as u64 * 8
+                + (n as u64 * n as u64) * 4
+                + n as u64 * (5 * size + 8),
+        )?;
+        let st = &self.stream;
+        let norm_dev = st.clone_htod(norm)?;
+        let lane_rows = RowsDev {
+            n: n as u32,
+            ptr: st.clone_htod(ptr)?,
+            cols: st.clone_htod(cols)?,
+            vals: st.clone_htod(vals)?,
+            norm: st.clone_dtod(&norm_dev)?,
+        };
+        Ok(OcnnGpu { gpu: self, n: n as u32, j: None, norm: norm_dev, lane_rows: Some(lane_rows) })
+    }
+}
+
+/// Lane rows on the host, as [`Gpu::ocnn_lane_rows`] takes them.
+#[derive(Clone, Copy)]
+pub struct HostLaneRows<'a, T> {
+    /// Row offsets (`n + 1`, multiples of 32).
+    pub ptr: &'a [u64],
+    /// Column of each entry (padding: 0).
+    pub cols: &'a [u32],
+    /// Weight of each entry (padding: 0).
+    pub vals: &'a [T],
+    /// Row norms `C_i`.
+    pub norm: &'a [T],
 }
 
 impl<T: GpuReal> OcnnGpu<'_, T> {
@@ -110,8 +165,11 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
     /// width: the host's `Dense::lane_rows`, entry for entry, without a pass over `n²` weights on
     /// the host.
     pub fn with_lane_rows_built(mut self) -> Result<Self, GpuError> {
+        let Some(j) = &self.j else {
+            return Ok(self); // uploaded as lane rows
+        };
         // SAFETY: `j` holds n² weights (checked at upload).
-        let (ptr, cols, vals) = unsafe { T::build_lane_rows(self.gpu, self.n, &self.j) }?;
+        let (ptr, cols, vals) = unsafe { T::build_lane_rows(self.gpu, self.n, j) }?;
         let norm = self.gpu.stream.clone_dtod(&self.norm)?;
         self.lane_rows = Some(RowsDev { n: self.n, ptr, cols, vals, norm });
         Ok(self)
@@ -134,11 +192,24 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
         mode: SyncMode<T>,
         d: Decomposition,
     ) -> Result<OcnnRun<T>, GpuError> {
-        let mut run = self.iterate(seed, transient, iters, mode, d)?.download(self.gpu)?;
+        self.run_until(seed, transient, iters, mode, d, None)
+    }
+
+    /// [`OcnnGpu::run`] with an early stop: `check` is asked at each of its check points.
+    pub fn run_until(
+        &self,
+        seed: u64,
+        transient: u32,
+        iters: u32,
+        mode: SyncMode<T>,
+        d: Decomposition,
+        check: Option<Check<'_>>,
+    ) -> Result<OcnnRun<T>, GpuError> {
+        let mut run = self.iterate(seed, transient, iters, mode, d, check)?.download(self.gpu)?;
         if let SyncMode::Fragmentary(_) = mode {
             // |x − x| < ε on every iteration: the diagonal counts them all, as in phase mode.
             let n = self.n as usize;
-            (0..n).for_each(|i| run.hits[i * n + i] = iters);
+            (0..n).for_each(|i| run.hits[i * n + i] = run.observed);
         }
         Ok(run)
     }
@@ -156,10 +227,25 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
         mode: SyncMode<T>,
         d: Decomposition,
     ) -> Result<Option<OcnnForest<T>>, GpuError> {
+        self.run_forest_until(seed, transient, (iters, p), mode, d, None)
+    }
+
+    /// [`OcnnGpu::run_forest`] with an early stop: `check` is asked at each of its check points;
+    /// the forest is of the hits at the stop, linked at `p` percent of the iterations observed.
+    pub fn run_forest_until(
+        &self,
+        seed: u64,
+        transient: u32,
+        (iters, p): (u32, u32),
+        mode: SyncMode<T>,
+        d: Decomposition,
+        check: Option<Check<'_>>,
+    ) -> Result<Option<OcnnForest<T>>, GpuError> {
         if self.n >= FOREST_MAX_N || iters >= FOREST_MAX_HITS {
             return Ok(None);
         }
-        let it = self.iterate(seed, transient, iters, mode, d)?;
+        let it = self.iterate(seed, transient, iters, mode, d, check)?;
+        let iters = it.observed;
         let (g, n) = (self.gpu, self.n);
         let st = &g.stream;
         let mut comp = st.clone_htod(&(0..n).collect::<Vec<u32>>())?;
@@ -194,7 +280,14 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
         }
         let keys = if found == 0 { Vec::new() } else { st.clone_dtoh(&edges.slice(0..found as usize))? };
         let pairs = keys.iter().map(|&key| forest_pair(key)).collect();
-        Ok(Some(OcnnForest { state: it.state, pairs, kernel_ms: it.kernel_ms + t.total_ms()?, hits: it.hits }))
+        let observed = it.observed;
+        Ok(Some(OcnnForest {
+            state: it.state,
+            pairs,
+            kernel_ms: it.kernel_ms + t.total_ms()?,
+            hits: it.hits,
+            observed,
+        }))
     }
 
     /// The dynamics and synchronization of a run (hits on the device).
@@ -205,6 +298,7 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
         iters: u32,
         mode: SyncMode<T>,
         d: Decomposition,
+        check: Option<Check<'_>>,
     ) -> Result<Iterated<T>, GpuError> {
         let (g, n) = (self.gpu, self.n);
         let mut partial = g.stream.alloc_zeros::<T>(if d == Decomposition::YThreads { 32 * n as usize } else { 1 })?;
@@ -213,11 +307,13 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
             n,
             n as usize * n as usize,
             (seed, transient, iters, mode),
+            check,
             // SAFETY (all three): every buffer is sized for n neurons (hits: n²); the lane rows
             // were built on the device from this n × n J (columns below n, rows from the widths).
-            |t, f, next| match (d, &self.lane_rows) {
-                (Decomposition::LaneRows, Some(c)) => unsafe { T::step_rows(g, t, RowLayout::Lanes, c, f, next) },
-                _ => unsafe { T::step(g, t, d, n, &self.j, &self.norm, f, &mut partial, next) },
+            |t, f, next| match (d, &self.lane_rows, &self.j) {
+                (Decomposition::LaneRows, Some(c), _) => unsafe { T::step_rows(g, t, RowLayout::Lanes, c, f, next) },
+                (_, _, Some(j)) => unsafe { T::step(g, t, d, n, j, &self.norm, f, &mut partial, next) },
+                _ => Err(GpuError::Input(format!("{d:?} needs the dense weights; only lane rows were uploaded"))),
             },
             |t, valid, words, hits| {
                 let a = k::PhaseHits { n, valid, words: rd(g, words), hits: wr(g, hits) };
@@ -237,6 +333,8 @@ pub struct OcnnForest<T> {
     /// GPU time inside the kernels (dynamics, synchronization and the forest).
     pub kernel_ms: f64,
     hits: CudaSlice<u32>,
+    /// Iterations observed (fewer than asked where an early stop ended the run).
+    pub observed: u32,
 }
 
 impl<T> OcnnForest<T> {

@@ -7,7 +7,7 @@ use neurobits_core::ocnn::SyncMode;
 use crate::launch::{launch, rd, wr};
 use crate::{Gpu, GpuError};
 
-use super::{iterate::iterate, GpuReal, OcnnRun, RowLayout, RowsDev};
+use super::{iterate::iterate, Check, GpuReal, OcnnRun, RowLayout, RowsDev};
 
 /// A sparse coupling resident on the GPU (`--cutoff`): CSR rows, norms, and the hit-slot layout
 /// of the coupled pairs (see `neurobits_core::ocnn::kernels`).
@@ -82,6 +82,18 @@ impl<T: GpuReal> OcnnSparseGpu<'_, T> {
     /// As [`super::OcnnGpu::run`] on the sparse coupling: `hits` has one count per coupled pair, in
     /// slot order.
     pub fn run(&self, seed: u64, transient: u32, iters: u32, mode: SyncMode<T>) -> Result<OcnnRun<T>, GpuError> {
+        self.run_until(seed, transient, iters, mode, None)
+    }
+
+    /// [`OcnnSparseGpu::run`] with an early stop: `check` is asked at each of its check points.
+    pub fn run_until(
+        &self,
+        seed: u64,
+        transient: u32,
+        iters: u32,
+        mode: SyncMode<T>,
+        check: Option<Check<'_>>,
+    ) -> Result<OcnnRun<T>, GpuError> {
         let (g, c) = (self.gpu, &self.c);
         let n = c.rows.n;
         iterate(
@@ -89,6 +101,7 @@ impl<T: GpuReal> OcnnSparseGpu<'_, T> {
             n,
             c.slots,
             (seed, transient, iters, mode),
+            check,
             // SAFETY (all three): buffers sized by `iterate` for n neurons and c.slots pairs.
             |t, f, next| unsafe { T::step_rows(g, t, RowLayout::Columns, &c.rows, f, next) },
             |t, valid, words, hits| {

@@ -33,6 +33,10 @@ pub struct BenchConfig {
     /// runs the warp-per-neuron sparse kernel, the CPU runs N ≤ --cpu-max.
     #[cfg_attr(feature = "cli", arg(long, value_name = "R"))]
     pub cutoff: Option<f64>,
+    /// Time the host's preparation only (Delaunay, scale, weights, lane rows; before and now),
+    /// stage by stage, on the CPU; no dynamics.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub prepare: bool,
     /// Also write the rows as JSON to this file (`-`: standard output).
     #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: Option<PathBuf>,
@@ -75,8 +79,12 @@ pub fn run(b: &BenchConfig) -> Result<()> {
     if let Some(out) = &b.out {
         crate::io::atomic::check_writable(out)?;
     }
-    // Every size before any is timed: J and its lane rows (f32), the pairs' hits, buckets, edges.
-    for &n in &b.sizes {
+    if b.prepare {
+        return prepare(b);
+    }
+    // Every size before any is timed: J and its lane rows (f32), the pairs' hits, buckets, edges
+    // (the sparse run, `--cutoff`, sizes its pairs itself).
+    for &n in b.sizes.iter().filter(|_| b.cutoff.is_none()) {
         let n = n as u128;
         crate::budget::check(
             format_args!("ocnn bench --sizes {n}: the dense network"),
@@ -249,6 +257,41 @@ fn sparse(b: &BenchConfig, r: f64, use_cpu: bool, gpu: Option<&neurobits_gpu_hos
                 "coupled_pairs": rep.coupled_pairs, "k": rep.k, "seconds": rep.seconds,
                 "hits_sha256": rep.hits_sha256, "state_sha256": rep.state_sha256}));
         }
+    }
+    if let Some(out) = &b.out {
+        crate::io::json::write(out, &rows)?;
+    }
+    Ok(())
+}
+
+/// `--prepare`: [`super::prepare::profile`] per size, one line each, and the JSON.
+fn prepare(b: &BenchConfig) -> Result<()> {
+    let mut rows = Vec::new();
+    for &n in &b.sizes {
+        let p = random_points(n, 2, b.seed);
+        let r = super::prepare::profile(&p, b.cutoff)?;
+        let f = |s: [f64; 2]| format!("{:.3} ({:.3} CPU)", s[0], s[1]);
+        let opt = |s: Option<[f64; 2]>| s.map_or("-".to_string(), f);
+        crate::outln!(
+            "N = {n}{}, {} threads, wall s (CPU s): Qhull {}, spade {} (same edges: {}), scale {}, weights {}, \
+             lane rows from J {}, from the points {}; {} entries; upload {:.1} MB before, {:.1} MB now; \
+             host before {}, now {}",
+            b.cutoff.map_or(String::new(), |r| format!(", cutoff {r}·a")),
+            r.threads,
+            f(r.qhull_s),
+            opt(r.spade_s),
+            r.same_edges,
+            f(r.scale_from_edges_s),
+            f(r.weights_s),
+            opt(r.lane_rows_from_j_s),
+            opt(r.lane_rows_from_points_s),
+            r.entries,
+            r.upload_bytes_before as f64 / 1e6,
+            r.upload_bytes_now as f64 / 1e6,
+            f(r.before_s),
+            f(r.now_s)
+        )?;
+        rows.push(r);
     }
     if let Some(out) = &b.out {
         crate::io::json::write(out, &rows)?;

@@ -3,21 +3,28 @@
 
 use neurobits_core::ocnn::{
     initial_state, phase_bit, phase_hits, transfer, update_neuron, update_neuron_lanes, update_neuron_sparse,
-    LaneColumn, Quot16, Quot8, Real, SyncMode,
+    EarlyStop, LaneColumn, Quot16, Quot8, Real, SyncMode,
 };
 use rayon::prelude::*;
 
 use crate::device::Simd;
 
-use super::weights::{Dense, LaneRows, Sparse};
+use super::points::Points;
+use super::weights::{self, Dense, LaneRows, Sparse};
 
 /// What a run leaves: the final state and the hit counts of the upper triangle.
 pub struct Trajectory<T> {
-    /// `x(T)`.
+    /// `x(T)` (at an early stop, `x` after the last observed iteration).
     pub state: Vec<T>,
     /// Hits of pair `(i, j)`, `i < j`, at [`tri`]`(n, i, j)`.
     pub hits: Vec<u32>,
+    /// Iterations observed: `T`, or fewer where an early stop ended the run.
+    pub observed: u32,
 }
+
+/// Called at each early-stop check (every [`EarlyStop::EVERY`] observed iterations before the
+/// last) with the iterations observed so far and their hit counts; `true` ends the run there.
+pub type Check<'a> = &'a mut dyn FnMut(u32, &[u32]) -> bool;
 
 /// Index of pair `(i, j)`, `i < j`, in the packed upper triangle of an `n × n` matrix.
 ///
@@ -39,6 +46,19 @@ pub fn run<T: Real + Send + Sync>(
     iters: u32,
     mode: SyncMode<T>,
 ) -> Trajectory<T> {
+    run_until(w, seed, transient, iters, mode, None)
+}
+
+/// [`run`] that asks `check` at every check point of [`EarlyStop`] (after whole 64-iteration
+/// blocks, so the phase words are flushed and the hits complete) whether to stop there.
+pub fn run_until<T: Real + Send + Sync>(
+    w: &impl Coupling<T>,
+    seed: u64,
+    transient: u32,
+    iters: u32,
+    mode: SyncMode<T>,
+    mut check: Option<Check<'_>>,
+) -> Trajectory<T> {
     let n = w.n();
     let mut x: Vec<T> = (0..n as u64).map(|i| initial_state(seed, i)).collect();
     let mut next = vec![T::ZERO; n];
@@ -52,11 +72,20 @@ pub fn run<T: Real + Send + Sync>(
         f.par_iter_mut().zip(x).for_each(|(f, &x)| *f = transfer(x));
         next.par_iter_mut().enumerate().for_each(|(i, y)| *y = w.update(simd, i, f));
     };
+    // A cancelled call (crate::cancel: Ctrl-C in Python) stops between iterations; its caller
+    // then returns the error, so the cut trajectory is never used.
     for _ in 0..transient {
+        if crate::cancel::check().is_err() {
+            break;
+        }
         step(&x, &mut f, &mut next);
         std::mem::swap(&mut x, &mut next);
     }
-    for _ in 0..iters {
+    let mut observed = 0;
+    while observed < iters {
+        if crate::cancel::check().is_err() {
+            break;
+        }
         step(&x, &mut f, &mut next);
         match mode {
             SyncMode::Phase => {
@@ -73,11 +102,15 @@ pub fn run<T: Real + Send + Sync>(
             SyncMode::Fragmentary(_) => count_close(w, &mut hits, &next, mode),
         }
         std::mem::swap(&mut x, &mut next);
+        observed += 1;
+        if EarlyStop::is_check(observed, iters) && check.as_mut().is_some_and(|c| c(observed, &hits)) {
+            break;
+        }
     }
     if filled > 0 {
         flush(w, &mut hits, &words, filled);
     }
-    Trajectory { state: x, hits }
+    Trajectory { state: x, hits, observed }
 }
 
 /// [`run`] over the lane rows of a dense `J` with the narrowest columns that fit `n`
@@ -95,6 +128,32 @@ pub fn run_lane_rows<T: Real + Send + Sync>(
         run(&w.lane_rows_as::<Quot16>(), seed, transient, iters, mode)
     } else {
         run(&w.lane_rows(), seed, transient, iters, mode)
+    }
+}
+
+/// [`run_until`] over the lane rows of the dense coupling of `p` with scale `a`, built from the
+/// points ([`weights::lane_rows`]: no `n × n` matrix) with the narrowest columns that fit `n`:
+/// the same bits as [`run_lane_rows`] over [`weights::dense`]. Also returns the seconds spent
+/// building the rows.
+pub fn run_points<T: Real + Send + Sync>(
+    p: &Points,
+    a: f64,
+    (seed, transient, iters, mode): (u64, u32, u32, SyncMode<T>),
+    check: Option<Check<'_>>,
+) -> anyhow::Result<(Trajectory<T>, f64)> {
+    let t = std::time::Instant::now();
+    if Quot8::fits(p.n) {
+        let w = weights::lane_rows::<T, Quot8>(p, a, None)?;
+        let built = t.elapsed().as_secs_f64();
+        Ok((run_until(&w, seed, transient, iters, mode, check), built))
+    } else if Quot16::fits(p.n) {
+        let w = weights::lane_rows::<T, Quot16>(p, a, None)?;
+        let built = t.elapsed().as_secs_f64();
+        Ok((run_until(&w, seed, transient, iters, mode, check), built))
+    } else {
+        let w = weights::lane_rows::<T, u32>(p, a, None)?;
+        let built = t.elapsed().as_secs_f64();
+        Ok((run_until(&w, seed, transient, iters, mode, check), built))
     }
 }
 

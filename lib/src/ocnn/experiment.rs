@@ -102,6 +102,11 @@ pub struct ExperimentConfig {
     /// A folder for results.csv and results.json.
     #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: PathBuf,
+    /// Instead: read the clustering at every early-stop check (CPU) and write, per window, where
+    /// the early stop would end each run and whether it gives the full run's clustering
+    /// (`early-stop.json` in `--out`).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub early_stop_scan: bool,
 }
 
 /// One row of the experiment.
@@ -139,6 +144,10 @@ pub fn run(e: &ExperimentConfig) -> Result<()> {
     // Every input and the output folder before the table starts: an error is then the one line
     // on standard error, not a line after a half-printed table.
     crate::io::atomic::check_folder(&e.out)?;
+    if e.early_stop_scan {
+        std::fs::create_dir_all(&e.out)?;
+        return super::early::scan(e);
+    }
     let sets = SETS
         .iter()
         .map(|set| Ok((set, points::load(&e.data.join(set.file))?.skip(set.skip))))

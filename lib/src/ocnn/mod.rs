@@ -5,18 +5,23 @@ pub mod bench;
 pub mod clusters;
 pub mod cpu;
 pub mod digest;
+pub mod early;
 pub mod experiment;
 pub mod model;
+pub mod near;
+mod pipeline;
+pub mod planar;
 pub mod points;
+pub mod prepare;
 pub mod scale;
 pub mod weights;
 
 use anyhow::Result;
-use neurobits_core::ocnn::SyncMode;
 use neurobits_gpu_host::ocnn::{Decomposition, GpuReal};
 use neurobits_gpu_host::Gpu;
 
 pub use clusters::Clustering;
+pub use pipeline::cluster_on;
 use points::Points;
 
 /// Synchronization measure on the command line.
@@ -117,6 +122,10 @@ pub struct Config {
     /// GPU decomposition of the update (all give the same bits; lane-rows is the fastest from a
     /// few thousand points up, x-threads below).
     pub variant: Variant,
+    /// Early stop: end the run once the clustering read every 64 observed iterations has stayed
+    /// the same for this many checks in a row (`neurobits_core::ocnn::EarlyStop`); `None`: all
+    /// `iters` iterations.
+    pub early_stop: Option<u32>,
 }
 
 impl Default for Config {
@@ -134,6 +143,7 @@ impl Default for Config {
             cutoff: None,
             dtype: Dtype::F32,
             variant: Variant::LaneRows,
+            early_stop: None,
         }
     }
 }
@@ -162,6 +172,9 @@ impl Config {
         }
         if let Some(r) = self.cutoff.filter(|r| !(r.is_finite() && *r > 0.0)) {
             return Err(Error::config("cutoff", r, "must be a positive number (in units of a)"));
+        }
+        if let Some(w) = self.early_stop.filter(|w| !(1..=1000).contains(w)) {
+            return Err(Error::config("early_stop", w, "must be a window of 1..=1000 checks"));
         }
         Ok(())
     }
@@ -210,6 +223,10 @@ pub struct Report {
     pub state_sha256: String,
     /// Seconds per stage.
     pub seconds: std::collections::BTreeMap<String, f64>,
+    /// Iterations observed: `iters`, or where the early stop ended the run (the hits and the
+    /// clustering are those of these iterations).
+    #[serde(default)]
+    pub observed_iters: u32,
     /// Labels.
     #[serde(skip)]
     pub labels: Vec<u32>,
@@ -238,136 +255,6 @@ pub fn cluster(p: &Points, c: &Config, gpu: Option<&Gpu>) -> Result<Report> {
         Dtype::F32 => cluster_on::<f32>(p, c.scale, c, gpu),
         Dtype::F64 => cluster_on::<f64>(p, c.scale, c, gpu),
     }
-}
-
-/// Clusters `p` with working type `T`, the dynamics and synchronization on `gpu` when given,
-/// else on the CPU (the current rayon pool); every other stage is the same host code.
-pub fn cluster_on<T: GpuReal + Send + Sync>(
-    p: &Points,
-    a: Option<f64>,
-    c: &Config,
-    gpu: Option<&Gpu>,
-) -> Result<Report> {
-    c.validate()?;
-    use std::time::Instant;
-    let mut seconds = std::collections::BTreeMap::new();
-    let t0 = Instant::now();
-    let a = match a {
-        Some(a) if a.is_finite() && a > 0.0 => a,
-        Some(a) => anyhow::bail!("--scale {a}: must be a positive number"),
-        None => scale::scale(p)?,
-    };
-    seconds.insert("scale", t0.elapsed().as_secs_f64());
-    let mode = match c.sync {
-        SyncArg::Phase => SyncMode::Phase,
-        SyncArg::Fragmentary if c.eps.is_finite() && c.eps > 0.0 => SyncMode::Fragmentary(T::from_f64(c.eps)),
-        SyncArg::Fragmentary => anyhow::bail!("--eps {}: must be a positive number", c.eps),
-    };
-    let (grid, fixed, rule) = (clusters::grid(c.sync == SyncArg::Phase), c.threshold, c.rule(p.n));
-    let (tr, cl, hits_sha256, coupled_pairs) = if let Some(r) = c.cutoff {
-        let t0 = Instant::now();
-        let w = weights::sparse::<T>(p, a, r)?;
-        // Per coupled pair: its hit count (4 bytes), its bucket (1) and, linked, its edge (8).
-        let pairs = w.hit_ptr[p.n] as u128;
-        crate::budget::check(
-            format_args!("the OCNN's {pairs} coupled pairs of {} points (--cutoff {r})", p.n),
-            pairs * 13,
-        )?;
-        seconds.insert("weights", t0.elapsed().as_secs_f64());
-        let t0 = Instant::now();
-        let tr = match gpu {
-            None => cpu::run(&w, c.seed, c.transient, c.iters, mode),
-            Some(g) => {
-                let u64s = |v: &[usize]| v.iter().map(|&x| x as u64).collect::<Vec<u64>>();
-                let (ptr, upper, hit_ptr) = (u64s(&w.ptr), u64s(&w.upper), u64s(&w.hit_ptr));
-                let rows = neurobits_gpu_host::ocnn::SparseRows {
-                    ptr: &ptr,
-                    cols: &w.cols,
-                    vals: &w.vals,
-                    norm: &w.norm,
-                    upper: &upper,
-                    hit_ptr: &hit_ptr,
-                };
-                let run = g.ocnn_sparse(&rows)?.run(c.seed, c.transient, c.iters, mode)?;
-                seconds.insert("gpu kernels", run.kernel_ms / 1e3);
-                cpu::Trajectory { state: run.state, hits: run.hits }
-            }
-        };
-        seconds.insert("dynamics and sync", t0.elapsed().as_secs_f64());
-        let t0 = Instant::now();
-        let cl = clusters::cluster_pairs(p.n, &tr.hits, w.pairs(), c.iters, &grid, rule)?;
-        seconds.insert("clusters", t0.elapsed().as_secs_f64());
-        let digest = digest::sparse_hits(w.pairs(), &tr.hits);
-        (tr, cl, digest, w.hit_ptr[p.n])
-    } else {
-        let t0 = Instant::now();
-        // The peak, before any of it exists: J and its lane rows (n² weights each, the rows with
-        // a column index per weight), then per pair its hits, bucket and edge.
-        let (n, t) = (p.n as u128, std::mem::size_of::<T>() as u128);
-        crate::budget::check(
-            format_args!("the dense OCNN of {n} points (coupling, lane rows, pair hits; --cutoff makes it sparse)"),
-            n * n * (2 * t + 4) + n * n.saturating_sub(1) / 2 * 13,
-        )?;
-        let w = weights::dense::<T>(p, a)?;
-        seconds.insert("weights", t0.elapsed().as_secs_f64());
-        let t0 = Instant::now();
-        // On the GPU the clusters come from the hit graph's maximum spanning forest, built there
-        // (the same k(p) curve and labels as all pairs); the hits still come back for the digest.
-        // The CPU updates from the lane rows: the dense rows' bits from their nonzero weights.
-        let (tr, forest) = match gpu {
-            None => (cpu::run_lane_rows(&w, c.seed, c.transient, c.iters, mode), None),
-            Some(g) => {
-                let mut dev = g.ocnn(p.n, &w.j, &w.norm)?;
-                if c.variant == Variant::LaneRows {
-                    // Built from the resident J on the device: no host pass over n² weights.
-                    dev = dev.with_lane_rows_built()?;
-                }
-                let lowest = fixed.map_or(grid[0], |f| f.min(grid[0]));
-                match dev.run_forest(c.seed, c.transient, (c.iters, lowest), mode, c.variant.into())? {
-                    Some(run) => {
-                        seconds.insert("gpu kernels", run.kernel_ms / 1e3);
-                        let mut full = run.hits(g)?;
-                        if let SyncMode::Fragmentary(_) = mode {
-                            (0..p.n).for_each(|i| full[i * p.n + i] = c.iters);
-                        }
-                        let state = run.state;
-                        (cpu::Trajectory { state, hits: cpu::upper_triangle(p.n, &full) }, Some(run.pairs))
-                    }
-                    None => {
-                        let run = dev.run(c.seed, c.transient, c.iters, mode, c.variant.into())?;
-                        seconds.insert("gpu kernels", run.kernel_ms / 1e3);
-                        (cpu::Trajectory { state: run.state, hits: cpu::upper_triangle(p.n, &run.hits) }, None)
-                    }
-                }
-            }
-        };
-        seconds.insert("dynamics and sync", t0.elapsed().as_secs_f64());
-        let t0 = Instant::now();
-        let cl = match forest {
-            Some(f) => {
-                let hits: Vec<u32> = f.iter().map(|&(h, ..)| h).collect();
-                clusters::cluster_pairs(p.n, &hits, f.iter().map(|&(_, i, j)| (i, j)), c.iters, &grid, rule)?
-            }
-            None => clusters::cluster(p.n, &tr.hits, c.iters, &grid, rule)?,
-        };
-        seconds.insert("clusters", t0.elapsed().as_secs_f64());
-        let digest = digest::hits(p.n, &tr.hits, c.iters);
-        (tr, cl, digest, p.n * (p.n - 1) / 2)
-    };
-    Ok(Report {
-        n: p.n,
-        dim: p.dim,
-        a,
-        threshold_percent: cl.p,
-        k: cl.k,
-        k_non_singleton: cl.k_non_singleton,
-        curve: cl.curve,
-        hits_sha256,
-        coupled_pairs,
-        state_sha256: digest::state(&tr.state),
-        seconds: seconds.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-        labels: cl.labels,
-    })
 }
 
 /// Writes `clusters.svg` and `k-theta.svg` for a run into `dir` (together, or neither).

@@ -1,6 +1,7 @@
 //! The scale constant `a` (spec §2.2): the mean over points of the mean distance to their
-//! Delaunay neighbours, triangulated in the data's own dimension by Qhull (the library scipy
-//! uses; the `qhull` crate bundles its C sources, so no system package is needed), in `f64`.
+//! Delaunay neighbours, in `f64`. 2-D points are triangulated by spade ([`super::planar`]) where
+//! the triangulation is unique, everything else by Qhull (the library scipy uses; the `qhull`
+//! crate bundles its C sources, so no system package is needed) in the data's own dimension.
 //!
 //! Above 3-D (the paper's and FCPS's data are 2-D and 3-D) the triangulation is replaced by the
 //! 10 nearest neighbours: a Delaunay triangulation's size grows exponentially with the dimension
@@ -13,8 +14,23 @@ use qhull::Qh;
 
 use super::points::Points;
 
-/// The Delaunay edges of the points (pairs `i < j`, deduplicated, sorted).
+/// The Delaunay edges of the points (pairs `i < j`, deduplicated, sorted): spade's in 2-D where
+/// they are unique ([`super::planar::edges`]), else Qhull's ([`qhull_edges`]).
 pub fn delaunay_edges(p: &Points) -> Result<Vec<(u32, u32)>> {
+    if p.n <= p.dim {
+        bail!("a Delaunay triangulation in {} dimensions needs more than {} points", p.dim, p.dim);
+    }
+    if p.dim == 2 {
+        if let Some(edges) = super::planar::edges(p) {
+            return Ok(edges);
+        }
+    }
+    qhull_edges(p)
+}
+
+/// The Delaunay edges of the points by Qhull (pairs `i < j`, deduplicated, sorted): the scale's
+/// triangulation in 3-D, and in 2-D where spade's is not unique.
+pub fn qhull_edges(p: &Points) -> Result<Vec<(u32, u32)>> {
     if p.n <= p.dim {
         bail!("a Delaunay triangulation in {} dimensions needs more than {} points", p.dim, p.dim);
     }

@@ -6,9 +6,9 @@ use anyhow::{bail, Result};
 use neurobits_core::ocnn::kernels::lane_entry;
 use neurobits_core::ocnn::{lanes32_sparse, row_norm, LaneColumn, Real};
 use rayon::prelude::*;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::near::Near;
 use super::points::Points;
 use super::scale::squared;
 use crate::io::memory::ensure_fits;
@@ -99,46 +99,110 @@ impl<T: Real + Send + Sync> Dense<T> {
     /// assert_eq!((r.cols[1], r.cols[33]), (Quot8(0), Quot8(1)));
     /// ```
     pub fn lane_rows_as<C: LaneColumn>(&self) -> LaneRows<T, C> {
-        assert!(C::fits(self.n), "lane-row columns too narrow for {} neurons", self.n);
-        // One pass over J keeps each row's nonzero weights (a few percent of a large set); the
-        // lane rows are then written in place, row by row, in parallel.
+        // One pass over J keeps each row's nonzero weights (a few percent of a large set).
         let nonzero: Vec<Vec<(u32, T)>> = self
             .j
             .par_chunks(self.n)
             .map(|row| row.iter().enumerate().filter(|&(_, &w)| w != T::ZERO).map(|(k, &w)| (k as u32, w)).collect())
             .collect();
-        let width = |nz: &[(u32, T)]| {
-            let mut count = [0usize; 32];
-            nz.iter().for_each(|&(k, _)| count[k as usize % 32] += 1);
-            count.into_iter().max().unwrap_or(0)
-        };
-        let mut ptr = Vec::with_capacity(self.n + 1);
-        ptr.push(0u64);
-        for nz in &nonzero {
-            ptr.push(ptr[ptr.len() - 1] + 32 * width(nz) as u64);
-        }
-        let total = ptr[self.n] as usize;
-        let (mut cols, mut vals) = (vec![C::encode(0); total], vec![T::ZERO; total]);
-        let mut rows = Vec::with_capacity(self.n);
-        let (mut c, mut v) = (&mut cols[..], &mut vals[..]);
-        for i in 0..self.n {
-            let len = (ptr[i + 1] - ptr[i]) as usize;
-            let (rc, tc) = c.split_at_mut(len);
-            let (rv, tv) = v.split_at_mut(len);
-            rows.push((rc, rv));
-            (c, v) = (tc, tv);
-        }
-        rows.into_par_iter().zip(&nonzero).for_each(|((rc, rv), nz)| {
-            let mut at = [0usize; 32];
-            for &(k, w) in nz {
-                let l = k as usize % 32;
-                let e = lane_entry(at[l], l);
-                (rc[e], rv[e]) = (C::encode(k as usize), w);
-                at[l] += 1;
-            }
-        });
-        LaneRows { n: self.n, ptr, cols, vals, norm: self.norm.clone() }
+        lay_out(self.n, &nonzero, self.norm.clone())
     }
+}
+
+/// Lane rows from each row's nonzero weights `(column, weight)`, ascending columns: the widths
+/// first, then the rows written in place, in parallel.
+fn lay_out<T: Real + Send + Sync, C: LaneColumn>(n: usize, nonzero: &[Vec<(u32, T)>], norm: Vec<T>) -> LaneRows<T, C> {
+    assert!(C::fits(n), "lane-row columns too narrow for {n} neurons");
+    let width = |nz: &[(u32, T)]| {
+        let mut count = [0usize; 32];
+        nz.iter().for_each(|&(k, _)| count[k as usize % 32] += 1);
+        count.into_iter().max().unwrap_or(0)
+    };
+    let mut ptr = Vec::with_capacity(n + 1);
+    ptr.push(0u64);
+    for nz in nonzero {
+        ptr.push(ptr[ptr.len() - 1] + 32 * width(nz) as u64);
+    }
+    let total = ptr[n] as usize;
+    let (mut cols, mut vals) = (vec![C::encode(0); total], vec![T::ZERO; total]);
+    let mut rows = Vec::with_capacity(n);
+    let (mut c, mut v) = (&mut cols[..], &mut vals[..]);
+    for i in 0..n {
+        let len = (ptr[i + 1] - ptr[i]) as usize;
+        let (rc, tc) = c.split_at_mut(len);
+        let (rv, tv) = v.split_at_mut(len);
+        rows.push((rc, rv));
+        (c, v) = (tc, tv);
+    }
+    rows.into_par_iter().zip(nonzero).for_each(|((rc, rv), nz)| {
+        let mut at = [0usize; 32];
+        for &(k, w) in nz {
+            let l = k as usize % 32;
+            let e = lane_entry(at[l], l);
+            (rc[e], rv[e]) = (C::encode(k as usize), w);
+            at[l] += 1;
+        }
+    });
+    LaneRows { n, ptr, cols, vals, norm }
+}
+
+/// Past this `x = d²/((2·a)·a)`, `exp(−x)` is below half the working type's smallest subnormal
+/// (2⁻¹⁵⁰ for f32: x > 150·ln 2 = 103.97; 2⁻¹⁰⁷⁵ for f64: x > 745.13), so the weight rounds to 0
+/// and no `exp` is computed (margins of 0.5 and 0.9 cover `exp`'s error).
+fn zero_beyond<T: Real>() -> f64 {
+    if T::from_f64(1e-300) == T::ZERO {
+        104.5
+    } else {
+        746.0
+    }
+}
+
+/// The lane rows of the dense coupling of `p` with scale `a` (pairs beyond `cutoff · a` zero,
+/// when given), built from the points without the `n × n` matrix: each row's nonzero weights are
+/// the pairs closer than where the weight underflows ([`Near`]), computed by [`weight`] exactly
+/// as [`dense_cut`] computes them, so [`dense_cut`]`(…).lane_rows_as()` entry for entry (tested),
+/// with the same norms (`lanes32` over the nonzero weights = over the dense row). The hit counts
+/// of the dense coupling (`n(n − 1)/2`) are checked against memory first.
+pub fn lane_rows<T: Real + Send + Sync, C: LaneColumn>(
+    p: &Points,
+    a: f64,
+    cutoff: Option<f64>,
+) -> Result<LaneRows<T, C>> {
+    let n = p.n;
+    ensure_fits(&format!("the dense {n}x{n} coupling"), (n as u128 * n.saturating_sub(1) as u128 / 2) * 4)?;
+    if !C::fits(n) {
+        bail!("{n} points: too many for lane rows");
+    }
+    let r2 = cutoff.map_or(f64::INFINITY, |r| (r * a) * (r * a));
+    let zb = zero_beyond::<T>();
+    let near = Near::new(p, r2.min(zb * ((2.0 * a) * a)).sqrt());
+    let nonzero: Vec<Vec<(u32, T)>> = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let mut row = Vec::new();
+            near.each(i, r2, |k, d2| {
+                if d2 / ((2.0 * a) * a) <= zb {
+                    let w = T::from_f64(weight(d2, a));
+                    if w != T::ZERO {
+                        row.push((k, w));
+                    }
+                }
+            });
+            row.sort_unstable_by_key(|&(k, _)| k);
+            row
+        })
+        .collect();
+    let norm: Vec<T> = nonzero.par_iter().map(|nz| lanes32_sparse_pairs(nz)).collect();
+    if let Some(i) = norm.iter().position(|&c| c == T::ZERO) {
+        bail!("point {i} has no coupling left in this precision (C = 0): raise --scale or use --dtype f64");
+    }
+    Ok(lay_out(n, &nonzero, norm))
+}
+
+/// `C_i` of a row from its nonzero weights (ascending columns): the core's `lanes32_sparse`.
+fn lanes32_sparse_pairs<T: Real>(nz: &[(u32, T)]) -> T {
+    let cols: Vec<u32> = nz.iter().map(|&(k, _)| k).collect();
+    lanes32_sparse(&cols, |k| nz[k].1)
 }
 
 /// The dense coupling of `p` with scale `a`. Fails on a row whose weights all vanish in the
@@ -158,11 +222,9 @@ pub fn dense_cut<T: Real + Send + Sync>(p: &Points, a: f64, cutoff: Option<f64>)
     // J is symmetric bit for bit (the squared distance of (i, k) and (k, i) is the same sum of
     // the same squares), so each pair's `exp` is computed once and written to both places: tiles
     // of the upper triangle in parallel, each writing its block and the transposed block.
-    // Past `zero_beyond`, `exp(−x)` is below half the working type's smallest subnormal (2⁻¹⁵⁰
-    // for f32: x > 150·ln 2 = 103.97; 2⁻¹⁰⁷⁵ for f64: x > 745.13), so the weight rounds to the 0
-    // already there: no `exp` is computed (most pairs of a large set; margins of 0.5 and 0.9
-    // cover `exp`'s error).
-    let zero_beyond = if T::from_f64(1e-300) == T::ZERO { 104.5 } else { 746.0 };
+    // Past `zero_beyond` the weight rounds to the 0 already there: no `exp` is computed (most
+    // pairs of a large set).
+    let zero_beyond = zero_beyond::<T>();
     const TILE: usize = 64;
     let tiles = n.div_ceil(TILE);
     let out = SharedRows(j.as_mut_ptr());
@@ -188,7 +250,7 @@ pub fn dense_cut<T: Real + Send + Sync>(p: &Points, a: f64, cutoff: Option<f64>)
     Ok(Dense { n, j, norm })
 }
 
-/// Sparse coupling (`--cutoff R`): each point is coupled to the points within `R · a` (a uniform
+/// Sparse coupling (`--cutoff R`): each point is coupled to the points within `R · a` ([`Near`]'s
 /// grid of cells of that size finds them), rows stored as CSR with ascending columns. The pairs
 /// within the cutoff are the *coupled pairs*: only they are counted for synchronization, so
 /// memory and work are `O(N · neighbours)` instead of `O(N²)`.
@@ -221,39 +283,10 @@ pub fn sparse<T: Real + Send + Sync>(p: &Points, a: f64, r: f64) -> Result<Spars
     if !(r.is_finite() && r > 0.0) {
         bail!("--cutoff {r}: must be a positive number (in units of a)");
     }
-    let (n, dim) = (p.n, p.dim);
-    let h = r * a;
-    let r2 = h * h;
-    let lo: Vec<f64> = (0..dim).map(|d| (0..n).map(|i| p.point(i)[d]).fold(f64::INFINITY, f64::min)).collect();
-    let cell = |x: &[f64]| -> Vec<i64> { x.iter().zip(&lo).map(|(v, l)| ((v - l) / h).floor() as i64).collect() };
-    let mut grid: HashMap<Vec<i64>, Vec<u32>> = HashMap::new();
-    for i in 0..n {
-        grid.entry(cell(p.point(i))).or_default().push(i as u32);
-    }
-    // The 3^dim neighbouring cell offsets.
-    let offsets: Vec<Vec<i64>> = (0..3usize.pow(dim as u32))
-        .map(|mut c| {
-            (0..dim)
-                .map(|_| {
-                    let o = (c % 3) as i64 - 1;
-                    c /= 3;
-                    o
-                })
-                .collect()
-        })
-        .collect();
-    let neighbours = |i: usize, mut each: Box<dyn FnMut(u32, f64) + '_>| {
-        let home = cell(p.point(i));
-        for off in &offsets {
-            let c: Vec<i64> = home.iter().zip(off).map(|(a, b)| a + b).collect();
-            for &j in grid.get(&c).map_or(&[][..], |v| v) {
-                let d2 = squared(p.point(i), p.point(j as usize));
-                if j as usize != i && d2 <= r2 {
-                    each(j, d2);
-                }
-            }
-        }
-    };
+    let n = p.n;
+    let r2 = (r * a) * (r * a);
+    let near = Near::new(p, r2.sqrt());
+    let neighbours = |i: usize, each: &mut dyn FnMut(u32, f64)| near.each(i, r2, each);
     // First count the entries, stopping as soon as they cannot fit (a huge R would couple every
     // pair: N² entries), so that memory is checked before anything of that size is built.
     let per_entry = 4 + 2 * size_of::<T>() as u64;
@@ -263,7 +296,7 @@ pub fn sparse<T: Real + Send + Sync>(p: &Points, a: f64, r: f64) -> Result<Spars
         .into_par_iter()
         .try_for_each(|i| {
             let mut c = 0u64;
-            neighbours(i, Box::new(|_, _| c += 1));
+            neighbours(i, &mut |_, _| c += 1);
             if total.fetch_add(c, Ordering::Relaxed) + c > limit {
                 return Err(());
             }
@@ -275,10 +308,10 @@ pub fn sparse<T: Real + Send + Sync>(p: &Points, a: f64, r: f64) -> Result<Spars
     let rows: Vec<(Vec<u32>, Vec<T>)> = (0..n)
         .into_par_iter()
         .map(|i| {
-            let mut near = Vec::new();
-            neighbours(i, Box::new(|j, d2| near.push((j, d2))));
-            near.sort_unstable_by_key(|&(j, _)| j);
-            near.into_iter().map(|(j, d2)| (j, T::from_f64(weight(d2, a)))).unzip()
+            let mut row = Vec::new();
+            neighbours(i, &mut |j, d2| row.push((j, d2)));
+            row.sort_unstable_by_key(|&(j, _)| j);
+            row.into_iter().map(|(j, d2)| (j, T::from_f64(weight(d2, a)))).unzip()
         })
         .collect();
     let (mut ptr, mut upper, mut hit_ptr) = (vec![0usize; n + 1], vec![0usize; n], vec![0usize; n + 1]);

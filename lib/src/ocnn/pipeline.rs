@@ -1,0 +1,210 @@
+//! One clustering run, from points to labels: the scale, the coupling, the dynamics and
+//! synchronization (CPU or GPU), the clusters and the digests, each stage timed.
+
+use anyhow::Result;
+use neurobits_core::ocnn::{EarlyStop, SyncMode};
+use neurobits_gpu_host::ocnn::{GpuReal, HostLaneRows};
+use neurobits_gpu_host::Gpu;
+use std::time::Instant;
+
+use super::{clusters, cpu, digest, points::Points, scale, weights, Config, Report, SyncArg, Variant};
+
+/// The clustering a check reads: labels and threshold, or `None` where no clustering forms yet.
+type Read = Option<(Vec<u32>, u32)>;
+
+/// The early stop's watcher: the core's rule and the clustering read at the previous check.
+struct Watch<F> {
+    stop: EarlyStop,
+    last: Option<Read>,
+    read: F,
+}
+
+impl<F: FnMut(&[u32], u32) -> Read> Watch<F> {
+    fn new(window: u32, read: F) -> Self {
+        Watch { stop: EarlyStop::new(window), last: None, read }
+    }
+
+    /// One check on the hits of `observed` iterations: whether to stop.
+    fn check(&mut self, observed: u32, hits: &[u32]) -> bool {
+        let now = (self.read)(hits, observed);
+        let same = self.last.as_ref() == Some(&now);
+        self.last = Some(now);
+        self.stop.observe(same)
+    }
+}
+
+/// Clusters `p` with working type `T`, the dynamics and synchronization on `gpu` when given,
+/// else on the CPU (the current rayon pool); every other stage is the same host code. With
+/// `c.early_stop`, CPU and GPU read the clustering at the same check points and stop at the same
+/// iteration (the report's `observed_iters`).
+pub fn cluster_on<T: GpuReal + Send + Sync>(
+    p: &Points,
+    a: Option<f64>,
+    c: &Config,
+    gpu: Option<&Gpu>,
+) -> Result<Report> {
+    c.validate()?;
+    let mut seconds = std::collections::BTreeMap::new();
+    let t0 = Instant::now();
+    let a = match a {
+        Some(a) if a.is_finite() && a > 0.0 => a,
+        Some(a) => anyhow::bail!("--scale {a}: must be a positive number"),
+        None => scale::scale(p)?,
+    };
+    seconds.insert("scale", t0.elapsed().as_secs_f64());
+    let mode = match c.sync {
+        SyncArg::Phase => SyncMode::Phase,
+        SyncArg::Fragmentary if c.eps.is_finite() && c.eps > 0.0 => SyncMode::Fragmentary(T::from_f64(c.eps)),
+        SyncArg::Fragmentary => anyhow::bail!("--eps {}: must be a positive number", c.eps),
+    };
+    let (grid, fixed, rule) = (clusters::grid(c.sync == SyncArg::Phase), c.threshold, c.rule(p.n));
+    let n = p.n;
+    let run = (c.seed, c.transient, c.iters, mode);
+    let (tr, cl, hits_sha256, coupled_pairs) = if let Some(r) = c.cutoff {
+        let t0 = Instant::now();
+        let w = weights::sparse::<T>(p, a, r)?;
+        // Per coupled pair: its hit count (4 bytes), its bucket (1) and, linked, its edge (8).
+        let pairs = w.hit_ptr[p.n] as u128;
+        crate::budget::check(
+            format_args!("the OCNN's {pairs} coupled pairs of {} points (--cutoff {r})", p.n),
+            pairs * 13,
+        )?;
+        seconds.insert("weights", t0.elapsed().as_secs_f64());
+        let mut watch = c.early_stop.map(|win| {
+            Watch::new(win, |h: &[u32], t| {
+                clusters::cluster_pairs(n, h, w.pairs(), t, &grid, rule).ok().map(|c| (c.labels, c.p))
+            })
+        });
+        let mut check = watch.as_mut().map(|w| move |o: u32, h: &[u32]| w.check(o, h));
+        let check = check.as_mut().map(|c| c as &mut dyn FnMut(u32, &[u32]) -> bool);
+        let t0 = Instant::now();
+        let tr = match gpu {
+            None => cpu::run_until(&w, c.seed, c.transient, c.iters, mode, check),
+            Some(g) => {
+                let u64s = |v: &[usize]| v.iter().map(|&x| x as u64).collect::<Vec<u64>>();
+                let (ptr, upper, hit_ptr) = (u64s(&w.ptr), u64s(&w.upper), u64s(&w.hit_ptr));
+                let rows = neurobits_gpu_host::ocnn::SparseRows {
+                    ptr: &ptr,
+                    cols: &w.cols,
+                    vals: &w.vals,
+                    norm: &w.norm,
+                    upper: &upper,
+                    hit_ptr: &hit_ptr,
+                };
+                let out = g.ocnn_sparse(&rows)?.run_until(c.seed, c.transient, c.iters, mode, check)?;
+                seconds.insert("gpu kernels", out.kernel_ms / 1e3);
+                cpu::Trajectory { state: out.state, hits: out.hits, observed: out.observed }
+            }
+        };
+        crate::cancel::check()?;
+        seconds.insert("dynamics and sync", t0.elapsed().as_secs_f64());
+        let t0 = Instant::now();
+        let cl = clusters::cluster_pairs(n, &tr.hits, w.pairs(), tr.observed, &grid, rule)?;
+        seconds.insert("clusters", t0.elapsed().as_secs_f64());
+        let digest = digest::sparse_hits(w.pairs(), &tr.hits);
+        (tr, cl, digest, w.hit_ptr[n])
+    } else {
+        // The peak, before any of it exists: the lane rows (n² weights, a column index each),
+        // then per pair its hits, bucket and edge.
+        let (nn, t) = (n as u128, std::mem::size_of::<T>() as u128);
+        crate::budget::check(
+            format_args!("the dense OCNN of {nn} points (coupling, lane rows, pair hits; --cutoff makes it sparse)"),
+            nn * nn * (2 * t + 4) + nn * nn.saturating_sub(1) / 2 * 13,
+        )?;
+        let mut watch = c.early_stop.map(|win| {
+            Watch::new(win, |h: &[u32], t| clusters::cluster(n, h, t, &grid, rule).ok().map(|c| (c.labels, c.p)))
+        });
+        let mut check_upper = watch.as_mut().map(|w| move |o: u32, h: &[u32]| w.check(o, h));
+        let t0 = Instant::now();
+        // On the GPU the clusters come from the hit graph's maximum spanning forest, built there
+        // (the same k(p) curve and labels as all pairs); the hits still come back for the digest.
+        // The CPU updates from the lane rows: the dense rows' bits from their nonzero weights,
+        // built from the points (no n × n matrix); so does the GPU's default decomposition.
+        let (tr, forest) = match gpu {
+            None => {
+                let check = check_upper.as_mut().map(|c| c as &mut dyn FnMut(u32, &[u32]) -> bool);
+                let (tr, built) = cpu::run_points(p, a, run, check)?;
+                seconds.insert("weights", built);
+                (tr, None)
+            }
+            Some(g) => {
+                // The GPU's check gets the full n × n matrix, the CPU's the upper triangle.
+                let mut check_full =
+                    |o: u32, full: &[u32]| check_upper.as_mut().is_some_and(|ch| ch(o, &cpu::upper_triangle(n, full)));
+                let dev = if c.variant == Variant::LaneRows {
+                    let rows = weights::lane_rows::<T, u32>(p, a, None)?;
+                    seconds.insert("weights", t0.elapsed().as_secs_f64());
+                    let t = Instant::now();
+                    let host = HostLaneRows { ptr: &rows.ptr, cols: &rows.cols, vals: &rows.vals, norm: &rows.norm };
+                    let dev = g.ocnn_lane_rows(&host)?;
+                    g.synchronize()?;
+                    seconds.insert("upload", t.elapsed().as_secs_f64());
+                    dev
+                } else {
+                    let w = weights::dense::<T>(p, a)?;
+                    seconds.insert("weights", t0.elapsed().as_secs_f64());
+                    let t = Instant::now();
+                    let dev = g.ocnn(n, &w.j, &w.norm)?;
+                    g.synchronize()?;
+                    seconds.insert("upload", t.elapsed().as_secs_f64());
+                    dev
+                };
+                let check = c.early_stop.is_some().then_some(&mut check_full as &mut dyn FnMut(u32, &[u32]) -> bool);
+                let lowest = fixed.map_or(grid[0], |f| f.min(grid[0]));
+                let d = c.variant.into();
+                let t = Instant::now();
+                let out = match dev.run_forest_until(c.seed, c.transient, (c.iters, lowest), mode, d, check)? {
+                    Some(out) => {
+                        seconds.insert("gpu kernels", out.kernel_ms / 1e3);
+                        let mut full = out.hits(g)?;
+                        if let SyncMode::Fragmentary(_) = mode {
+                            (0..n).for_each(|i| full[i * n + i] = out.observed);
+                        }
+                        let hits = cpu::upper_triangle(n, &full);
+                        (cpu::Trajectory { state: out.state, hits, observed: out.observed }, Some(out.pairs))
+                    }
+                    None => {
+                        let check =
+                            c.early_stop.is_some().then_some(&mut check_full as &mut dyn FnMut(u32, &[u32]) -> bool);
+                        let out = dev.run_until(c.seed, c.transient, c.iters, mode, d, check)?;
+                        seconds.insert("gpu kernels", out.kernel_ms / 1e3);
+                        let hits = cpu::upper_triangle(n, &out.hits);
+                        (cpu::Trajectory { state: out.state, hits, observed: out.observed }, None)
+                    }
+                };
+                seconds.insert("gpu run", t.elapsed().as_secs_f64());
+                out
+            }
+        };
+        crate::cancel::check()?;
+        // Stages add up: the rows' building and their upload are their own.
+        let before: f64 = ["weights", "upload"].iter().filter_map(|k| seconds.get(k)).sum();
+        seconds.insert("dynamics and sync", t0.elapsed().as_secs_f64() - before);
+        let t0 = Instant::now();
+        let cl = match forest {
+            Some(f) => {
+                let hits: Vec<u32> = f.iter().map(|&(h, ..)| h).collect();
+                clusters::cluster_pairs(n, &hits, f.iter().map(|&(_, i, j)| (i, j)), tr.observed, &grid, rule)?
+            }
+            None => clusters::cluster(n, &tr.hits, tr.observed, &grid, rule)?,
+        };
+        seconds.insert("clusters", t0.elapsed().as_secs_f64());
+        let digest = digest::hits(n, &tr.hits, tr.observed);
+        (tr, cl, digest, n * (n - 1) / 2)
+    };
+    Ok(Report {
+        n,
+        dim: p.dim,
+        a,
+        threshold_percent: cl.p,
+        k: cl.k,
+        k_non_singleton: cl.k_non_singleton,
+        curve: cl.curve,
+        hits_sha256,
+        coupled_pairs,
+        state_sha256: digest::state(&tr.state),
+        seconds: seconds.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        observed_iters: tr.observed,
+        labels: cl.labels,
+    })
+}

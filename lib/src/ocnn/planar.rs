@@ -1,0 +1,127 @@
+//! The 2-D Delaunay triangulation of the scale, by `spade` (pure Rust, bulk loading in
+//! `O(N log N)`, exact orientation and in-circle predicates through the `robust` crate): about
+//! twenty times Qhull's speed at 16 000 points (`results/ocnn/prepare-*.json`).
+//!
+//! A Delaunay triangulation is unique exactly when no four points of it lie on one circle with an
+//! empty interior; then the exact triangulation is spade's. Qhull's arithmetic is floating point:
+//! where four points are *nearly* co-circular it merges the two triangles and splits the merged
+//! facet its own way, and on a grid-like set (FCPS Lsun, coordinates in steps of 0.01) that
+//! changes dozens of edges, so `a` too. To keep every scale of before bit for bit, [`edges`]
+//! answers `None` — Qhull decides — as soon as one inner edge of spade's triangulation has its two
+//! opposite points within a relative [`NEAR_COCIRCULAR`] of one circle (the in-circle determinant
+//! against the sum of its terms' magnitudes, the roundoff it could carry), or three points in a row
+//! on the convex hull are nearly collinear (Qhull may close them with a sliver triangle). Random
+//! data never comes that close (probability about `3N · 10⁻⁹`).
+
+use robust::{incircle, orient2d, Coord};
+use spade::{DelaunayTriangulation, HasPosition, Point2, Triangulation};
+
+use super::points::Points;
+
+/// The points as the `qhull` crate hands them to Qhull (`Qh::new_delaunay`), the same IEEE
+/// operations: each axis centred on its mean (summed in row order) and divided by its half-range.
+/// The crate triangulates these, not the points themselves, so the scale's triangulation has
+/// always been the Delaunay triangulation of the per-axis normalised points; spade triangulates
+/// the same ones so that the edges stay those of before (the manual's OCNN chapter discusses this).
+fn normalised(p: &Points) -> Vec<[f64; 2]> {
+    let mut centre = [0f64; 2];
+    let (mut lo, mut hi) = ([f64::MAX; 2], [f64::MIN; 2]);
+    for i in 0..p.n {
+        for d in 0..2 {
+            let x = p.point(i)[d];
+            centre[d] += x;
+            lo[d] = if x < lo[d] { x } else { lo[d] };
+            hi[d] = if x > hi[d] { x } else { hi[d] };
+        }
+    }
+    centre.iter_mut().for_each(|c| *c /= p.n as f64);
+    let width = [0, 1].map(|d| (hi[d] - lo[d]) / 2.0);
+    (0..p.n).map(|i| [0, 1].map(|d| (p.point(i)[d] - centre[d]) / width[d])).collect()
+}
+
+/// The relative in-circle determinant under which four points count as co-circular for Qhull's
+/// arithmetic (its merges act at about 10⁻¹³ of the coordinates; this is 10⁴ times wider).
+pub const NEAR_COCIRCULAR: f64 = 1e-9;
+
+/// A point with its row in the input, so that edges name input rows.
+struct Row {
+    at: Point2<f64>,
+    i: u32,
+}
+
+impl HasPosition for Row {
+    type Scalar = f64;
+    fn position(&self) -> Point2<f64> {
+        self.at
+    }
+}
+
+/// The Delaunay edges of 2-D points (pairs `i < j`, deduplicated, sorted), or `None` when spade
+/// cannot decide them as Qhull would: a coordinate outside spade's range (`|x|` below 2⁻¹⁴² but
+/// not 0, or above 2²⁰¹), or a triangulation that is not unique (four co-circular points).
+///
+/// "Not unique" includes nearly co-circular points and nearly collinear hull points
+/// ([`NEAR_COCIRCULAR`]).
+///
+/// Duplicate points: the first row of each position is the vertex, the others have no edge (as
+/// with Qhull, which keeps them as coplanar points). All points on one line: `None`, and Qhull's
+/// error says there is no triangulation (as before).
+///
+/// ```
+/// use neurobits::ocnn::{planar, points::parse};
+/// let square_and_centre = parse("0 0\n2 0\n0 2\n2 2\n1 1\n", "mem").unwrap();
+/// assert_eq!(planar::edges(&square_and_centre).unwrap().len(), 8);
+/// // Four corners alone lie on one circle: two triangulations, so Qhull decides.
+/// assert!(planar::edges(&parse("0 0\n2 0\n0 2\n2 2\n", "mem").unwrap()).is_none());
+/// ```
+pub fn edges(p: &Points) -> Option<Vec<(u32, u32)>> {
+    assert_eq!(p.dim, 2, "planar::edges is for 2-D points");
+    let at = normalised(p);
+    let rows: Vec<Row> = (0..p.n).map(|i| Row { at: Point2::new(at[i][0], at[i][1]), i: i as u32 }).collect();
+    if rows.iter().any(|r| spade::validate_vertex(r).is_err()) {
+        return None;
+    }
+    let t = DelaunayTriangulation::<Row>::bulk_load_stable(rows).ok()?;
+    let coord = |v: &Row| Coord { x: v.at.x, y: v.at.y };
+    if t.num_inner_faces() == 0 {
+        return None; // all points on one line: no triangulation, Qhull says why (as before)
+    }
+    {
+        // Three nearly collinear points in a row on the hull: Qhull may close them with a sliver
+        // triangle, whose long side is an edge the exact triangulation lacks (FCPS Target's
+        // corner triples).
+        for e in t.convex_hull() {
+            let [a, b, c] = [e.from(), e.to(), e.next().to()].map(|v| coord(v.data()));
+            let size = ((a.x - c.x) * (b.y - c.y)).abs() + ((a.y - c.y) * (b.x - c.x)).abs();
+            if orient2d(a, b, c).abs() <= NEAR_COCIRCULAR * size {
+                return None;
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(t.num_undirected_edges());
+    for e in t.undirected_edges() {
+        let d = e.as_directed();
+        if let (Some(c), Some(o)) = (d.opposite_vertex(), d.rev().opposite_vertex()) {
+            // `o` on (or nearly on) the circle through the edge and `c`: the other diagonal is
+            // Delaunay too, or as good as it for Qhull's floating point.
+            let [a, b] = d.vertices();
+            let [a, b, c, o] = [a.data(), b.data(), c.data(), o.data()].map(coord);
+            if incircle(a, b, c, o).abs() <= NEAR_COCIRCULAR * magnitude(a, b, c, o) {
+                return None;
+            }
+        }
+        let [a, b] = e.vertices().map(|v| v.data().i);
+        out.push((a.min(b), a.max(b)));
+    }
+    out.sort_unstable();
+    Some(out)
+}
+
+/// The sum of the magnitudes of the in-circle determinant's terms (what its roundoff scales with).
+fn magnitude(a: Coord<f64>, b: Coord<f64>, c: Coord<f64>, d: Coord<f64>) -> f64 {
+    let (adx, ady, bdx, bdy, cdx, cdy) = (a.x - d.x, a.y - d.y, b.x - d.x, b.y - d.y, c.x - d.x, c.y - d.y);
+    let lift = |x: f64, y: f64| x * x + y * y;
+    lift(adx, ady) * ((bdx * cdy).abs() + (cdx * bdy).abs())
+        + lift(bdx, bdy) * ((cdx * ady).abs() + (adx * cdy).abs())
+        + lift(cdx, cdy) * ((adx * bdy).abs() + (bdx * ady).abs())
+}
