@@ -67,6 +67,18 @@ pub struct Labels<'a> {
 /// curves stay visible (each later series is drawn smaller on top) and a grey-scale print still
 /// separates them; the legend sits to the right of the plot, outside the data.
 pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) -> Result<()> {
+    line_chart_in(path, labels, series, log_y, None)
+}
+
+/// [`line_chart`] with the x axis spanning `x_range` (e.g. `0..1` for a recall) and plotters'
+/// round ticks, instead of the data's span and, for few values, ticks at the data's own x.
+pub fn line_chart_in(
+    path: &Path,
+    labels: &Labels,
+    series: &[Series],
+    log_y: bool,
+    x_range: Option<(f64, f64)>,
+) -> Result<()> {
     let pts = || {
         series.iter().flat_map(|s| {
             s.points.iter().copied().chain(s.intervals.iter().flat_map(|&(lo, hi)| [(f64::NAN, lo), (f64::NAN, hi)]))
@@ -124,8 +136,11 @@ pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) 
         xs.sort_by(f64::total_cmp);
         xs.dedup();
         let pad = ((x1 - x0) * 0.02).max(0.2);
-        let inner: RangedCoordf64 = (x0 - pad..x1 + pad).into();
-        let keys = if xs.len() <= 16 { xs } else { inner.key_points(11) };
+        let (inner, few): (RangedCoordf64, bool) = match x_range {
+            Some((lo, hi)) => ((lo..hi).into(), false),
+            None => ((x0 - pad..x1 + pad).into(), xs.len() <= 16),
+        };
+        let keys = if few { xs } else { inner.key_points(11) };
         let xr = XTicks { inner, keys };
         if log_y {
             let lo = pts().map(|p| p.1).filter(|&y| y > 0.0).fold(f64::MAX, f64::min).min(y1);
