@@ -18,7 +18,7 @@ PY := .venv/bin/python
 WHEEL_DIR := .bundle-py
 
 FPGA_RTL := fpga-model/rtl
-.PHONY: fpga-verilate fpga-synth ocnn-quality cortical-quality flyhash-quality python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
+.PHONY: fpga-verilate fpga-synth ocnn-quality cortical-quality flyhash-quality ann-peers ann-bench python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -32,6 +32,8 @@ setup:
 	@command -v verilator >/dev/null && command -v yosys >/dev/null && command -v nextpnr-ice40 >/dev/null && command -v icetime >/dev/null \
 	  || (apt-get update -q && apt-get install -y -q verilator yosys nextpnr-ice40 fpga-icestorm)
 	@test -d /usr/share/datasets/fashion-mnist || (apt-get update -q && apt-get install -y -q dataset-fashion-mnist)
+	@# HDF5 (the ann-benchmarks files: `flyhash ann-data`, the library's `ann` feature the CLI turns on).
+	@dpkg -s libhdf5-dev >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q libhdf5-dev)
 	@# Qhull (the OCNN's Delaunay triangulation) is compiled from the qhull crate; its bindings need libclang.
 	@ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q libclang-dev)
 	@# FCPS point sets, as PyPI's pyclustering 0.10.1.2 ships them (sdist; only the .data files are kept).
@@ -185,6 +187,29 @@ flyhash-quality: setup
 	OMP_NUM_THREADS=2 $(PEERS_PY) peers/flyhash_quality.py $(FLY_Q)/eval/eval.csv /usr/share/datasets/fashion-mnist data/digits/digits.csv.gz $(FLY_Q)/eval
 	RAYON_NUM_THREADS=2 $(PEERS_PY) peers/flynn_sweep.py $(BIN) /usr/share/datasets/fashion-mnist $(FLY_Q)
 	THREADS=2 $(PEERS_PY) peers/flynn_knn.py $(BIN) /usr/share/datasets/fashion-mnist $(FLY_Q)
+
+# FlyHash in ann-benchmarks form (not in make test): Fashion-MNIST as ann-benchmarks'
+# fashion-mnist-784-euclidean.hdf5 (`flyhash ann-data`: 100 exact neighbours per query, about
+# 2 minutes on 2 cores, kept in out/ann/), faiss's HNSW, IVF, LSH and binary HNSW on the fly codes
+# (peers/ann_faiss.py, 2 threads, its own virtual environment out/ann-venv: faiss-cpu and h5py
+# from PyPI; about 10 minutes), our index (`flyhash ann-bench`), then the recall/QPS figure.
+# Results: results/flyhash/ann/ (JSON, CSV, SVG).
+ANN := results/flyhash/ann
+ANN_DATA := out/ann/fashion-mnist-784-euclidean.hdf5
+ANN_PY := out/ann-venv/bin/python
+$(ANN_DATA):
+	$(CARGO) build --release --bin neurobits
+	mkdir -p out/ann
+	$(BIN) flyhash ann-data --train-images /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz \
+	  --test-images /usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz -o $@
+ann-peers: setup $(ANN_DATA)
+	$(CARGO) build --release --bin neurobits
+	@test -x $(ANN_PY) || python3 -m venv out/ann-venv
+	@$(ANN_PY) -c "import numpy, h5py, faiss" 2>/dev/null || $(ANN_PY) -m pip install -q --disable-pip-version-check numpy h5py faiss-cpu
+	OMP_NUM_THREADS=2 $(ANN_PY) peers/ann_faiss.py --data $(ANN_DATA) --bin $(BIN) --threads 2 --out $(ANN)/faiss-cpu.json
+ann-bench: ann-peers
+	RAYON_NUM_THREADS=2 $(BIN) flyhash ann-bench --data $(ANN_DATA) --out $(ANN)/neurobits-cpu.json
+	$(BIN) flyhash ann-figure --results $(ANN)/faiss-cpu.json $(ANN)/neurobits-cpu.json -o $(ANN)
 
 # The Python layer against the Rust API (FlyHash Fashion-MNIST, GBNN Scenario 2) and FlyNN beside
 # scikit-learn's KNeighborsClassifier.
