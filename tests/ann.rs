@@ -247,6 +247,13 @@ fn ann_figure_draws_every_line_and_refuses_bad_json() {
     let rows = neurobits::flyhash::ann_figure::read_rows(&a).unwrap();
     let lines = neurobits::flyhash::ann_figure::series(&rows);
     assert_eq!(lines[0].points, [(0.5, 400.0), (0.9, 50.0)]);
+    // A line is the Pareto front: settings slower at a lower (or equal) recall are not drawn.
+    let mut more = rows.clone();
+    for (recall, qps) in [(0.4, 100.0), (0.9, 20.0), (0.7, 300.0), (0.5, 400.0)] {
+        more.push(neurobits::flyhash::ann_figure::AnnRow { recall, qps, ..rows[0].clone() });
+    }
+    let lines = neurobits::flyhash::ann_figure::series(&more);
+    assert_eq!(lines[0].points, [(0.5, 400.0), (0.7, 300.0), (0.9, 50.0)]);
 
     for (text, needle) in [
         ("{not json", "not a JSON array of ann-bench rows"),

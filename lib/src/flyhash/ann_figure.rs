@@ -75,8 +75,11 @@ pub fn read_rows(path: &Path) -> Result<Vec<AnnRow>> {
     Ok(rows)
 }
 
-/// The lines of the figure: one per (algorithm, device), points sorted by recall (then by
-/// queries per second), labelled with the device only where an algorithm ran on several.
+/// The lines of the figure: one per (algorithm, device), labelled with the device only where an
+/// algorithm ran on several. As in ann-benchmarks' plots, a line is the algorithm's Pareto
+/// front: a setting is drawn unless another of the same line is at least as fast with a higher
+/// recall (or faster at the same recall). The points are sorted by recall; the dominated
+/// settings stay in the merged CSV and JSON.
 pub fn series(rows: &[AnnRow]) -> Vec<Series> {
     let mut keys: Vec<(&str, &str)> = Vec::new();
     for r in rows {
@@ -88,7 +91,16 @@ pub fn series(rows: &[AnnRow]) -> Vec<Series> {
         .map(|&(a, d)| {
             let mut pts: Vec<(f64, f64)> =
                 rows.iter().filter(|r| r.algorithm == a && r.device == d).map(|r| (r.recall, r.qps)).collect();
-            pts.sort_by(|p, q| p.0.total_cmp(&q.0).then(p.1.total_cmp(&q.1)));
+            // Highest recall first (the faster of equal recalls first): a point is kept when it
+            // is faster than every point kept before it.
+            pts.sort_by(|p, q| q.0.total_cmp(&p.0).then(q.1.total_cmp(&p.1)));
+            let mut best = f64::NEG_INFINITY;
+            pts.retain(|p| {
+                let keep = p.1 > best;
+                best = best.max(p.1);
+                keep
+            });
+            pts.reverse();
             let several = keys.iter().filter(|k| k.0 == a).count() > 1;
             Series::new(if several { format!("{a} ({d})") } else { a.to_string() }, pts)
         })
