@@ -9,11 +9,15 @@ Indexes (each built once, then its search knob swept):
   IndexLSH             nbits in --lsh-bits, rotation + trained thresholds; plain Hamming ranking,
                        and IndexRefineFlat over it (k_factor*k candidates re-ranked by exact L2:
                        faiss's own re-ranking, timed in the same search call)
-  IndexBinaryHNSW      on the fly codes (`neurobits flyhash hash`, m=1280 bits, k=64 winners,
-                       s=78, seed 1: flyhash eval's best setting); plain Hamming ranking, and
-                       with k_factor*k candidates re-ranked by exact L2 in numpy (timed with the
+  IndexBinaryHNSW      on the fly codes of `neurobits flyhash hash` (seed 1), one index per
+                       --fly-codes setting: `default` is the library's FlyHash default (m = 32 d
+                       bits, s = d/20, k = m/20 winners: the codes of our index), M:S:K another
+                       (1280:78:64 is flyhash eval's best); plain Hamming ranking, and with
+                       k_factor*k candidates re-ranked by exact L2 in numpy (timed with the
                        search; faiss has no refine stage for an external binary code). The
-                       queries' codes are made before the clock starts (hashing is not timed).
+                       queries' codes are made before the clock starts (hashing is not timed);
+                       hashing the points counts in build_s. Algorithm names carry m
+                       (faiss-IndexBinaryHNSW-fly25088).
 
 Timing: faiss.omp_set_num_threads(--threads); a warm-up search on the first 200 queries, then one
 search call over all queries, timed. Recall@k is ann-benchmarks' ("knn"): a returned point counts
@@ -84,10 +88,11 @@ def main():
     ap.add_argument("--out", required=True, help="JSON rows")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("-k", type=int, default=10)
-    ap.add_argument("--ef-search", default="10,16,24,32,48,64,96,128,192,256")
+    ap.add_argument("--ef-search", default="10,16,32,64,128,256")
     ap.add_argument("--nprobe", default="1,2,4,8,16,32,64")
     ap.add_argument("--lsh-bits", default="256,1024,2048")
     ap.add_argument("--k-factors", default="4,16,64", help="re-ranking candidates per neighbour")
+    ap.add_argument("--fly-codes", default="default", help="default or M:S:K, comma-separated")
     ap.add_argument("--only", default="hnsw,ivf,lsh,binhnsw")
     a = ap.parse_args()
     ints = lambda s: [int(v) for v in s.split(",") if v]
@@ -160,8 +165,11 @@ def main():
                 ref.k_factor = kf
                 ids, secs = timed(lambda q: ref.search(q, k)[1], test)
                 row("faiss-IndexLSH+refine", f"nbits={bits},k_factor={kf}", ids, secs, b2)
-    if "binhnsw" in only:
-        m, s, w = 1280, 78, 64
+    for setting in a.fly_codes.split(",") if "binhnsw" in only else []:
+        if setting == "default":
+            m, s, w = 32 * d, max(d // 20, 1), 32 * d // 20
+        else:
+            m, s, w = (int(v) for v in setting.split(":"))
         with tempfile.TemporaryDirectory() as tmp:
             t = time.perf_counter()
             db = fly_codes(a.bin, train, os.path.join(tmp, "train.fly"), m, s, w, 1)
@@ -169,7 +177,7 @@ def main():
             qc = fly_codes(a.bin, test, os.path.join(tmp, "test.fly"), m, s, w, 1)
 
         def make():
-            idx = faiss.IndexBinaryHNSW(m, 32)
+            idx = faiss.IndexBinaryHNSW(db.shape[1] * 8, 32)  # whole words of the code file
             idx.add(db)
             return idx
         idx, b = build(make)
@@ -178,7 +186,7 @@ def main():
         for ef in ints(a.ef_search):
             idx.hnsw.efSearch = ef
             ids, secs = timed(lambda q: idx.search(qc if q.shape[0] == nq else qc[:q.shape[0]], k)[1], test)
-            row("faiss-IndexBinaryHNSW", f"{fly},M=32,efSearch={ef}", ids, secs, b)
+            row(f"faiss-IndexBinaryHNSW-fly{m}", f"{fly},M=32,efSearch={ef}", ids, secs, b)
         for kf in ints(a.k_factors):
             for ef in [e for e in ints(a.ef_search) if e >= k * kf][:3] or [k * kf]:
                 idx.hnsw.efSearch = ef
@@ -187,7 +195,7 @@ def main():
                     cand = idx.search(qc[:q.shape[0]], k * kf)[1]
                     return rerank(train, q, cand, k)
                 ids, secs = timed(search, test)
-                row("faiss-IndexBinaryHNSW+rerank", f"{fly},M=32,efSearch={ef},k_factor={kf}", ids, secs, b)
+                row(f"faiss-IndexBinaryHNSW-fly{m}+rerank", f"{fly},M=32,efSearch={ef},k_factor={kf}", ids, secs, b)
     tmp = a.out + ".tmp"
     with open(tmp, "w") as f:
         json.dump(rows, f, indent=1)
