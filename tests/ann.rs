@@ -273,3 +273,21 @@ fn ann_figure_draws_every_line_and_refuses_bad_json() {
         assert!(!out.exists(), "{text}: a half-written output");
     }
 }
+
+#[test]
+fn files_written_by_h5py_as_ann_benchmarks_writes_them_read() {
+    // tests/data/ann-h5py.hdf5: written by h5py 3.16 as ann-benchmarks' `write_output` does (str
+    // attributes, float32 points, neighbours and distances from numpy in float64);
+    // ann-h5py-uint8.hdf5: the same points as uint8, a bytes attribute, no distances.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let a = read(&dir.join("ann-h5py.hdf5")).unwrap();
+    assert_eq!(a.metric, "euclidean");
+    assert_eq!((a.train.rows, a.train.cols, a.test.rows, a.neighbors.cols), (12, 5, 3, 4));
+    assert_eq!(a.train.row(0), [241.0, 160.0, 175.0, 229.0, 148.0]);
+    let (ids, dist) = exact_neighbours(&a.train, &a.test, 4);
+    assert_eq!(ids, a.neighbors);
+    assert_eq!(Some(dist), a.distances);
+    let b = read(&dir.join("ann-h5py-uint8.hdf5")).unwrap();
+    assert_eq!((b.metric.as_str(), &b.train, &b.test, &b.neighbors), ("angular", &a.train, &a.test, &a.neighbors));
+    assert_eq!(b.distances, None);
+}
