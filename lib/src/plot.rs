@@ -148,7 +148,10 @@ pub fn line_chart_in(
         } else {
             draw!(b.build_cartesian_2d(xr, (y0.min(0.0))..(y1 * 1.05).max(1e-9)).map_err(|e| anyhow!("plot: {e}"))?);
         }
-        // The legend: a sample of each series' line, dash and marker, then its name.
+        // The legend: a sample of each series' line, dash and marker, then its name; long names
+        // get a smaller font so that they fit the legend's column (about 0.47 em per character).
+        let longest = series.iter().map(|s| s.label.chars().count()).max().unwrap_or(0).max(1);
+        let font = (430.0 / longest as f64).clamp(9.0, 14.0);
         for (i, s) in series.iter().enumerate() {
             let col = OKABE_ITO[i % OKABE_ITO.len()];
             let y = 60 + 26 * i as i32;
@@ -172,7 +175,7 @@ pub fn line_chart_in(
             }
             .map_err(|e| anyhow!("plot: {e}"))?;
             legend
-                .draw(&Text::new(s.label.clone(), (56, y - 7), ("sans-serif", 14)))
+                .draw(&Text::new(s.label.clone(), (56, y - 7), ("sans-serif", font)))
                 .map_err(|e| anyhow!("plot: {e}"))?;
         }
         root.present().map_err(|e| anyhow!("plot: {e}"))?;
