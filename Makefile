@@ -192,7 +192,9 @@ flyhash-quality: setup
 # fashion-mnist-784-euclidean.hdf5 (`flyhash ann-data`: 100 exact neighbours per query, about
 # 2 minutes on 2 cores, kept in out/ann/), faiss's HNSW, IVF, LSH and binary HNSW on the fly codes
 # (peers/ann_faiss.py, 2 threads, its own virtual environment out/ann-venv: faiss-cpu and h5py
-# from PyPI; about 10 minutes), our index (`flyhash ann-bench`), then the recall/QPS figure.
+# from PyPI; about 30 minutes on the shared 2-core machine, 18 of them for the binary HNSW over
+# the default 25 088-bit fly codes), our index (`flyhash ann-bench`: the `ann` branch's command,
+# not in this branch until it merges), then the recall/QPS figure.
 # Results: results/flyhash/ann/ (JSON, CSV, SVG).
 ANN := results/flyhash/ann
 ANN_DATA := out/ann/fashion-mnist-784-euclidean.hdf5
