@@ -11,9 +11,9 @@ use crate::plot::{line_chart_in, Labels, Series};
 use crate::{Error, Result};
 
 /// One measured setting of one index: the row format shared by `flyhash ann-bench` and the
-/// peers (one JSON array of these per file).
+/// peers (one JSON array of these per file). Further keys a writer adds (`candidates`) are
+/// read past, and not merged.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct AnnRow {
     /// The index, e.g. `faiss-IndexHNSWFlat` or `neurobits-FlyHashIndex`.
     pub algorithm: String,
