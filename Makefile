@@ -228,13 +228,14 @@ gpu-bundle-py: setup
 
 # GPU runs happen on a machine without Rust: build the release test and CLI binaries here into
 # .bundle/ (git-ignored) and carry that folder there.
+# The bundle's binaries are built without the `ann` feature: the device machine has no libhdf5.
 gpu-bundle: setup
-	$(CARGO) build --release --bin neurobits
+	$(CARGO) build --release --bin neurobits --no-default-features
 	rm -rf .bundle && mkdir -p .bundle
 	cp $(BIN) .bundle/neurobits
 	for t in bit_exact sharded flyhash; do cp $$($(CARGO) test --release -p neurobits-gpu-host --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/$$t; done
-	for t in ocnn_gpu cortical_gpu; do cp $$($(CARGO) test --release --test $$t --no-run --message-format=json 2>/dev/null \
+	for t in ocnn_gpu cortical_gpu; do cp $$($(CARGO) test --release --no-default-features --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable') and m['target']['name'] == sys.argv[1]]" $$t) .bundle/$$t; done
 	$(CARGO) build -p neurobits --release --examples
 	mkdir -p .bundle/examples && for e in $(EXAMPLES); do cp target/release/examples/$$e .bundle/examples/; done

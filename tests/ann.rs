@@ -1,5 +1,6 @@
 //! The ann-benchmarks layout (`io::ann`), `flyhash ann-data` and `flyhash ann-figure`: round
 //! trips, exact neighbours against a naive search, hostile HDF5 files, bad result files.
+#![cfg(feature = "ann")]
 
 use assert_cmd::Command;
 use neurobits::device::{simd_detected, Simd};
