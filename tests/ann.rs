@@ -211,6 +211,17 @@ fn ann_data_builds_the_layout_from_idx_files() {
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(err.contains("small.idx") && err.contains("5 values per image") && err.contains("28"), "{err}");
     assert!(!out2.exists());
+
+    // Standard output cannot hold an HDF5 file: refused before the work, no file named `-`.
+    let o = nb()
+        .current_dir(dir.path())
+        .args(["flyhash", "ann-data", "--train-images", s(&tr), "--test-images", s(&te), "-o", "-"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("standard output"), "{err}");
+    assert!(!dir.path().join("-").exists());
 }
 
 #[test]

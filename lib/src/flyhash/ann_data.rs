@@ -41,6 +41,10 @@ pub struct AnnDataConfig {
 /// `flyhash ann-data`: reads both image files, finds the true neighbours, writes the file.
 pub fn run(c: &AnnDataConfig) -> Result<AnnData> {
     crate::io::atomic::check_writable(&c.out)?;
+    if c.out == std::path::Path::new("-") {
+        // Refused before minutes of brute force, not after.
+        return Err(Error::input("-", "an HDF5 file cannot be written to standard output: name a file"));
+    }
     let read = |p: &PathBuf| crate::io::read::read::<f32>(p, &Default::default());
     let (train, test) = (read(&c.train_images)?, read(&c.test_images)?);
     if train.cols != test.cols {

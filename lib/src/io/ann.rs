@@ -206,6 +206,10 @@ fn string_attr(a: &h5::Attribute) -> Option<String> {
 /// directory beside it, then moved). The data is validated first.
 pub fn write(path: &Path, data: &AnnData) -> Result<()> {
     let name = path.display().to_string();
+    if path == Path::new("-") {
+        // HDF5 seeks back into what it wrote: a stream cannot hold it.
+        return Err(Error::input("-", "an HDF5 file cannot be written to standard output: name a file"));
+    }
     data.validate(&name)?;
     let file_name = path.file_name().ok_or_else(|| Error::input(&name, "not a file name"))?;
     let file_name = file_name.to_str().ok_or_else(|| Error::input(&name, "the file name is not UTF-8"))?;
