@@ -208,10 +208,10 @@ ann-peers: setup $(ANN_DATA)
 	$(CARGO) build --release --bin neurobits
 	@test -x $(ANN_PY) || python3 -m venv out/ann-venv
 	@$(ANN_PY) -c "import numpy, h5py, faiss" 2>/dev/null || $(ANN_PY) -m pip install -q --disable-pip-version-check numpy h5py faiss-cpu
-	OMP_NUM_THREADS=2 $(ANN_PY) peers/ann_faiss.py --data $(ANN_DATA) --bin $(BIN) --threads 2 --fly-codes default,1280:78:64 --out $(ANN)/faiss-cpu.json
+	OMP_NUM_THREADS=2 $(ANN_PY) peers/ann_faiss.py --data $(ANN_DATA) --bin $(BIN) --threads 2 --runs 3 --fly-codes default,1280:78:64 --out $(ANN)/faiss-cpu.json
 ann-bench: ann-peers
-	RAYON_NUM_THREADS=2 $(BIN) flyhash ann-bench -i $(ANN_DATA) --out $(ANN)/neurobits-cpu.json
-	$(BIN) flyhash ann-figure --results $(ANN)/faiss-cpu.json $(ANN)/neurobits-cpu.json -o $(ANN)
+	$(BIN) --threads 2 flyhash ann-bench -i $(ANN_DATA) --runs 3 --rerank euclidean --probes 1,2,4,8,16,32,64,128,4096 --exact-scan -o $(ANN)/fmnist-cpu.json
+	$(BIN) flyhash ann-figure --results $(ANN)/faiss-cpu.json $(ANN)/fmnist-cpu.json -o $(ANN)
 
 # The Python layer against the Rust API (FlyHash Fashion-MNIST, GBNN Scenario 2) and FlyNN beside
 # scikit-learn's KNeighborsClassifier.

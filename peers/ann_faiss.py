@@ -19,8 +19,9 @@ Indexes (each built once, then its search knob swept):
                        hashing the points counts in build_s. Algorithm names carry m
                        (faiss-IndexBinaryHNSW-fly25088).
 
-Timing: faiss.omp_set_num_threads(--threads); a warm-up search on the first 200 queries, then one
-search call over all queries, timed. Recall@k is ann-benchmarks' ("knn"): a returned point counts
+Timing: faiss.omp_set_num_threads(--threads); a warm-up search on the first 200 queries, then
+--runs search calls over all queries (default 1), the fastest reported (ann-benchmarks' --runs;
+`flyhash ann-bench --runs` likewise). Recall@k is ann-benchmarks' ("knn"): a returned point counts
 when its true distance is at most the k-th true neighbour's distance + 1e-3.
 
     python3 peers/ann_faiss.py --data F.hdf5 --bin target/release/neurobits --out R.json
@@ -48,11 +49,18 @@ def recall(train, test, true_dist, found, k):
     return hits / (test.shape[0] * k)
 
 
+RUNS = 1
+
+
 def timed(search, test):
+    """The fastest of RUNS search calls over all queries (ann-benchmarks' --runs), after a warm-up."""
     search(test[:200])  # warm-up: page faults, thread pool, caches
-    t = time.perf_counter()
-    ids = search(test)
-    return ids, time.perf_counter() - t
+    best = float("inf")
+    for _ in range(RUNS):
+        t = time.perf_counter()
+        ids = search(test)
+        best = min(best, time.perf_counter() - t)
+    return ids, best
 
 
 def rerank(train, test, cand, k):
@@ -93,8 +101,11 @@ def main():
     ap.add_argument("--lsh-bits", default="256,1024,2048")
     ap.add_argument("--k-factors", default="4,16,64", help="re-ranking candidates per neighbour")
     ap.add_argument("--fly-codes", default="default", help="default or M:S:K, comma-separated")
+    ap.add_argument("--runs", type=int, default=1, help="timed search calls per setting; the fastest counts")
     ap.add_argument("--only", default="hnsw,ivf,lsh,binhnsw")
     a = ap.parse_args()
+    global RUNS
+    RUNS = max(a.runs, 1)
     ints = lambda s: [int(v) for v in s.split(",") if v]
     faiss.omp_set_num_threads(a.threads)
     with h5py.File(a.data, "r") as f:
