@@ -18,7 +18,7 @@ PY := .venv/bin/python
 WHEEL_DIR := .bundle-py
 
 FPGA_RTL := fpga-model/rtl
-.PHONY: hostile fpga-verilate fpga-synth ocnn-quality cortical-quality flyhash-quality python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
+.PHONY: hostile fpga-verilate fpga-synth ocnn-quality cortical-quality flyhash-quality ann-peers ann-bench python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -32,6 +32,8 @@ setup:
 	@command -v verilator >/dev/null && command -v yosys >/dev/null && command -v nextpnr-ice40 >/dev/null && command -v icetime >/dev/null \
 	  || (apt-get update -q && apt-get install -y -q verilator yosys nextpnr-ice40 fpga-icestorm)
 	@test -d /usr/share/datasets/fashion-mnist || (apt-get update -q && apt-get install -y -q dataset-fashion-mnist)
+	@# HDF5 (the ann-benchmarks files: `flyhash ann-data`, the library's `ann` feature the CLI turns on).
+	@dpkg -s libhdf5-dev >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q libhdf5-dev)
 	@# Qhull (the OCNN's Delaunay triangulation) is compiled from the qhull crate; its bindings need libclang.
 	@ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q libclang-dev)
 	@# FCPS point sets, as PyPI's pyclustering 0.10.1.2 ships them (sdist; only the .data files are kept).
@@ -214,6 +216,31 @@ flyhash-quality: setup
 	RAYON_NUM_THREADS=2 $(PEERS_PY) peers/flynn_sweep.py $(BIN) /usr/share/datasets/fashion-mnist $(FLY_Q)
 	THREADS=2 $(PEERS_PY) peers/flynn_knn.py $(BIN) /usr/share/datasets/fashion-mnist $(FLY_Q)
 
+# FlyHash in ann-benchmarks form (not in make test): Fashion-MNIST as ann-benchmarks'
+# fashion-mnist-784-euclidean.hdf5 (`flyhash ann-data`: 100 exact neighbours per query, about
+# 2 minutes on 2 cores, kept in out/ann/), faiss's HNSW, IVF, LSH and binary HNSW on the fly codes
+# (peers/ann_faiss.py, 2 threads, its own virtual environment out/ann-venv: faiss-cpu and h5py
+# from PyPI; about 30 minutes on the shared 2-core machine, 18 of them for the binary HNSW over
+# the default 25 088-bit fly codes), our index (`flyhash ann-bench`: the `ann` branch's command,
+# not in this branch until it merges), then the recall/QPS figure.
+# Results: results/flyhash/ann/ (JSON, CSV, SVG).
+ANN := results/flyhash/ann
+ANN_DATA := out/ann/fashion-mnist-784-euclidean.hdf5
+ANN_PY := out/ann-venv/bin/python
+$(ANN_DATA):
+	$(CARGO) build --release --bin neurobits
+	mkdir -p out/ann
+	$(BIN) flyhash ann-data --train-images /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz \
+	  --test-images /usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz -o $@
+ann-peers: setup $(ANN_DATA)
+	$(CARGO) build --release --bin neurobits
+	@test -x $(ANN_PY) || python3 -m venv out/ann-venv
+	@$(ANN_PY) -c "import numpy, h5py, faiss" 2>/dev/null || $(ANN_PY) -m pip install -q --disable-pip-version-check numpy h5py faiss-cpu
+	OMP_NUM_THREADS=2 $(ANN_PY) peers/ann_faiss.py --data $(ANN_DATA) --bin $(BIN) --threads 2 --runs 3 --fly-codes default,1280:78:64 --out $(ANN)/faiss-cpu.json
+ann-bench: ann-peers
+	$(BIN) --threads 2 flyhash ann-bench -i $(ANN_DATA) --runs 3 --rerank euclidean --probes 1,2,4,8,16,32,64,128,4096 --exact-scan -o $(ANN)/fmnist-cpu.json
+	$(BIN) flyhash ann-figure --results $(ANN)/faiss-cpu.json $(ANN)/fmnist-cpu.json -o $(ANN)
+
 # The Python layer against the Rust API (FlyHash Fashion-MNIST, GBNN Scenario 2) and FlyNN beside
 # scikit-learn's KNeighborsClassifier.
 python-bench: setup
@@ -231,13 +258,14 @@ gpu-bundle-py: setup
 
 # GPU runs happen on a machine without Rust: build the release test and CLI binaries here into
 # .bundle/ (git-ignored) and carry that folder there.
+# The bundle's binaries are built without the `ann` feature: the device machine has no libhdf5.
 gpu-bundle: setup
-	$(CARGO) build --release --bin neurobits
+	$(CARGO) build --release --bin neurobits --no-default-features
 	rm -rf .bundle && mkdir -p .bundle
 	cp $(BIN) .bundle/neurobits
 	for t in bit_exact modes sharded flyhash ocnn_rows; do cp $$($(CARGO) test --release -p neurobits-gpu-host --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/$$t; done
-	for t in ocnn_gpu cortical_gpu; do cp $$($(CARGO) test --release --test $$t --no-run --message-format=json 2>/dev/null \
+	for t in ocnn_gpu cortical_gpu; do cp $$($(CARGO) test --release --no-default-features --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable') and m['target']['name'] == sys.argv[1]]" $$t) .bundle/$$t; done
 	$(CARGO) build -p neurobits --release --examples
 	mkdir -p .bundle/examples && for e in $(EXAMPLES); do cp target/release/examples/$$e .bundle/examples/; done

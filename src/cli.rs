@@ -167,6 +167,12 @@ pub enum FlyCommand {
     /// A FlyHash index in one file: build, add (appends), search.
     #[command(subcommand)]
     Index(crate::commands::index::IndexCommand),
+    #[cfg(feature = "ann")]
+    /// Build an ann-benchmarks HDF5 file (train, test, 100 exact Euclidean neighbours) from IDX
+    /// images, e.g. fashion-mnist-784-euclidean.hdf5 from Fashion-MNIST.
+    AnnData(flyhash::ann_data::AnnDataConfig),
+    /// Plot ann-benchmarks result rows (JSON): recall@k against queries per second.
+    AnnFigure(flyhash::ann_figure::AnnFigureConfig),
 }
 
 /// Writes data (not human text: `--quiet` leaves it alone) to standard output.
@@ -208,6 +214,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             FlyCommand::Bench(a) => flyhash::bench::run(&a),
             FlyCommand::Flynn(a) => flyhash::flynn::run(&a),
             FlyCommand::Index(c) => crate::commands::index::run(&c),
+            #[cfg(feature = "ann")]
+            FlyCommand::AnnData(a) => flyhash::ann_data::run(&a).map(drop).map_err(Into::into),
+            FlyCommand::AnnFigure(a) => flyhash::ann_figure::run(&a).map(drop).map_err(Into::into),
         },
         Command::Completions { shell } => {
             let mut out = Vec::new();

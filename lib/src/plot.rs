@@ -142,6 +142,18 @@ pub struct Labels<'a> {
 /// curves stay visible (each later series is drawn smaller on top) and a grey-scale print still
 /// separates them; the legend sits to the right of the plot, outside the data.
 pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) -> Result<()> {
+    line_chart_in(path, labels, series, log_y, None)
+}
+
+/// [`line_chart`] with the x axis spanning `x_range` (e.g. `0..1` for a recall) and plotters'
+/// round ticks, instead of the data's span and, for few values, ticks at the data's own x.
+pub fn line_chart_in(
+    path: &Path,
+    labels: &Labels,
+    series: &[Series],
+    log_y: bool,
+    x_range: Option<(f64, f64)>,
+) -> Result<()> {
     let (series, title) = clean_series(path, labels.title, series, log_y);
     let (series, labels) = (&series[..], Labels { title: &title, ..*labels });
     let pts = || {
@@ -202,8 +214,11 @@ pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) 
         xs.dedup();
         // Relative too: all-equal x of 1e20 need more than 0.2 either side to make a range.
         let pad = ((x1 - x0) * 0.02).max(0.2).max(x0.abs().max(x1.abs()) * 1e-6);
-        let inner: RangedCoordf64 = (x0 - pad..x1 + pad).into();
-        let keys = if xs.len() <= 16 { xs } else { inner.key_points(11) };
+        let (inner, few): (RangedCoordf64, bool) = match x_range {
+            Some((lo, hi)) => ((lo..hi).into(), false),
+            None => ((x0 - pad..x1 + pad).into(), xs.len() <= 16),
+        };
+        let keys = if few { xs } else { inner.key_points(11) };
         let xr = XTicks { inner, keys };
         if log_y {
             let lo = pts().map(|p| p.1).filter(|&y| y > 0.0).fold(f64::MAX, f64::min).min(y1);
@@ -211,7 +226,10 @@ pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) 
         } else {
             draw!(b.build_cartesian_2d(xr, (y0.min(0.0))..(y1 * 1.05).max(1e-9)).map_err(|e| anyhow!("plot: {e}"))?);
         }
-        // The legend: a sample of each series' line, dash and marker, then its name.
+        // The legend: a sample of each series' line, dash and marker, then its name; long names
+        // get a smaller font so that they fit the legend's column (about 0.47 em per character).
+        let longest = series.iter().map(|s| s.label.chars().count()).max().unwrap_or(0).max(1);
+        let font = (430.0 / longest as f64).clamp(9.0, 14.0);
         for (i, s) in series.iter().enumerate() {
             let col = OKABE_ITO[i % OKABE_ITO.len()];
             let y = 60 + 26 * i as i32;
@@ -235,7 +253,7 @@ pub fn line_chart(path: &Path, labels: &Labels, series: &[Series], log_y: bool) 
             }
             .map_err(|e| anyhow!("plot: {e}"))?;
             legend
-                .draw(&Text::new(s.label.clone(), (56, y - 7), ("sans-serif", 14)))
+                .draw(&Text::new(s.label.clone(), (56, y - 7), ("sans-serif", font)))
                 .map_err(|e| anyhow!("plot: {e}"))?;
         }
         root.present().map_err(|e| anyhow!("plot: {e}"))?;

@@ -1,6 +1,12 @@
 //! FlyHash on the host: data readers, the rayon CPU driver over the core's FlyHash step
 //! functions, Hamming search, SimHash for comparison, and the `neurobits flyhash` commands.
 
+/// `flyhash ann-data`: an ann-benchmarks file from IDX images, with exact neighbours.
+#[cfg(feature = "ann")]
+pub mod ann_data;
+/// `flyhash ann-figure`: recall against queries per second.
+#[cfg(feature = "cli")]
+pub mod ann_figure;
 #[cfg(feature = "cli")]
 pub mod bench;
 #[cfg(feature = "cli")]

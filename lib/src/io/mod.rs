@@ -1,6 +1,8 @@
 //! Files: message/probe CSV, the network format, FlyHash code and projection files, atomic
 //! writes, memory checks. Every reader has a parser over bytes or text (what the fuzzers call).
 
+#[cfg(feature = "ann")]
+pub mod ann;
 pub mod atomic;
 pub mod codes;
 pub mod firmware;
