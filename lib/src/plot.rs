@@ -52,24 +52,23 @@ impl Odd {
         Some(v.clamp(lo, hi))
     }
 
-    /// The chart's title, with what was not drawn as it is said; the same on standard error.
+    /// The chart's title with a short count of what was not drawn or clamped (the title must
+    /// fit); the note on standard error says why.
     fn report(&self, path: &Path, title: &str) -> String {
-        let mut what = Vec::new();
+        let (mut short, mut long) = (Vec::new(), Vec::new());
         if self.dropped > 0 {
-            what.push(format!("{} values not drawn (NaN, infinite or not positive on a log axis)", self.dropped));
+            short.push(format!("{} not drawn", self.dropped));
+            long.push(format!("{} values not drawn (NaN, infinite or not positive on a log axis)", self.dropped));
         }
         if self.clamped > 0 {
-            what.push(format!(
-                "{} values clamped (beyond ±{LIMIT:e}, or below {:e} on a log axis)",
-                self.clamped,
-                1.0 / LIMIT
-            ));
+            short.push(format!("{} clamped", self.clamped));
+            long.push(format!("{} values clamped (beyond ±1e30, or below 1e-30 on a log axis)", self.clamped));
         }
-        if what.is_empty() {
+        if short.is_empty() {
             return title.to_string();
         }
-        crate::noteln!("note: {}: {}", path.display(), what.join(", "));
-        format!("{title} ({})", what.join(", "))
+        crate::noteln!("note: {}: {}", path.display(), long.join(", "));
+        format!("{title} ({})", short.join(", "))
     }
 }
 

@@ -246,8 +246,11 @@ def main():
         cases = [c for c in cases if c.quick] + gen[::12]
     log = open(a.log, "w") if a.log else None
     say = lambda s: (print(s), log and (log.write(s + "\n"), log.flush()))  # noqa: E731
+    u = os.uname()
     say(f"# neurobits hostile run: {len(cases)} cases, binary {binary}, {'quick' if a.quick else 'full'}, "
         f"address space {MEM_LIMIT >> 30} GiB per case, {a.jobs} at a time")
+    say(f"# command: {' '.join(sys.argv)}; machine: {u.sysname} {u.machine}, {os.cpu_count()} cores, "
+        f"uid {os.geteuid()}; started {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}")
     t0 = time.time()
     results = []
     with cf.ThreadPoolExecutor(a.jobs) as ex:
@@ -261,6 +264,8 @@ def main():
             results.append((c, verdict, detail))
             if verdict not in ("ok", "SLOW"):
                 say(f"FAIL [{verdict}] {c.cls} :: {c.name} :: {detail}")
+            elif verdict == "SLOW":
+                say(f"SLOW (not judged) {c.cls} :: {c.name} :: {detail}")
     after = tree_hash(fx)
     changed = [p for p in before if before[p] != after.get(p)]
     if changed:

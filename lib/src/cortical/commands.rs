@@ -99,6 +99,8 @@ pub fn run_eval(e: &EvalConfig) -> Result<()> {
 
 /// `neurobits cortical train`.
 pub fn run_train(c: &TrainConfig) -> Result<()> {
+    // The training loop's bounds (eval shares the configuration but does not train).
+    super::check_training(c.epochs, c.exposure)?;
     if let Some(p) = &c.json {
         crate::io::atomic::check_writable(p)?;
     }

@@ -231,7 +231,6 @@ pub struct Prepared {
 
 /// Reads the data and builds the bottom inputs of `c`.
 pub fn prepare(c: &TrainConfig) -> Result<Prepared> {
-    config::check_training(c.epochs, c.exposure)?;
     let geo = Geometry::new(c.levels, c.minicolumns).map_err(|e| anyhow::anyhow!("{e}"))?;
     let im = &c.images;
     if im.train_per_class == Some(0) {

@@ -36,7 +36,7 @@ pub fn csv(rows: &[Active]) -> String {
     String::from_utf8(out).expect("digits, '|' and ','")
 }
 
-/// [`csv`], streamed to `w`: no copy of the whole text in memory.
+/// [`csv()`], streamed to `w`: no copy of the whole text in memory.
 pub fn write_csv(w: &mut dyn Write, rows: &[Active]) -> std::io::Result<()> {
     for row in rows {
         for (c, symbols) in row.iter().enumerate() {
@@ -99,7 +99,7 @@ pub fn json(geom: &Geometry, rule: &str, rows: &[Active], stats: &[Stats]) -> St
     String::from_utf8(out).expect("JSON is UTF-8")
 }
 
-/// [`json`], streamed to `w`.
+/// [`json()`], streamed to `w`.
 pub fn write_json(
     w: &mut dyn Write,
     geom: &Geometry,
