@@ -155,6 +155,8 @@ pub enum FlyCommand {
     /// A FlyHash index in one file: build, add (appends), search.
     #[command(subcommand)]
     Index(crate::commands::index::IndexCommand),
+    /// The approximate index in ann-benchmarks form: recall@k against queries per second.
+    AnnBench(neurobits::flyhash::ann_bench::AnnBenchConfig),
 }
 
 /// Writes data (not human text: `--quiet` leaves it alone) to standard output.
@@ -193,6 +195,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             FlyCommand::Bench(a) => flyhash::bench::run(&a),
             FlyCommand::Flynn(a) => flyhash::flynn::run(&a),
             FlyCommand::Index(c) => crate::commands::index::run(&c),
+            FlyCommand::AnnBench(a) => flyhash::ann_bench::run(&a),
         },
         Command::Completions { shell } => {
             let mut out = Vec::new();

@@ -1,6 +1,12 @@
 //! FlyHash on the host: data readers, the rayon CPU driver over the core's FlyHash step
 //! functions, Hamming search, SimHash for comparison, and the `neurobits flyhash` commands.
 
+pub mod ann;
+#[cfg(feature = "cli")]
+pub mod ann_bench;
+/// Stand-in for `neurobits::io::ann` until the ann-benchmarks reader is merged.
+pub mod ann_data_standin;
+mod ann_search;
 #[cfg(feature = "cli")]
 pub mod bench;
 #[cfg(feature = "cli")]

@@ -1,0 +1,69 @@
+//! STAND-IN, to be dropped at merge for `neurobits::io::ann::read` (the ann-benchmarks HDF5
+//! reader of the `annbench` branch): an ann-benchmarks data set built from the Fashion-MNIST
+//! IDX files — `train` = the 60 000 training images, `test` = the 10 000 test images, and each
+//! test image's true Euclidean top-100 training ids by brute force (squared distance by core's
+//! `sq_euclidean`, ties to the lower id), as `fashion-mnist-784-euclidean.hdf5` holds them.
+
+use anyhow::{Context, Result};
+use neurobits_core::flyhash::{sort_hits, sort_key, sq_euclidean, top_r};
+use rayon::prelude::*;
+use std::path::Path;
+
+use super::data::{self, Matrix};
+
+/// An ann-benchmarks data set: `train` (the database), `test` (the queries) and `neighbors`
+/// (each query's true nearest train ids, nearest first).
+#[derive(Clone, Debug)]
+pub struct AnnData {
+    /// The database vectors.
+    pub train: Matrix,
+    /// The query vectors.
+    pub test: Matrix,
+    /// True neighbours of each query, nearest first.
+    pub neighbors: Vec<Vec<u32>>,
+}
+
+/// Neighbours kept per query (ann-benchmarks keeps 100).
+const TRUE_NEIGHBOURS: usize = 100;
+
+/// Reads `path`: a folder holding `train-images-idx3-ubyte(.gz)` and `t10k-images-idx3-ubyte(.gz)`.
+pub fn read(path: &Path) -> Result<AnnData> {
+    let file = |stem: &str| {
+        let gz = path.join(format!("{stem}.gz"));
+        if gz.exists() {
+            gz
+        } else {
+            path.join(stem)
+        }
+    };
+    if !path.is_dir() {
+        anyhow::bail!(
+            "{}: not a folder of Fashion-MNIST IDX files (the HDF5 reader is not merged yet)",
+            path.display()
+        );
+    }
+    let train = data::read(&file("train-images-idx3-ubyte")).context("ann data")?;
+    let test = data::read(&file("t10k-images-idx3-ubyte")).context("ann data")?;
+    let neighbors = brute_force(&train, &test, TRUE_NEIGHBOURS.min(train.rows));
+    Ok(AnnData { train, test, neighbors })
+}
+
+/// The `k` nearest train rows of every test row by squared Euclidean distance.
+pub fn brute_force(train: &Matrix, test: &Matrix, k: usize) -> Vec<Vec<u32>> {
+    (0..test.rows)
+        .into_par_iter()
+        .map_init(
+            || vec![0u32; train.rows],
+            |keys, q| {
+                let x = test.row(q);
+                for (i, key) in keys.iter_mut().enumerate() {
+                    *key = sort_key(sq_euclidean(train.row(i), x));
+                }
+                let mut hits = Vec::with_capacity(k);
+                top_r(train.rows, k, |i| keys[i], &mut [0; 256], |i| hits.push((i as u32, keys[i])));
+                sort_hits(&mut hits);
+                hits.into_iter().map(|(i, _)| i).collect()
+            },
+        )
+        .collect()
+}
