@@ -193,3 +193,156 @@ fn bad_knob_values_are_refused_with_one_line() {
     assert!(e.contains("3 features"), "{e}");
     assert!(index.search_probes(&x, 0, 4).is_err());
 }
+
+fn nb() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("neurobits").unwrap()
+}
+
+/// An IDX file of `n` 4×8 byte images (the layout of the Fashion-MNIST files).
+fn idx_images(path: &std::path::Path, x: &Matrix) {
+    let mut b = vec![0, 0, 8, 3];
+    for v in [x.rows as u32, 4, 8] {
+        b.extend(v.to_be_bytes());
+    }
+    b.extend(x.data.iter().map(|&v| v.clamp(0.0, 255.0) as u8));
+    std::fs::write(path, b).unwrap();
+}
+
+fn csv(path: &std::path::Path, x: &Matrix) {
+    let rows: Vec<String> =
+        (0..x.rows).map(|i| x.row(i).iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")).collect();
+    std::fs::write(path, rows.join("\n")).unwrap();
+}
+
+#[test]
+fn cli_builds_adds_to_and_searches_an_approximate_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
+    let (x, q) = (clustered(600, 32, 11), clustered(20, 32, 12));
+    let (a, b) = (
+        Matrix { rows: 400, cols: 32, data: x.data[..400 * 32].to_vec() },
+        Matrix { rows: 200, cols: 32, data: x.data[400 * 32..].to_vec() },
+    );
+    csv(dir.path().join("a.csv").as_path(), &a);
+    csv(dir.path().join("b.csv").as_path(), &b);
+    csv(dir.path().join("q.csv").as_path(), &q);
+    let hash = ["--code-bits", "512", "--winners", "32", "--ones-per-row", "4"];
+    let approx = ["--approx", "--tables", "4", "--key-bits", "8", "--pool", "4", "--rerank", "euclidean"];
+    nb().args(["flyhash", "index", "build", "-i", &p("a.csv"), "-o", &p("ann.nbm")])
+        .args(hash)
+        .args(approx)
+        .assert()
+        .success();
+    nb().args(["flyhash", "index", "add", "--index", &p("ann.nbm"), "-i", &p("b.csv")]).assert().success();
+    let out = nb()
+        .args(["flyhash", "index", "search", "--index", &p("ann.nbm"), "-i", &p("q.csv"), "-k", "5"])
+        .args(["--probes", "256", "-o", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The library's answer for the same index (thresholds from `a`, then `b` added).
+    let mut index = FlyAnnIndex::new(hash_cfg(), AnnConfig { probes: 16, ..ann(Rerank::Euclidean) }, 32).unwrap();
+    index.add(&a).unwrap();
+    index.add(&b).unwrap();
+    let want = index.search_probes(&q, 5, 256).unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let ids: Vec<i64> = text.lines().skip(1).map(|l| l.split(',').nth(2).unwrap().parse().unwrap()).collect();
+    assert_eq!(ids, want.ids);
+    // A bad knob: one line naming it, exit code 2; --probes on an exact index likewise.
+    let o = nb()
+        .args([
+            "flyhash",
+            "index",
+            "search",
+            "--index",
+            &p("ann.nbm"),
+            "-i",
+            &p("q.csv"),
+            "--probes",
+            "0",
+            "-o",
+            &p("o.csv"),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains("probes") && err.contains("1..=256"), "{err}");
+    assert!(!dir.path().join("o.csv").exists());
+    nb().args(["flyhash", "index", "build", "-i", &p("a.csv"), "-o", &p("exact.nbm")]).args(hash).assert().success();
+    let o = nb()
+        .args([
+            "flyhash",
+            "index",
+            "search",
+            "--index",
+            &p("exact.nbm"),
+            "-i",
+            &p("q.csv"),
+            "--probes",
+            "4",
+            "-o",
+            &p("o.csv"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("exact index"));
+}
+
+fn hash_cfg() -> FlyHashConfig {
+    hash()
+}
+
+#[test]
+fn ann_bench_writes_the_shared_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let (x, q) = (clustered(500, 32, 13), clustered(30, 32, 14));
+    idx_images(&dir.path().join("train-images-idx3-ubyte"), &x);
+    idx_images(&dir.path().join("t10k-images-idx3-ubyte"), &q);
+    let json = dir.path().join("bench.json");
+    nb().args(["flyhash", "ann-bench", "-i", dir.path().to_str().unwrap(), "-o", json.to_str().unwrap()])
+        .args(["--code-bits", "512", "--winners", "32", "--ones-per-row", "4", "--tables", "4", "--key-bits", "8"])
+        .args(["--rerank", "euclidean", "--probes", "1,16,256", "--exact-scan", "-q"])
+        .assert()
+        .success();
+    let rows: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    for r in rows {
+        for key in ["algorithm", "params", "device", "k", "recall", "qps", "build_s", "n_train", "n_test"] {
+            assert!(r.get(key).is_some(), "{key} missing: {r}");
+        }
+        assert_eq!((r["k"].as_u64(), r["n_train"].as_u64(), r["n_test"].as_u64()), (Some(10), Some(500), Some(30)));
+        assert!(r["device"].as_str().unwrap().starts_with("cpu ("));
+    }
+    assert_eq!(rows[0]["algorithm"], "neurobits-flyhash-multiprobe");
+    assert!(rows[0]["params"].as_str().unwrap().contains("probes=1,"));
+    let recall: Vec<f64> = rows.iter().map(|r| r["recall"].as_f64().unwrap()).collect();
+    assert!(recall[0] <= recall[1] && recall[2] == 1.0, "{recall:?}");
+    assert_eq!(rows[3]["algorithm"], "neurobits-flyhash-exact");
+}
+
+#[test]
+fn pixel_vectors_kept_as_bytes_give_the_float_distances() {
+    // Pixels (0..255 integers): the index keeps bytes; queries of pixels, then of other values.
+    let clamp = |m: Matrix| Matrix { data: m.data.iter().map(|v| v.clamp(0.0, 255.0)).collect(), ..m };
+    let (x, q) = (clamp(clustered(800, 32, 15)), clamp(clustered(40, 32, 16)));
+    let index = build(&x, Rerank::Euclidean);
+    let halves = Matrix { data: q.data.iter().map(|v| v + 0.5).collect(), ..q.clone() };
+    for queries in [&q, &halves] {
+        let got = index.search_probes(queries, 10, 256).unwrap();
+        for (i, (ids, ds)) in got.ids.chunks(10).zip(got.distances.chunks(10)).enumerate() {
+            for (&id, &d) in ids.iter().zip(ds) {
+                let want = neurobits_core::flyhash::sq_euclidean(x.row(id as usize), queries.row(i));
+                assert_eq!(d.to_bits(), want.to_bits());
+            }
+        }
+        assert_eq!(recall(&got.ids, &brute_force(&x, queries, 10), 10), 1.0);
+    }
+    // Adding a non-pixel vector turns the store into floats: the same answers for the old ids.
+    let mut mixed = build(&x, Rerank::Euclidean);
+    mixed.add(&Matrix { rows: 1, cols: 32, data: vec![1000.5; 32] }).unwrap();
+    assert_eq!(mixed.search_probes(&q, 10, 256).unwrap().ids, index.search_probes(&q, 10, 256).unwrap().ids);
+}

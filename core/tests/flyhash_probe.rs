@@ -82,3 +82,18 @@ fn euclidean_distance_has_one_order() {
         assert_eq!(sq_euclidean(&a, &b).to_bits(), lane[0].to_bits(), "n = {n}");
     }
 }
+
+#[test]
+fn pixel_distance_equals_the_float_rule() {
+    // Up to the longest length the integer lanes are exact for, with the largest differences.
+    for n in [1usize, 16, 17, 784, 1000, PIXEL_EUCLID_MAX_DIM] {
+        for seed in 0..3u64 {
+            let a: Vec<u8> =
+                (0..n).map(|i| if seed == 0 { 255 } else { below(draw(seed, i as u64), 256) as u8 }).collect();
+            let b: Vec<u8> =
+                (0..n).map(|i| if seed == 0 { 0 } else { below(draw(seed + 9, i as u64), 256) as u8 }).collect();
+            let f = |v: &[u8]| v.iter().map(|&x| x as f32).collect::<Vec<_>>();
+            assert_eq!(sq_euclidean_pixels(&a, &b).to_bits(), sq_euclidean(&f(&a), &f(&b)).to_bits(), "n = {n}");
+        }
+    }
+}

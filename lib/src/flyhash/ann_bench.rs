@@ -135,7 +135,9 @@ pub fn run(a: &AnnBenchConfig) -> anyhow::Result<()> {
         return Err(Error::config("neighbours", a.neighbours, "is more than the data set's true neighbours").into());
     }
     let rows = bench(&data, hash, config, &a.probes, a.neighbours, a.exact_scan)?;
-    crate::io::json::write(&a.out, &rows)?;
+    // A bare array, not the `{"meta", "rows"}` document of the other commands: the format is
+    // shared with the faiss peer script and read as is by the plot.
+    crate::io::atomic::write_string(&a.out, &(serde_json::to_string_pretty(&rows)? + "\n"))?;
     Ok(())
 }
 

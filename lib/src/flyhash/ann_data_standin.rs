@@ -44,7 +44,20 @@ pub fn read(path: &Path) -> Result<AnnData> {
     }
     let train = data::read(&file("train-images-idx3-ubyte")).context("ann data")?;
     let test = data::read(&file("t10k-images-idx3-ubyte")).context("ann data")?;
-    let neighbors = brute_force(&train, &test, TRUE_NEIGHBOURS.min(train.rows));
+    let k = TRUE_NEIGHBOURS.min(train.rows);
+    // The brute force takes minutes on two cores: `NEUROBITS_ANN_TRUTH_CACHE=FILE` keeps it
+    // (little-endian u32, test rows × k; used only when its size fits).
+    let cache = std::env::var_os("NEUROBITS_ANN_TRUTH_CACHE").map(std::path::PathBuf::from);
+    if let Some(b) = cache.as_ref().and_then(|c| std::fs::read(c).ok()).filter(|b| b.len() == test.rows * k * 4) {
+        let ids: Vec<u32> = b.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4"))).collect();
+        let neighbors = ids.chunks(k).map(|c| c.to_vec()).collect();
+        return Ok(AnnData { train, test, neighbors });
+    }
+    let neighbors = brute_force(&train, &test, k);
+    if let Some(c) = cache {
+        let b: Vec<u8> = neighbors.iter().flatten().flat_map(|i: &u32| i.to_le_bytes()).collect();
+        crate::io::atomic::write_atomic(&c, |w| Ok(w.write_all(&b)?))?;
+    }
     Ok(AnnData { train, test, neighbors })
 }
 
