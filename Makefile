@@ -18,7 +18,7 @@ PY := .venv/bin/python
 WHEEL_DIR := .bundle-py
 
 FPGA_RTL := fpga-model/rtl
-.PHONY: fpga-verilate fpga-synth ocnn-quality cortical-quality flyhash-quality python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
+.PHONY: fpga-verilate fpga-synth ocnn-quality cortical-quality flyhash-quality flyhash-ann python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -177,6 +177,17 @@ cortical-quality: setup
 # beside it, FlyNN's validation sweep (training set split 50 000 / 10 000), then FlyNN with the
 # chosen defaults against scikit-learn's k-NN and logistic regression on the test set, 2 threads.
 FLY_Q := results/flyhash
+# The approximate FlyHash index on Fashion-MNIST: recall@10 against queries per second, two
+# threads, into results/flyhash/ann/ (minutes: the true neighbours come from a brute force,
+# kept in out/ for the next run).
+FLY_ANN := results/flyhash/ann
+flyhash-ann:
+	$(CARGO) build --release --bin neurobits
+	@mkdir -p $(FLY_ANN) out
+	(uptime; NEUROBITS_ANN_TRUTH_CACHE=out/fmnist-truth.u32 $(BIN) --threads 2 flyhash ann-bench \
+	  -i /usr/share/datasets/fashion-mnist --rerank euclidean --probes 1,2,4,8,16,32,64,128,4096 --exact-scan \
+	  -o $(FLY_ANN)/fmnist-cpu.json; uptime) 2>&1 | tee $(FLY_ANN)/fmnist-cpu.log
+
 flyhash-quality: setup
 	$(CARGO) build --release --bin neurobits
 	@test -x $(PEERS_PY) || python3 -m venv out/peers-venv
