@@ -1,6 +1,8 @@
 //! The approximate index's core rules: the multi-probe order against scoring every bucket, the
 //! pseudo-hash against a direct computation, the Euclidean distance's fixed order.
 
+#![allow(clippy::needless_range_loop)] // the references index several slices by one bit number
+
 use neurobits_core::flyhash::*;
 use neurobits_core::prng::{below, draw};
 
