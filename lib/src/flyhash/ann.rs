@@ -111,10 +111,10 @@ pub struct AnnNeighbours {
 /// An approximate FlyHash index.
 ///
 /// ```
-/// use neurobits::flyhash::{ann::{AnnConfig, FlyAnnIndex}, data::Matrix, model::FlyHashConfig};
+/// use neurobits::flyhash::{ann::{AnnConfig, FlyAnnIndex, Rerank}, data::Matrix, model::FlyHashConfig};
 /// let x = Matrix { rows: 50, cols: 8, data: (0..400).map(|i| ((i * 37) % 101) as f32).collect() };
 /// let hash = FlyHashConfig { code_bits: Some(256), winners: Some(16), ..Default::default() };
-/// let ann = AnnConfig { tables: 4, bits: 4, pool: 2, probes: 3, ..Default::default() };
+/// let ann = AnnConfig { tables: 4, bits: 4, pool: 2, probes: 3, rerank: Rerank::Euclidean };
 /// let mut index = FlyAnnIndex::new(hash, ann, 8)?;
 /// index.add(&x)?;
 /// let exact = index.search_probes(&x, 5, 16)?; // 16 = 2^bits: every id a candidate
