@@ -1,10 +1,14 @@
 //! `_neurobits.FlyAnnIndex`: the approximate FlyHash index (the library's
 //! `flyhash::ann::FlyAnnIndex`); distances as `float32` (Hamming integers or squared Euclidean).
 
+use std::path::PathBuf;
+
 use neurobits::flyhash::ann::{AnnConfig, FlyAnnIndex as Index};
 use neurobits::flyhash::model::FlyHashConfig;
+use neurobits::model::Model as _;
 use numpy::{PyArray2, PyReadonlyArray2};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyTuple};
 
 use crate::flyhash::saving;
 use crate::{array2, chunk_rows, chunked, config, detached, target, to_py, Rows};
