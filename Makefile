@@ -18,7 +18,7 @@ PY := .venv/bin/python
 WHEEL_DIR := .bundle-py
 
 FPGA_RTL := fpga-model/rtl
-.PHONY: hostile fpga-verilate fpga-synth ocnn-quality cortical-quality flyhash-quality ann-peers ann-bench python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
+.PHONY: hostile fpga-verilate fpga-synth ocnn-quality cortical-quality flyhash-quality ann-peers ann-bench flyhash-ann python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -207,6 +207,18 @@ cortical-quality: setup
 # beside it, FlyNN's validation sweep (training set split 50 000 / 10 000), then FlyNN with the
 # chosen defaults against scikit-learn's k-NN and logistic regression on the test set, 2 threads.
 FLY_Q := results/flyhash
+# The approximate FlyHash index on Fashion-MNIST: recall@10 against queries per second, two
+# threads, into results/flyhash/ann/ (minutes: the true neighbours come from a brute force,
+# kept in out/ for the next run).
+FLY_ANN := results/flyhash/ann
+ANN_DATA := out/ann/fashion-mnist-784-euclidean.hdf5
+flyhash-ann: $(ANN_DATA)
+	$(CARGO) build --release --bin neurobits
+	@mkdir -p $(FLY_ANN) out
+	(uptime; $(BIN) --threads 2 flyhash ann-bench \
+	  -i $(ANN_DATA) --rerank euclidean --probes 1,2,4,8,16,32,64,128,4096 --exact-scan \
+	  -o $(FLY_ANN)/fmnist-cpu.json; uptime) 2>&1 | tee $(FLY_ANN)/fmnist-cpu.log
+
 flyhash-quality: setup
 	$(CARGO) build --release --bin neurobits
 	@test -x $(PEERS_PY) || python3 -m venv out/peers-venv
@@ -225,7 +237,6 @@ flyhash-quality: setup
 # not in this branch until it merges), then the recall/QPS figure.
 # Results: results/flyhash/ann/ (JSON, CSV, SVG).
 ANN := results/flyhash/ann
-ANN_DATA := out/ann/fashion-mnist-784-euclidean.hdf5
 ANN_PY := out/ann-venv/bin/python
 $(ANN_DATA):
 	$(CARGO) build --release --bin neurobits

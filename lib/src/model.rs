@@ -9,6 +9,7 @@
 //! | GBNN | [`crate::gbnn::model::Gbnn`] | `fit`, `partial_fit`, `retrieve` |
 //! | FlyHash | [`crate::flyhash::model::FlyHash`] | `fit`, `transform` |
 //! | FlyHash index | [`crate::flyhash::index::FlyIndex`] | `build`, `add`, `search`, `append` |
+//! | FlyHash approximate index | [`crate::flyhash::ann::FlyAnnIndex`] | `train`, `add`, `search` (`probes`) |
 //! | FlyNN | [`crate::flyhash::classifier::FlyNN`] | `fit`, `partial_fit`, `predict`, `predict_proba`, `score` |
 //! | OCNN | [`crate::ocnn::model::Ocnn`] | `fit` (`labels`) |
 //! | cortical | [`crate::cortical::model::Cortical`] | `fit`, `predict`, `transform`, `score` |

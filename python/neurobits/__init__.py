@@ -7,7 +7,8 @@ saved-model format the command line reads and writes, and pickling through the s
 
 - :class:`GBNN`: the Gripon–Berrou associative memory (``fit``, ``partial_fit``, ``retrieve``).
 - :class:`FlyHash`: sparse binary codes (a transformer), :class:`FlyHashIndex`: exact Hamming
-  search over them (``add``, ``search``).
+  search over them (``add``, ``search``), :class:`FlyHashApproxIndex`: approximate search
+  (multi-probe buckets, one knob ``probes``).
 - :class:`FlyNN`: the FlyNN classifier (``fit``, ``partial_fit``, ``predict``, ``predict_proba``).
 - :class:`OCNN`: clustering by synchronized chaos (``fit``, ``fit_predict``, ``labels_``).
 - :class:`Cortical`: the cortical-column network (``fit``, ``predict``, ``transform``).
@@ -17,6 +18,7 @@ from . import _neurobits
 from ._base import NotFittedError
 from .cortical import Cortical
 from .flyhash import FlyHash, FlyHashIndex, unpack
+from .flyhash_ann import FlyHashApproxIndex
 from .flynn import FlyNN
 from .gbnn import GBNN
 from .ocnn import OCNN
@@ -44,6 +46,7 @@ __all__ = [
     "GBNN",
     "FlyHash",
     "FlyHashIndex",
+    "FlyHashApproxIndex",
     "FlyNN",
     "OCNN",
     "Cortical",

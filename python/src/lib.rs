@@ -30,6 +30,7 @@ use pyo3::types::PyType;
 
 mod cortical;
 mod flyhash;
+mod flyhash_ann;
 mod gbnn;
 mod ocnn;
 
@@ -302,6 +303,10 @@ fn _from_bytes(py: Python<'_>, kind: &str, data: &[u8]) -> PyResult<Py<PyAny>> {
             .into_pyobject(py)?
             .into_any()
             .unbind(),
+        "flyhash-ann" => flyhash_ann::FlyAnnIndex { inner: detached(py, || M::from_bytes(data, name))? }
+            .into_pyobject(py)?
+            .into_any()
+            .unbind(),
         "flynn" => {
             flyhash::FlyNN { inner: detached(py, || M::from_bytes(data, name))? }.into_pyobject(py)?.into_any().unbind()
         }
@@ -338,6 +343,7 @@ fn _neurobits(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<gbnn::Gbnn>()?;
     m.add_class::<flyhash::FlyHash>()?;
     m.add_class::<flyhash::FlyIndex>()?;
+    m.add_class::<flyhash_ann::FlyAnnIndex>()?;
     m.add_class::<flyhash::FlyNN>()?;
     m.add_class::<ocnn::Ocnn>()?;
     m.add_class::<cortical::Cortical>()?;

@@ -1,20 +1,25 @@
-//! `neurobits flyhash index build|add|search`: a FlyHash index kept in one file that `add`
-//! appends to without rewriting.
+//! `neurobits flyhash index build|add|search`: a FlyHash index kept in one file — exact (codes
+//! appended by `add` without rewriting) or approximate (`build --approx`: multi-probe buckets,
+//! rewritten atomically by `add`). `add` and `search` take either kind of file.
 
 use clap::{Args, Subcommand};
 use neurobits::device::Target;
+use neurobits::flyhash::ann::FlyAnnIndex;
+use neurobits::flyhash::ann_bench::AnnArgs;
 use neurobits::flyhash::index::FlyIndex;
+use neurobits::io::model_file;
 use neurobits::model::Model;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `neurobits flyhash index …`.
 #[derive(Debug, Subcommand)]
 pub enum IndexCommand {
-    /// Hash vectors into a new index file (`-o`).
+    /// Hash vectors into a new index file (`-o`), exact or approximate (`--approx`).
     Build(BuildArgs),
-    /// Hash vectors with a saved index's FlyHash and append them to its file (ids continue).
+    /// Hash vectors with a saved index's FlyHash and add them to its file (ids continue).
     Add(AddArgs),
-    /// The k nearest indexed vectors of each query, by Hamming distance of their codes (exact).
+    /// The k nearest indexed vectors of each query: exact Hamming search, or the approximate
+    /// index's multi-probe search (`--probes`).
     Search(SearchArgs),
 }
 
@@ -33,6 +38,17 @@ pub struct BuildArgs {
     /// The FlyHash of the vectors.
     #[command(flatten)]
     pub hash: super::HashArgs,
+    /// An approximate index: multi-probe buckets on short pseudo-hashes of the fly code, with
+    /// exact re-ranking of the candidates (`--tables`, `--key-bits`, `--pool`, `--rerank`,
+    /// `--probes` apply to it).
+    #[arg(long)]
+    pub approx: bool,
+    /// The approximate index's options.
+    #[command(flatten)]
+    pub ann: AnnArgs,
+    /// Buckets probed per table by default in `search` (1..=2^key-bits).
+    #[arg(long, default_value_t = neurobits::flyhash::ann::AnnConfig::default().probes)]
+    pub probes: usize,
     /// Where to hash: cpu, gpu, cuda:N or auto.
     #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
     pub device: Target,
@@ -41,7 +57,7 @@ pub struct BuildArgs {
 /// `flyhash index add`.
 #[derive(Debug, Args)]
 pub struct AddArgs {
-    /// The index file (written by `build`); the new codes are appended to it.
+    /// The index file (written by `build`); the new codes are added to it.
     #[arg(long)]
     pub index: PathBuf,
     /// Vectors to add (formats as for `build`).
@@ -70,13 +86,22 @@ pub struct SearchArgs {
     /// Neighbours per query.
     #[arg(short = 'k', long, default_value_t = 10, value_parser = neurobits::validate::positive)]
     pub neighbours: usize,
+    /// Approximate index: buckets probed per table (default: the one saved by `build`).
+    #[arg(long)]
+    pub probes: Option<usize>,
     /// CSV `query,rank,id,distance`, one neighbour per line, nearest first, ties by id (`-`:
-    /// standard output).
+    /// standard output). Distances: Hamming, or squared Euclidean for `--rerank euclidean`.
     #[arg(short, long)]
     pub out: PathBuf,
     /// Where to hash and search: cpu, gpu, cuda:N or auto.
     #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
     pub device: Target,
+}
+
+/// Whether the index file at `path` is an approximate one (by its header; the loader checks it).
+fn is_approx(path: &Path) -> anyhow::Result<bool> {
+    let b = model_file::read_bytes(path)?;
+    Ok(model_file::peek_kind(&b) == Some(FlyAnnIndex::KIND))
 }
 
 /// Runs an index command.
@@ -85,15 +110,26 @@ pub fn run(c: &IndexCommand) -> anyhow::Result<()> {
         IndexCommand::Build(a) => {
             let config = a.hash.config();
             config.validate()?;
+            let ann = a.ann.config(a.probes);
+            if a.approx {
+                ann.validate()?;
+            }
             neurobits::io::atomic::check_writable(&a.out)?;
             let x = super::read_matrix(&a.input, &a.read)?;
-            let mut index = FlyIndex::new(config, x.cols)?.with_device(a.device);
-            index.add(&x)?;
-            index.save(&a.out)?;
-            let p = index.hasher().params()?;
+            let (len, p) = if a.approx {
+                let mut index = FlyAnnIndex::new(config, ann, x.cols)?.with_device(a.device);
+                index.add(&x)?;
+                index.save(&a.out)?;
+                (index.len(), index.exact().hasher().params()?)
+            } else {
+                let mut index = FlyIndex::new(config, x.cols)?.with_device(a.device);
+                index.add(&x)?;
+                index.save(&a.out)?;
+                (index.len(), index.hasher().params()?)
+            };
             neurobits::noteln!(
-                "index of {} codes (m={}, s={}, k={}) written to {}",
-                index.len(),
+                "{} index of {len} codes (m={}, s={}, k={}) written to {}",
+                if a.approx { "approximate" } else { "exact" },
                 p.m,
                 p.s,
                 p.k,
@@ -102,19 +138,45 @@ pub fn run(c: &IndexCommand) -> anyhow::Result<()> {
         }
         IndexCommand::Add(a) => {
             let x = super::read_matrix(&a.input, &a.read)?;
-            let ids = FlyIndex::append(&a.index, &x, a.device)?;
+            let ids = if is_approx(&a.index)? {
+                // The buckets are in the payload: load, add, and replace the file atomically.
+                let mut index = FlyAnnIndex::load(&a.index)?.with_device(a.device);
+                let ids = index.add(&x)?;
+                index.save(&a.index)?;
+                ids
+            } else {
+                FlyIndex::append(&a.index, &x, a.device)?
+            };
             neurobits::noteln!("added ids {}..{} to {}", ids.start, ids.end, a.index.display());
         }
         IndexCommand::Search(a) => {
             neurobits::io::atomic::check_writable(&a.out)?;
-            let index = FlyIndex::load(&a.index)?.with_device(a.device);
+            let approx = is_approx(&a.index)?;
+            if !approx {
+                if let Some(p) = a.probes {
+                    anyhow::bail!("--probes {p}: {} is an exact index (build it with --approx)", a.index.display());
+                }
+            }
             let q = super::read_matrix(&a.input, &a.read)?;
-            let hits = index.search(&q, a.neighbours)?;
             let mut s = String::from("query,rank,id,distance\n");
-            let rows = hits.ids.chunks(hits.k).zip(hits.distances.chunks(hits.k));
-            for (qi, (ids, ds)) in rows.enumerate() {
-                for (rank, (id, d)) in ids.iter().zip(ds).enumerate().filter(|(_, (&id, _))| id >= 0) {
+            let mut line = |qi: usize, rank: usize, id: i64, d: String| {
+                if id >= 0 {
                     s += &format!("{qi},{rank},{id},{d}\n");
+                }
+            };
+            if approx {
+                let index = FlyAnnIndex::load(&a.index)?.with_device(a.device);
+                let hits = index.search_probes(&q, a.neighbours, a.probes.unwrap_or(index.config().probes))?;
+                let rows = hits.ids.chunks(hits.k).zip(hits.distances.chunks(hits.k));
+                for (qi, (ids, ds)) in rows.enumerate() {
+                    ids.iter().zip(ds).enumerate().for_each(|(rank, (&id, d))| line(qi, rank, id, d.to_string()));
+                }
+            } else {
+                let index = FlyIndex::load(&a.index)?.with_device(a.device);
+                let hits = index.search(&q, a.neighbours)?;
+                let rows = hits.ids.chunks(hits.k).zip(hits.distances.chunks(hits.k));
+                for (qi, (ids, ds)) in rows.enumerate() {
+                    ids.iter().zip(ds).enumerate().for_each(|(rank, (&id, d))| line(qi, rank, id, d.to_string()));
                 }
             }
             neurobits::io::atomic::write_string(&a.out, &s)?;

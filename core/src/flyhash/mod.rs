@@ -16,20 +16,27 @@
 //!   returns `x > mid`, which can hold more or fewer than `k` winners.
 //! * [`dense_pack`] turns every activation into a bit against a threshold (DenseFly, and the
 //!   learned per-bit medians): codes as long as SimHash's, compared at equal length.
+//! * The approximate index's rules: [`pseudo_sums`]/[`pseudo_key`] (a short bucket key per
+//!   table, sum-pooled from the dense projection), [`Probes`] (multi-probe order over a table's
+//!   buckets) and [`sq_euclidean`] (re-ranking on the original vectors).
 
 mod dense;
+mod euclid;
 mod filter;
 mod flynn;
 mod hamming;
 pub mod kernels;
 mod params;
 mod pixels;
+mod probe;
 mod projection;
+mod pseudo;
 mod search;
 mod view;
 mod wta;
 
 pub use dense::{dense_mean, dense_median, dense_pack};
+pub use euclid::{sq_euclidean, sq_euclidean_pixels, EUCLID_LANES, PIXEL_EUCLID_MAX_DIM};
 pub use filter::{
     candidate, candidate_row, sample_interval, sample_ranks, wta_pack_filtered, FilterCounts, KeyClass, KeyInterval,
     RadixSelect64, SampleSelect,
@@ -38,7 +45,9 @@ pub use flynn::{flynn_class, flynn_novelty, flynn_store, flynn_weights, FLYNN_MA
 pub use hamming::{hamming, hamming_word};
 pub use params::FlyParams;
 pub use pixels::{is_pixel, pixel_sums_exact, Pixels4};
+pub use probe::{Probe, Probes};
 pub use projection::{activation, activation_chunks, activation_chunks_at, activation_with, projection_row, Lanes};
+pub use pseudo::{key_value, probe_costs, pseudo_key, pseudo_sums, PSEUDO_MAX_BITS};
 pub use search::{sort_hits, top_r};
 pub use view::FlynnView;
 pub use wta::{

@@ -117,6 +117,12 @@ impl FlyIndex {
         &self.codes
     }
 
+    /// Replaces the codes (the approximate index's loader; `codes` holds whole codes).
+    pub(crate) fn set_codes(&mut self, codes: Vec<Word>) {
+        self.codes = codes;
+        self.resident = Kept::default();
+    }
+
     /// Hashes `x` and adds its codes; their ids continue from [`FlyIndex::len`].
     pub fn add(&mut self, x: &Matrix) -> Result<std::ops::Range<usize>> {
         let start = self.len();

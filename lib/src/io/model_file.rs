@@ -5,7 +5,7 @@
 //! | 8 | magic `NBMODL\r\n` (the CR/LF catches text-mode mangling) |
 //! | 4 | format version = 1 |
 //! | 4 | length n of the kind (at most 64) |
-//! | n | the model kind, ASCII: `gbnn`, `flyhash`, `flyhash-index`, `flynn`, `ocnn`, `cortical` |
+//! | n | the model kind, ASCII: `gbnn`, `flyhash`, `flyhash-index`, `flyhash-ann`, `flynn`, `ocnn`, `cortical` |
 //! | 4 | length j of the configuration (at most 1 MiB) |
 //! | j | the model's configuration and fitted sizes, JSON (readable with `head -c`) |
 //! | 8 | length p of the payload |
@@ -121,6 +121,22 @@ pub fn decode(b: &[u8], name: &str, kind: &str) -> Result<Saved> {
     }
     let config = serde_json::from_slice(&json).map_err(|e| bad(format!("configuration is not JSON: {e}")))?;
     Ok(Saved { kind: found, config, payload: b[payload_at..body].to_vec(), end })
+}
+
+/// The kind named in a model file's header, unchecked (for commands that take several kinds,
+/// such as an exact or an approximate FlyHash index); `decode` then checks the whole file.
+///
+/// ```
+/// let b = neurobits::io::model_file::encode("ocnn", &serde_json::json!({}), b"").unwrap();
+/// assert_eq!(neurobits::io::model_file::peek_kind(&b), Some("ocnn"));
+/// assert_eq!(neurobits::io::model_file::peek_kind(b"junk"), None);
+/// ```
+pub fn peek_kind(b: &[u8]) -> Option<&str> {
+    if b.get(..8)? != MAGIC {
+        return None;
+    }
+    let n = u32::from_le_bytes(b.get(12..16)?.try_into().ok()?) as usize;
+    std::str::from_utf8(b.get(16..16 + n.min(MAX_KIND))?).ok()
 }
 
 /// Reads a whole file (`-`: standard input), bounded by the memory budget.
