@@ -54,7 +54,7 @@ fn degenerate_planar_inputs() {
     let parse = |t: &str| points::parse(t, "mem").unwrap();
     // Duplicates: the first row is the vertex, the copies have no edge, and `a` is Qhull's.
     let mut p = random_points(500, 2, 4);
-    p.coords.extend_from_slice(&p.coords[..20].to_vec());
+    p.coords.extend_from_within(..20);
     p.n += 10;
     let e = planar::edges(&p).unwrap();
     assert!(e.iter().all(|&(i, j)| i < 500 && j < 500), "copies have no edge");

@@ -4,12 +4,12 @@
 
 use neurobits_core::ocnn::kernels::lane_entry;
 use neurobits_core::ocnn::{initial_state, phase_bit, phase_hits, row_norm, transfer, update_neuron, SyncMode};
-use neurobits_gpu_host::ocnn::{Decomposition, HostLaneRows};
+use neurobits_gpu_host::ocnn::{Decomposition, HostLaneRows, HostRows};
 use neurobits_gpu_host::Gpu;
 
 /// A symmetric coupling with many zero weights (any weights will do: the rows' layout and the
 /// update are under test, not the weight rule), and its lane rows as the host lays them out.
-fn coupling(n: usize) -> (Vec<f32>, Vec<f32>, (Vec<u64>, Vec<u32>, Vec<f32>)) {
+fn coupling(n: usize) -> (Vec<f32>, Vec<f32>, HostRows<f32>) {
     let mut j = vec![0f32; n * n];
     for i in 0..n {
         for k in i + 1..n {

@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Result};
 use neurobits_core::ocnn::SyncMode;
-use neurobits_gpu_host::ocnn::Decomposition;
+use neurobits_gpu_host::ocnn::{Decomposition, HostLaneRows};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -49,7 +49,8 @@ pub struct Row {
     pub n: usize,
     /// Implementation.
     pub implementation: String,
-    /// Seconds of the scale and the weights (host, shared by all implementations).
+    /// Seconds of the host's preparation: the scale and J (dense decompositions), or the scale,
+    /// the lane rows from the points and (GPU) their upload (lane rows, CPU).
     pub prepare_s: f64,
     /// Seconds of the dynamics and synchronization (results in host memory).
     pub dynamics_s: f64,
@@ -122,12 +123,17 @@ pub fn run(b: &BenchConfig) -> Result<()> {
         let p = random_points(n, 2, b.seed);
         let t = Instant::now();
         let a = scale::scale(&p)?;
+        let scale_s = t.elapsed().as_secs_f64();
+        let t = Instant::now();
         let w = weights::dense::<f32>(&p, a)?;
-        let prepare_s = t.elapsed().as_secs_f64();
+        // The dense decompositions' preparation: the scale and J. Lane rows (GPU and CPU) are
+        // built from the points instead: their own preparation, timed where they are built.
+        let prepare_dense_s = scale_s + t.elapsed().as_secs_f64();
         pb.inc(1);
         let grid = clusters::grid(true);
         // `clustered`: the clustering and its seconds; `hits`: the upper triangle, for the digest.
         let mut finish = |name: String,
+                          prepare_s: f64,
                           dynamics_s: f64,
                           kernel_s: Option<f64>,
                           (cl, clusters_s): (clusters::Clustering, f64),
@@ -161,14 +167,14 @@ pub fn run(b: &BenchConfig) -> Result<()> {
         };
         if let Some(g) = &gpu {
             let resident = g.ocnn(n, &w.j, &w.norm)?;
-            // Building the lane rows (on the device, from the resident J) is that
-            // decomposition's cost: timed, in its dynamics column; the upload is outside.
-            let lane_rows = g.ocnn(n, &w.j, &w.norm)?;
-            g.synchronize()?;
+            // The lane rows from the points on the host and their upload (no J): that
+            // decomposition's preparation, in its prepare column (J's upload is outside).
             let t = Instant::now();
-            let lane_rows = lane_rows.with_lane_rows_built()?;
+            let rows = weights::lane_rows::<f32, u32>(&p, a, None)?;
+            let host = HostLaneRows { ptr: &rows.ptr, cols: &rows.cols, vals: &rows.vals, norm: &rows.norm };
+            let lane_rows = g.ocnn_lane_rows(&host)?;
             g.synchronize()?;
-            let lane_rows_s = t.elapsed().as_secs_f64();
+            let prepare_rows_s = scale_s + t.elapsed().as_secs_f64();
             let all = [
                 Decomposition::XThreads,
                 Decomposition::ThreadPerNeuron,
@@ -176,8 +182,11 @@ pub fn run(b: &BenchConfig) -> Result<()> {
                 Decomposition::LaneRows,
             ];
             for d in all {
-                let (resident, extra_s) =
-                    if d == Decomposition::LaneRows { (&lane_rows, lane_rows_s) } else { (&resident, 0.0) };
+                let (resident, prepare_s) = if d == Decomposition::LaneRows {
+                    (&lane_rows, prepare_rows_s)
+                } else {
+                    (&resident, prepare_dense_s)
+                };
                 pb.set_message(format!("N = {n}: GPU {d:?}"));
                 // The hit matrix stays on the GPU: its maximum spanning forest comes back
                 // (dynamics column: dynamics, synchronization and the forest).
@@ -185,26 +194,27 @@ pub fn run(b: &BenchConfig) -> Result<()> {
                 let Some(r) = resident.run_forest(b.seed, 0, (b.iters, grid[0]), SyncMode::Phase, d)? else {
                     bail!("N = {n}, T = {} is past the GPU forest's range", b.iters);
                 };
-                let dynamics_s = t.elapsed().as_secs_f64() + extra_s;
+                let dynamics_s = t.elapsed().as_secs_f64();
                 let t = Instant::now();
                 let pairs = r.pairs.iter().map(|&(_, i, j)| (i, j));
                 let hits: Vec<u32> = r.pairs.iter().map(|&(h, ..)| h).collect();
                 let cl = clusters::cluster_pairs(n, &hits, pairs, b.iters, &grid, super::Config::default().rule(n))?;
                 let clustered = (cl, t.elapsed().as_secs_f64());
                 let upper = cpu::upper_triangle(n, &r.hits(g)?);
-                finish(format!("gpu {d:?}"), dynamics_s, Some(r.kernel_ms / 1e3), clustered, &upper)?;
+                finish(format!("gpu {d:?}"), prepare_s, dynamics_s, Some(r.kernel_ms / 1e3), clustered, &upper)?;
             }
         }
         if use_cpu && n <= b.cpu_max {
             pb.set_message(format!("N = {n}: CPU"));
             let t = Instant::now();
-            // Lane rows: the dense update's bits from the nonzero weights only (built in the timing).
-            let tr = cpu::run_lane_rows(&w, b.seed, 0, b.iters, SyncMode::Phase);
-            let dynamics_s = t.elapsed().as_secs_f64();
+            // Lane rows from the points: the dense update's bits from the nonzero weights only.
+            let (tr, built_s) = cpu::run_points::<f32>(&p, a, (b.seed, 0, b.iters, SyncMode::Phase), None)?;
+            let dynamics_s = t.elapsed().as_secs_f64() - built_s;
             let t = Instant::now();
             let cl = clusters::cluster(n, &tr.hits, b.iters, &grid, super::Config::default().rule(n))?;
             let clustered = (cl, t.elapsed().as_secs_f64());
-            finish(format!("cpu ({} threads)", rayon::current_num_threads()), dynamics_s, None, clustered, &tr.hits)?;
+            let name = format!("cpu ({} threads)", rayon::current_num_threads());
+            finish(name, scale_s + built_s, dynamics_s, None, clustered, &tr.hits)?;
         }
     }
     pb.finish_and_clear();

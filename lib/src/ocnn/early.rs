@@ -40,7 +40,7 @@ pub fn scan(e: &ExperimentConfig) -> Result<()> {
         let a = scale::scale(&p)?;
         let c = Config { iters: e.iters, select: e.select, ..Config::default() };
         let (n, grid, rule) = (p.n, clusters::grid(true), c.rule(p.n));
-        let read = |h: &[u32], t: u32| clusters::cluster(n, h, t, &grid, rule).ok().map(|c| (c.labels, c.p));
+        let read = |h: &[u32], t: u32| clusters::cluster(n, h, t, &grid, rule).ok().map(|c| c.labels);
         for &seed in &e.seeds {
             let mut reads = Vec::new();
             let mut record = |o: u32, h: &[u32]| {

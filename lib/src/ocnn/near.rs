@@ -133,7 +133,7 @@ mod tests {
             let mut coords: Vec<f64> = (0..300 * dim)
                 .map(|i| ((neurobits_core::prng::draw(3, i as u64) >> 40) % 1000) as f64 * 0.01)
                 .collect();
-            coords.extend_from_slice(&coords[..dim].to_vec());
+            coords.extend_from_within(..dim);
             let p = Points { n: coords.len() / dim, dim, coords };
             for radius in [0.5, 1.0, 3.7] {
                 let near = Near::new(&p, radius);

@@ -9,8 +9,8 @@ use std::time::Instant;
 
 use super::{clusters, cpu, digest, points::Points, scale, weights, Config, Report, SyncArg, Variant};
 
-/// The clustering a check reads: labels and threshold, or `None` where no clustering forms yet.
-type Read = Option<(Vec<u32>, u32)>;
+/// The clustering a check reads: the labels, or `None` where no clustering forms yet.
+type Read = Option<Vec<u32>>;
 
 /// The early stop's watcher: the core's rule and the clustering read at the previous check.
 struct Watch<F> {
@@ -72,7 +72,7 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         seconds.insert("weights", t0.elapsed().as_secs_f64());
         let mut watch = c.early_stop.map(|win| {
             Watch::new(win, |h: &[u32], t| {
-                clusters::cluster_pairs(n, h, w.pairs(), t, &grid, rule).ok().map(|c| (c.labels, c.p))
+                clusters::cluster_pairs(n, h, w.pairs(), t, &grid, rule).ok().map(|c| c.labels)
             })
         });
         let mut check = watch.as_mut().map(|w| move |o: u32, h: &[u32]| w.check(o, h));
@@ -111,9 +111,9 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
             format_args!("the dense OCNN of {nn} points (coupling, lane rows, pair hits; --cutoff makes it sparse)"),
             nn * nn * (2 * t + 4) + nn * nn.saturating_sub(1) / 2 * 13,
         )?;
-        let mut watch = c.early_stop.map(|win| {
-            Watch::new(win, |h: &[u32], t| clusters::cluster(n, h, t, &grid, rule).ok().map(|c| (c.labels, c.p)))
-        });
+        let mut watch = c
+            .early_stop
+            .map(|win| Watch::new(win, |h: &[u32], t| clusters::cluster(n, h, t, &grid, rule).ok().map(|c| c.labels)));
         let mut check_upper = watch.as_mut().map(|w| move |o: u32, h: &[u32]| w.check(o, h));
         let t0 = Instant::now();
         // On the GPU the clusters come from the hit graph's maximum spanning forest, built there
