@@ -34,6 +34,9 @@ pub struct SizeResult {
     /// sum-of-max-only circuit) or `uart` (the board top `gbnn_uart` on the HX8K breakout board).
     #[serde(default)]
     pub variant: Option<String>,
+    /// Which RTL revision the runs are of, where it is not the current one.
+    #[serde(default)]
+    pub rtl: Option<String>,
     /// One Yosys run per family (ice40, ecp5, xilinx).
     pub synth: Vec<SynthRun>,
     /// nextpnr-ice40 runs (iCE40 HX8K, UP5K), where the design fits.
@@ -186,11 +189,17 @@ pub fn markdown() -> Result<String> {
     if let Some(load) = &r.load {
         s += &format!("Load: {load}.\n\n");
     }
-    s += "| size | build | family | LUT | FF | carry | BRAM | Fmax (MHz) | formula FFs (W + state + scores) | formula full adders + AND2 | note |\n";
+    s += "| size | build | family | LUT | FF | carry | BRAM | Fmax (MHz) | formula FFs (W + state + scores; sum-of-max only: W + state) | formula full adders + AND2 (sum-of-max only: AND2) | note |\n";
     s += "|---|---|---|---|---|---|---|---|---|---|---|\n";
     for z in &r.sizes {
         let f = neurobits_fpga::resources(z.clusters, z.neurons, 1);
-        let (ffs, gates) = (f.weight_ffs + f.state_ffs + f.score_ffs, f.sos_full_adders + f.som_and2);
+        // The sum-of-max-only build has no score registers or adders: its formula is W, state, AND2.
+        let (ffs, gates) = if z.variant.as_deref() == Some("som") {
+            (f.weight_ffs + f.state_ffs, f.som_and2)
+        } else {
+            (f.weight_ffs + f.state_ffs + f.score_ffs, f.sos_full_adders + f.som_and2)
+        };
+        let rtl = z.rtl.as_ref().map_or(String::new(), |r| format!("; RTL {r}"));
         for x in &z.synth {
             let fmax: Vec<String> = if x.family == "ice40" {
                 z.pnr
@@ -214,7 +223,7 @@ pub fn markdown() -> Result<String> {
                 x.error.clone().unwrap_or_else(|| match x.cpu_seconds {
                     Some(cpu) => format!("{}, {} s ({cpu} s CPU)", x.kind, x.seconds),
                     None => format!("{}, {} s", x.kind, x.seconds),
-                })
+                }) + &rtl
             );
         }
     }
@@ -253,10 +262,10 @@ pub fn write_report(dir: &std::path::Path) -> Result<()> {
         families.iter().map(|fam| Series::new(format!("measured LUT, {fam} (Yosys)"), measured(fam, |x| x.lut))),
     );
     let som_formula = full.iter().map(|z| (n(z), neurobits_fpga::resources(z.clusters, z.neurons, 1).som_and2 as f64));
-    lut.push(Series::new("formula: AND2 gates (sum-of-max only)", som_formula.collect()));
-    lut.extend(families.iter().map(|fam| {
-        Series::new(format!("measured LUT, {fam}, sum-of-max only (Yosys)"), measured_of("som", fam, |x| x.lut))
-    }));
+    lut.push(Series::new("formula: AND2 (sum-of-max)", som_formula.collect()));
+    lut.extend(
+        families.iter().map(|fam| Series::new(format!("sum-of-max build, {fam}"), measured_of("som", fam, |x| x.lut))),
+    );
     let labels =
         Labels { title: "GBNN circuit: logic vs size", x: "neurons C·L", y: "LUTs (measured) / gates (formula)" };
     line_chart(&dir.join("fpga-synth-lut.svg"), &labels, &lut, true)
