@@ -255,6 +255,7 @@ pub fn write_report(dir: &std::path::Path) -> Result<()> {
     let mut ff =
         vec![Series::new("formula: W + state + score FFs", formula(|f| f.weight_ffs + f.state_ffs + f.score_ffs))];
     ff.extend(families.iter().map(|fam| Series::new(format!("measured FF, {fam} (Yosys)"), measured(fam, |x| x.ff))));
+    ff.push(Series::new("sum-of-max build FF, ecp5", measured_of("som", "ecp5", |x| x.ff)));
     let labels = Labels { title: "GBNN circuit: flip-flops vs size", x: "neurons C·L", y: "flip-flops" };
     line_chart(&dir.join("fpga-synth-ff.svg"), &labels, &ff, true)?;
     let mut lut = vec![Series::new("formula: full adders + AND2 gates", formula(|f| f.sos_full_adders + f.som_and2))];
