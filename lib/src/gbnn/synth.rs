@@ -287,4 +287,26 @@ mod tests {
         assert!(f > 1.0 && label.contains("measured"), "{label}");
         assert_eq!(super::clock(3, 3, Some(50.0)).unwrap().0, 50.0);
     }
+
+    #[test]
+    fn the_builds_are_told_apart() {
+        let r = super::results().unwrap();
+        let find = |v: &str| {
+            r.sizes
+                .iter()
+                .find(|z| (z.clusters, z.neurons) == (4, 8) && z.variant.as_deref().unwrap_or("full") == v)
+                .unwrap_or_else(|| panic!("4x8 {v} missing"))
+        };
+        // Leaving out the adders and WTA leaves less logic in every flow.
+        for (full, som) in find("full").synth.iter().zip(&find("som").synth) {
+            assert_eq!(full.family, som.family);
+            assert!(som.lut < full.lut, "{}: {:?} vs {:?}", som.family, som.lut, full.lut);
+        }
+        // The full circuit's figures stay the ones a size's clock and report lead with.
+        assert_eq!(super::for_size(4, 8).unwrap().unwrap().build(), "full");
+        let lines = super::lines(3, 3).unwrap();
+        assert!(lines[0].starts_with("ice40 "), "{lines:?}");
+        assert!(lines.iter().any(|l| l.starts_with("UART board top build: ice40-hx8k")), "{lines:?}");
+        assert!(super::markdown().unwrap().contains("| 4x8 | sum-of-max only | ecp5 |"));
+    }
 }
