@@ -126,9 +126,12 @@ fpga-verilate:
 	  out/fpga/uobj_$$s/Vuart_$$s out/fpga/vectors/gbnn_$$s.vec $$c $${r##*:} $${o:+som} || exit 1; done
 
 # Yosys + nextpnr for every size (minutes to hours; not in make test): results/fpga/synth.json and
-# synth.csv, committed. SYNTH_LIMIT_S caps each tool run (default 600 s).
+# synth.csv, committed: the full circuit, its sum-of-max-only build, the UART board top at 3x3.
+# SYNTH_LIMIT_S caps each tool run (default 600 s).
 fpga-synth: setup
 	python3 $(FPGA_RTL)/synth.py results/fpga
+	SYNTH_VARIANT=som python3 $(FPGA_RTL)/synth.py results/fpga
+	SYNTH_VARIANT=uart SYNTH_FAMILIES=ice40 python3 $(FPGA_RTL)/synth.py results/fpga 3x3
 
 # The firmware template (mcu/) on every target: a network trained on the host (generated messages
 # stored by `gbnn store`) exported by `gbnn export` and a FlyNN classifier (`flynn fit` on the

@@ -211,6 +211,11 @@ def main():
         if not m:
             sys.exit(f"synth.py: size must be CxL, got {size!r}")
         parsed.append((int(m[1]), int(m[2])))
+    # Entries of other sizes and builds already in OUT_DIR stay (one file holds every build).
+    old = os.path.join(out, "synth.json")
+    if os.path.exists(old):
+        with open(old) as f:
+            doc["sizes"] = [e for e in json.load(f)["sizes"] if key(e)[2] != VARIANT or key(e)[:2] not in parsed]
 
     def job(c, l, family):
         row = synth(family, c, l, work)

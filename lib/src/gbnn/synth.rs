@@ -34,6 +34,9 @@ pub struct SizeResult {
     /// sum-of-max-only circuit) or `uart` (the board top `gbnn_uart` on the HX8K breakout board).
     #[serde(default)]
     pub variant: Option<String>,
+    /// Which RTL revision the runs are of, where it is not the current one.
+    #[serde(default)]
+    pub rtl: Option<String>,
     /// One Yosys run per family (ice40, ecp5, xilinx).
     pub synth: Vec<SynthRun>,
     /// nextpnr-ice40 runs (iCE40 HX8K, UP5K), where the design fits.
@@ -186,11 +189,17 @@ pub fn markdown() -> Result<String> {
     if let Some(load) = &r.load {
         s += &format!("Load: {load}.\n\n");
     }
-    s += "| size | build | family | LUT | FF | carry | BRAM | Fmax (MHz) | formula FFs (W + state + scores) | formula full adders + AND2 | note |\n";
+    s += "| size | build | family | LUT | FF | carry | BRAM | Fmax (MHz) | formula FFs (W + state + scores; sum-of-max only: W + state) | formula full adders + AND2 (sum-of-max only: AND2) | note |\n";
     s += "|---|---|---|---|---|---|---|---|---|---|---|\n";
     for z in &r.sizes {
         let f = neurobits_fpga::resources(z.clusters, z.neurons, 1);
-        let (ffs, gates) = (f.weight_ffs + f.state_ffs + f.score_ffs, f.sos_full_adders + f.som_and2);
+        // The sum-of-max-only build has no score registers or adders: its formula is W, state, AND2.
+        let (ffs, gates) = if z.variant.as_deref() == Some("som") {
+            (f.weight_ffs + f.state_ffs, f.som_and2)
+        } else {
+            (f.weight_ffs + f.state_ffs + f.score_ffs, f.sos_full_adders + f.som_and2)
+        };
+        let rtl = z.rtl.as_ref().map_or(String::new(), |r| format!("; RTL {r}"));
         for x in &z.synth {
             let fmax: Vec<String> = if x.family == "ice40" {
                 z.pnr
@@ -214,7 +223,7 @@ pub fn markdown() -> Result<String> {
                 x.error.clone().unwrap_or_else(|| match x.cpu_seconds {
                     Some(cpu) => format!("{}, {} s ({cpu} s CPU)", x.kind, x.seconds),
                     None => format!("{}, {} s", x.kind, x.seconds),
-                })
+                }) + &rtl
             );
         }
     }
@@ -246,6 +255,7 @@ pub fn write_report(dir: &std::path::Path) -> Result<()> {
     let mut ff =
         vec![Series::new("formula: W + state + score FFs", formula(|f| f.weight_ffs + f.state_ffs + f.score_ffs))];
     ff.extend(families.iter().map(|fam| Series::new(format!("measured FF, {fam} (Yosys)"), measured(fam, |x| x.ff))));
+    ff.push(Series::new("sum-of-max build FF, ecp5", measured_of("som", "ecp5", |x| x.ff)));
     let labels = Labels { title: "GBNN circuit: flip-flops vs size", x: "neurons C·L", y: "flip-flops" };
     line_chart(&dir.join("fpga-synth-ff.svg"), &labels, &ff, true)?;
     let mut lut = vec![Series::new("formula: full adders + AND2 gates", formula(|f| f.sos_full_adders + f.som_and2))];
@@ -253,10 +263,10 @@ pub fn write_report(dir: &std::path::Path) -> Result<()> {
         families.iter().map(|fam| Series::new(format!("measured LUT, {fam} (Yosys)"), measured(fam, |x| x.lut))),
     );
     let som_formula = full.iter().map(|z| (n(z), neurobits_fpga::resources(z.clusters, z.neurons, 1).som_and2 as f64));
-    lut.push(Series::new("formula: AND2 gates (sum-of-max only)", som_formula.collect()));
-    lut.extend(families.iter().map(|fam| {
-        Series::new(format!("measured LUT, {fam}, sum-of-max only (Yosys)"), measured_of("som", fam, |x| x.lut))
-    }));
+    lut.push(Series::new("formula: AND2 (sum-of-max)", som_formula.collect()));
+    lut.extend(
+        families.iter().map(|fam| Series::new(format!("sum-of-max build, {fam}"), measured_of("som", fam, |x| x.lut))),
+    );
     let labels =
         Labels { title: "GBNN circuit: logic vs size", x: "neurons C·L", y: "LUTs (measured) / gates (formula)" };
     line_chart(&dir.join("fpga-synth-lut.svg"), &labels, &lut, true)
@@ -276,5 +286,27 @@ mod tests {
         let (f, label) = super::clock(3, 3, None).unwrap();
         assert!(f > 1.0 && label.contains("measured"), "{label}");
         assert_eq!(super::clock(3, 3, Some(50.0)).unwrap().0, 50.0);
+    }
+
+    #[test]
+    fn the_builds_are_told_apart() {
+        let r = super::results().unwrap();
+        let find = |v: &str| {
+            r.sizes
+                .iter()
+                .find(|z| (z.clusters, z.neurons) == (4, 8) && z.variant.as_deref().unwrap_or("full") == v)
+                .unwrap_or_else(|| panic!("4x8 {v} missing"))
+        };
+        // Leaving out the adders and WTA leaves less logic in every flow.
+        for (full, som) in find("full").synth.iter().zip(&find("som").synth) {
+            assert_eq!(full.family, som.family);
+            assert!(som.lut < full.lut, "{}: {:?} vs {:?}", som.family, som.lut, full.lut);
+        }
+        // The full circuit's figures stay the ones a size's clock and report lead with.
+        assert_eq!(super::for_size(4, 8).unwrap().unwrap().build(), "full");
+        let lines = super::lines(3, 3).unwrap();
+        assert!(lines[0].starts_with("ice40 "), "{lines:?}");
+        assert!(lines.iter().any(|l| l.starts_with("UART board top build: ice40-hx8k")), "{lines:?}");
+        assert!(super::markdown().unwrap().contains("| 4x8 | sum-of-max only | ecp5 |"));
     }
 }
