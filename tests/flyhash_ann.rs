@@ -301,8 +301,15 @@ fn ann_bench_writes_the_shared_rows() {
     let (x, q) = (clustered(500, 32, 13), clustered(30, 32, 14));
     idx_images(&dir.path().join("train-images-idx3-ubyte"), &x);
     idx_images(&dir.path().join("t10k-images-idx3-ubyte"), &q);
+    // The ann-benchmarks file that `flyhash ann-data` makes from the IDX images.
+    let data = dir.path().join("data.hdf5");
+    let s = |p: &std::path::Path| p.to_str().unwrap().to_string();
+    nb().args(["-q", "flyhash", "ann-data", "--train-images", &s(&dir.path().join("train-images-idx3-ubyte"))])
+        .args(["--test-images", &s(&dir.path().join("t10k-images-idx3-ubyte")), "-o", &s(&data)])
+        .assert()
+        .success();
     let json = dir.path().join("bench.json");
-    nb().args(["flyhash", "ann-bench", "-i", dir.path().to_str().unwrap(), "-o", json.to_str().unwrap()])
+    nb().args(["flyhash", "ann-bench", "-i", data.to_str().unwrap(), "-o", json.to_str().unwrap()])
         .args(["--code-bits", "512", "--winners", "32", "--ones-per-row", "4", "--tables", "4", "--key-bits", "8"])
         .args(["--rerank", "euclidean", "--probes", "1,16,256", "--exact-scan", "-q"])
         .assert()
