@@ -11,7 +11,7 @@
 //!   Ctrl-C interrupts them (chunks give the same bits: every such verb is per row); a long call
 //!   that is one piece (OCNN and cortical `fit`) runs on a worker thread under a
 //!   [`neurobits::cancel::Cancel`] token while this thread waits, looking for Ctrl-C every 50 ms
-//!   (see [`interruptible`]);
+//!   (see `interruptible`);
 //! - every library error becomes a Python exception carrying the one line the CLI prints;
 //!   panics are caught here and never reach the interpreter.
 

@@ -14,7 +14,7 @@ use crate::flyhash::saving;
 use crate::{config, detached, interruptible, slice, target, to_py};
 
 /// The OCNN clusterer (the library's `ocnn::model::Ocnn`). Its `fit` is one library call, run
-/// under a cancel token ([`crate::interruptible`]): Ctrl-C stops it between two iterations.
+/// under a cancel token (`crate::interruptible`): Ctrl-C stops it between two iterations.
 #[pyclass(module = "neurobits._neurobits")]
 pub struct Ocnn {
     pub(crate) inner: Model,

@@ -8,7 +8,7 @@
 //!
 //! **One knob**: `probes`, the buckets read per table, from 1 to `2^bits`. More probes, more
 //! candidates: higher recall, lower speed. At `2^bits` every id is a candidate and the search
-//! is exact (with Hamming re-ranking it equals [`FlyIndex::search`], ids and distances).
+//! is exact (with Hamming re-ranking it equals [`FlyIndex::search`](crate::flyhash::index::FlyIndex::search), ids and distances).
 //!
 //! `add` files new ids in their buckets (nothing is rebuilt); the medians are learned from the
 //! first `add` and kept, as faiss's `IndexLSH` keeps its trained thresholds.

@@ -5,7 +5,7 @@
 //! recall = |found ∩ true top-k| / k, averaged over the queries; qps = queries / wall seconds of
 //! the fastest of `--runs` search calls (all threads; a warm-up call on the first queries is not
 //! timed). The exact
-//! Hamming scan of the same fly codes ([`FlyIndex::search`](super::index::FlyIndex::search)) is
+//! Hamming scan of the same fly codes ([`FlyIndex::search`](crate::flyhash::index::FlyIndex::search)) is
 //! timed the same way, as the row the knob is meant to beat.
 
 use std::path::PathBuf;

@@ -1,9 +1,7 @@
 //! FlyHash on the host: data readers, the rayon CPU driver over the core's FlyHash step
 //! functions, Hamming search, SimHash for comparison, and the `neurobits flyhash` commands.
 
-/// The approximate FlyHash index (multi-probe buckets, exact re-ranking).
 pub mod ann;
-/// `flyhash ann-bench`: the approximate index on an ann-benchmarks file.
 #[cfg(all(feature = "cli", feature = "ann"))]
 pub mod ann_bench;
 /// `flyhash ann-data`: an ann-benchmarks file from IDX images, with exact neighbours.

@@ -208,7 +208,7 @@ pub fn curves(
     Ok(rows)
 }
 
-/// The files [`write`] makes.
+/// The files [`write()`] makes.
 pub const FILES: [&str; 4] = ["capacity.csv", "capacity.json", "capacity-erasure.svg", "capacity-sparse.svg"];
 
 /// Writes the rows as CSV and JSON, and one plot per mode: strict success and density vs stored

@@ -6,7 +6,7 @@ use crate::bits::set_bits;
 use crate::gbnn::shard::Shard;
 use crate::gbnn::Geometry;
 use crate::{Word, WORD_BITS};
-/// [`joint_first_word_rows`] on a [`Shard`] of `W` that owns cluster `c`: the known rows'
+/// [`joint_first_word_rows`](super::joint_first_word_rows) on a [`Shard`] of `W` that owns cluster `c`: the known rows'
 /// words in `c`'s columns are all in the shard.
 ///
 /// ```
@@ -207,9 +207,9 @@ unsafe fn word_at<const R: usize>(w: &[Word], r: [u32; R], rw: u32, col: usize) 
 /// `W` (a [`Shard`] owning `c`): the support that erased cluster `c2` sends to the 64 neurons of
 /// the word is the OR of the rows of `c2`'s active neurons (their words in `c`'s columns), and a
 /// neuron stays on iff every other erased cluster supports it. W is symmetric, so this is
-/// [`joint_iter_word_occ`]'s predicate (each active neuron's row checked against the active
+/// [`joint_iter_word_occ`](super::joint_iter_word_occ)'s predicate (each active neuron's row checked against the active
 /// neurons), read from the other side; tested equal. `occ`: [`occupancy_words`] parts per
-/// cluster ([`occupancy_part`]), so any `L` works.
+/// cluster ([`occupancy_part`](super::occupancy_part)), so any `L` works.
 ///
 /// ```
 /// use neurobits_core::gbnn::{Geometry, shard::Shard, store::store_message, rules::*};
