@@ -80,27 +80,13 @@ pub struct AnnBenchConfig {
     pub runs: usize,
 }
 
-/// One row of the shared result format.
+/// One row of the shared result format ([`super::ann_figure::AnnRow`], which the plot reads)
+/// and the candidates re-ranked.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct AnnRow {
-    /// `neurobits-flyhash-multiprobe` or `neurobits-flyhash-exact`.
-    pub algorithm: String,
-    /// The settings, `name=value` comma-separated.
-    pub params: String,
-    /// `cpu (N threads)`.
-    pub device: String,
-    /// Neighbours per query.
-    pub k: usize,
-    /// Mean recall@k.
-    pub recall: f64,
-    /// Queries per second of the one search call.
-    pub qps: f64,
-    /// Seconds to build the index (hashing, thresholds, buckets).
-    pub build_s: f64,
-    /// Database vectors.
-    pub n_train: usize,
-    /// Queries.
-    pub n_test: usize,
+    /// The shared keys.
+    #[serde(flatten)]
+    pub row: super::ann_figure::AnnRow,
     /// Distinct candidates re-ranked per query (not in the shared format's required keys).
     pub candidates: f64,
 }
@@ -169,15 +155,17 @@ pub fn bench(
         data: test.data[..test.rows.min(100) * test.cols].to_vec(),
     };
     let row = |algorithm: &str, params: String, recall: f64, secs: f64, candidates: f64| AnnRow {
-        algorithm: algorithm.into(),
-        params,
-        device: device.clone(),
-        k,
-        recall,
-        qps: test.rows as f64 / secs,
-        build_s,
-        n_train: train.rows,
-        n_test: test.rows,
+        row: super::ann_figure::AnnRow {
+            algorithm: algorithm.into(),
+            params,
+            device: device.clone(),
+            k,
+            recall,
+            qps: test.rows as f64 / secs,
+            build_s,
+            n_train: train.rows,
+            n_test: test.rows,
+        },
         candidates,
     };
     let mut rows = Vec::new();
@@ -202,14 +190,20 @@ pub fn bench(
             secs,
             hits.candidates as f64 / test.rows as f64,
         );
-        crate::outln!("{:>44} {:>8.4} {:>10.1} {:>12.0}", format!("probes={probes}"), r.recall, r.qps, r.candidates)?;
+        crate::outln!(
+            "{:>44} {:>8.4} {:>10.1} {:>12.0}",
+            format!("probes={probes}"),
+            r.row.recall,
+            r.row.qps,
+            r.candidates
+        )?;
         rows.push(r);
     }
     if exact_scan {
         index.exact().search(&warm, k)?;
         let (hits, secs) = fastest(runs, || index.exact().search(test, k))?;
         let r = row("neurobits-flyhash-exact", fly, recall(&hits.ids, k, &data.neighbors), secs, train.rows as f64);
-        crate::outln!("{:>44} {:>8.4} {:>10.1} {:>12.0}", "exact Hamming scan", r.recall, r.qps, r.candidates)?;
+        crate::outln!("{:>44} {:>8.4} {:>10.1} {:>12.0}", "exact Hamming scan", r.row.recall, r.row.qps, r.candidates)?;
         rows.push(r);
     }
     Ok(rows)
