@@ -134,6 +134,28 @@ def as_labels(y: Any, n: int, what: str = "the labels") -> np.ndarray:
     return a
 
 
+def as_int(value: Any, name: str) -> int:
+    """``value`` as a Python ``int`` (a numpy integer too), else ``TypeError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} = {value!r}: expected an integer")
+    return int(value)
+
+
+def neighbours(k: Any) -> int:
+    """The ``k`` of a ``search``: an integer, at least 1."""
+    k = as_int(k, "k")
+    if k < 1:
+        raise ValueError(f"k = {k}: must be at least 1")
+    return k
+
+
+def filled(index: Any) -> Any:
+    """An index's Rust object, or ``NotFittedError`` before its first ``add``."""
+    if index is None:
+        raise NotFittedError("this FlyHash index is empty: call add first")
+    return index
+
+
 def config_json(d: Dict[str, Any]) -> str:
     """A configuration as the JSON the Rust side reads (numpy scalars made plain)."""
 

@@ -9,7 +9,7 @@ from typing import Any, Dict, Optional, Tuple
 import numpy as np
 
 from . import _neurobits
-from ._base import HAVE_SKLEARN, Estimator, TransformerMixin, as_rows, config_json
+from ._base import HAVE_SKLEARN, Estimator, TransformerMixin, as_rows, config_json, filled, neighbours
 
 _HASH_KEYS = ("code_bits", "ones_per_row", "winners", "seed", "wta")
 
@@ -249,18 +249,11 @@ class FlyHashIndex:
         """
         index = self._require()
         X = as_rows(X, np.float32, "the queries")
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-            raise TypeError(f"k = {k!r}: expected an integer")
-        if k < 1:
-            raise ValueError(f"k = {k}: must be at least 1")
-        return index.search(X, int(k), self.device)
+        k = neighbours(k)
+        return index.search(X, k, self.device)
 
     def _require(self) -> Any:
-        if self._index is None:
-            from ._base import NotFittedError
-
-            raise NotFittedError("this FlyHash index is empty: call add first")
-        return self._index
+        return filled(self._index)
 
     @property
     def ntotal(self) -> int:

@@ -9,16 +9,14 @@ from typing import Any, Dict, Optional, Tuple
 import numpy as np
 
 from . import _neurobits
-from ._base import as_rows, config_json
+from ._base import as_int, as_rows, config_json, filled, neighbours
 
 _HASH_KEYS = ("code_bits", "ones_per_row", "winners", "seed", "wta")
 _ANN_KEYS = ("tables", "key_bits", "pool", "probes", "rerank")
 
 
 def _probes(probes: Any) -> int:
-    if isinstance(probes, bool) or not isinstance(probes, (int, np.integer)):
-        raise TypeError(f"probes = {probes!r}: expected an integer")
-    return int(probes)
+    return as_int(probes, "probes")
 
 
 class FlyHashApproxIndex:
@@ -155,19 +153,12 @@ class FlyHashApproxIndex:
         """
         index = self._require()
         X = as_rows(X, np.float32, "the queries")
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-            raise TypeError(f"k = {k!r}: expected an integer")
-        if k < 1:
-            raise ValueError(f"k = {k}: must be at least 1")
+        k = neighbours(k)
         p = _probes(self.probes if probes is None else probes)
-        return index.search(X, int(k), p)
+        return index.search(X, k, p)
 
     def _require(self) -> Any:
-        if self._index is None:
-            from ._base import NotFittedError
-
-            raise NotFittedError("this FlyHash index is empty: call add first")
-        return self._index
+        return filled(self._index)
 
     @property
     def ntotal(self) -> int:
