@@ -65,22 +65,6 @@ fn signed(v: &[u16]) -> Vec<i64> {
         .collect()
 }
 
-/// Strict success: every cluster holds exactly its truth (one neuron, or none where silent).
-fn strict(symbols: &[i64], states: &[u64], truth: &[u16], g: &neurobits_core::gbnn::Geometry) -> f64 {
-    let (c, rw) = (g.clusters(), g.row_words().max(1));
-    let probes = truth.len() / c;
-    let ok = (0..probes)
-        .filter(|&p| {
-            let active = crate::io::output::active_symbols(g, &states[p * rw..(p + 1) * rw]);
-            (0..c).all(|k| match truth[p * c + k] {
-                SILENT => active[k].is_empty(),
-                t => symbols[p * c + k] == t as i64,
-            })
-        })
-        .count();
-    ok as f64 / probes.max(1) as f64
-}
-
 /// The sparse theory's `1 − P_e` after `m` messages (see the module notes).
 fn sparse_success(c: usize, active: usize, erased: usize, l: usize, m: u64) -> f64 {
     let (known, d) = (active - erased, theory::density(active, c, l, m));
@@ -102,24 +86,19 @@ fn sparse_half(c: usize, active: usize, erased: usize, l: usize) -> u64 {
     lo
 }
 
-/// Strict success of joint's first pass (only the known clusters vote): the decoder of Eq. 8.
-fn first_pass(net: &neurobits_core::gbnn::Network, probes: &[i64], truth: &[u16]) -> Result<f64> {
+/// The states after joint's first pass alone (only the known clusters vote): the decoder of
+/// Eq. 8, for `probes` of the core's symbols (`gbnn experiment`'s one-iteration column too).
+pub(crate) fn first_pass(net: &neurobits_core::gbnn::Network, probes: &[u16]) -> Vec<u64> {
     use neurobits_core::gbnn::retrieve::{init_state, step};
     use neurobits_core::gbnn::{Rule, Update};
     let g = *net.geometry();
     let (c, rw) = (g.clusters(), g.row_words());
-    let pr: Vec<u16> = probes.iter().map(|&s| if s < 0 { ERASED } else { s as u16 }).collect();
-    let (mut states, mut start) = (vec![0u64; pr.len() / c * rw], vec![0u64; rw]);
-    for (p, v) in pr.chunks(c).zip(states.chunks_mut(rw.max(1))) {
+    let (mut states, mut start) = (vec![0u64; probes.len() / c * rw], vec![0u64; rw]);
+    for (p, v) in probes.chunks(c).zip(states.chunks_mut(rw.max(1))) {
         init_state(&g, p, Rule::Joint, &mut start);
         step(&g, net.weights(), p, Update::JointFirst, &Params::default(), &start, v);
     }
-    let symbols: Vec<i64> = states
-        .chunks(rw.max(1))
-        .flat_map(|v| crate::io::output::active_symbols(&g, v))
-        .map(|a| if a.len() == 1 { a[0] as i64 } else { -1 })
-        .collect();
-    Ok(strict(&symbols, &states, truth, &g))
+    states
 }
 
 /// The two curves of scenario `s`: `points` loads each, `probes` probes per point (at most the
@@ -167,29 +146,29 @@ pub fn curves(
                 plan.probe(p as u64, &mut pr[p * c..(p + 1) * c]);
                 plan.truth(p as u64, &mut truth[p * c..(p + 1) * c]);
             }
-            let pr = signed(&pr);
+            let signed_pr = signed(&pr);
             let density = theory::measured_density(model.network()?);
             let theory_density = theory::density(act, c, s.neurons, m);
-            let (one_rule, gamma, theory_one_pass) = match mode {
-                Mode::Sparse => (RuleArg::SumOfSum, 1, sparse_success(c, act, erased, s.neurons, m)),
-                _ => (RuleArg::Joint, s.gamma, 1.0 - theory::erasure_error(theory_density, c, erased, s.neurons)),
+            let theory_one_pass = match mode {
+                Mode::Sparse => sparse_success(c, act, erased, s.neurons, m),
+                _ => 1.0 - theory::erasure_error(theory_density, c, erased, s.neurons),
             };
+            // Strict success by the core's outcome: every cluster exactly its truth (one neuron,
+            // or none where silent).
+            let strict = |states: &[u64]| super::rates(&g, states, &truth).strict;
             let one_pass = match mode {
                 // Joint's first pass alone (Algorithm 2 then goes on whatever `max_iter` says).
-                Mode::Erasure => first_pass(model.network()?, &pr, &truth)?,
+                Mode::Erasure => strict(&first_pass(model.network()?, &pr)),
                 _ => {
-                    let one = model.retrieve_mode(&pr, one_rule, mode, &Params { gamma, max_iter: 1 }, device)?;
-                    strict(&one.symbols, &one.states, &truth, &g)
+                    let params = Params { gamma: 1, max_iter: 1 };
+                    strict(&model.retrieve_mode(&signed_pr, RuleArg::SumOfSum, mode, &params, device)?.states)
                 }
             };
             let mut iterated = Vec::new();
             for &rule in rules.iter().filter(|&&r| neurobits_core::gbnn::Rule::from(r).supports(mode)) {
                 let gamma = if mode == Mode::Sparse { 1 } else { s.gamma };
-                let out = model.retrieve_mode(&pr, rule, mode, &Params { gamma, max_iter: 20 }, device)?;
-                iterated.push((
-                    neurobits_core::gbnn::Rule::from(rule).name().to_string(),
-                    strict(&out.symbols, &out.states, &truth, &g),
-                ));
+                let out = model.retrieve_mode(&signed_pr, rule, mode, &Params { gamma, max_iter: 20 }, device)?;
+                iterated.push((neurobits_core::gbnn::Rule::from(rule).name().to_string(), strict(&out.states)));
             }
             rows.push(CapacityRow {
                 mode: mode.name().into(),

@@ -2,8 +2,7 @@
 //! running time) of Yao, Gripon & Rabbat (2013).
 
 use anyhow::{anyhow, bail, Context, Result};
-use neurobits_core::gbnn::retrieve::{init_state, step};
-use neurobits_core::gbnn::{Params, Rule, Update};
+use neurobits_core::gbnn::{Params, Rule};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -181,13 +180,7 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
     let mut one_pass = Vec::new();
     for e in e0..=e1 {
         let (pr, truth) = s.probes(a.seed, probes, e)?;
-        let (c, rw) = (g.clusters(), g.row_words());
-        let (mut states, mut start) = (vec![0; probes as usize * rw], vec![0; rw]);
-        for (p, v) in pr.chunks(c).zip(states.chunks_mut(rw)) {
-            init_state(&g, p, Rule::Joint, &mut start);
-            step(&g, net.weights(), p, Update::JointFirst, &Params::default(), &start, v);
-        }
-        one_pass.push(rates(&g, &states, &truth).strict);
+        one_pass.push(rates(&g, &super::capacity::first_pass(&net, &pr), &truth).strict);
     }
     // Rows resumed from a journal of an older version carry no theory: fill every row alike.
     for r in &mut rows {
