@@ -1,0 +1,175 @@
+//! OCNN kernels over rows of weights (CSR rows of the sparse network, lane rows of the dense
+//! one) and the kernels that build lane rows: the same warp-per-neuron mapping as the dense step
+//! in the parent module.
+
+use core::slice::from_raw_parts;
+use neurobits_core::kernel::{DevMut, DevPtr};
+use neurobits_core::ocnn::kernels::{
+    lane_entry, LaneFillF32, LaneFillF64, LaneWidthF32, LaneWidthF64, SparseFragmentaryHitsF32,
+    SparseFragmentaryHitsF64, StepLaneRowsF32, StepLaneRowsF64, StepSparseF32, StepSparseF64,
+};
+use neurobits_core::ocnn::{lane_sum, lane_sum_sparse, Real, SyncMode};
+
+use super::{each_upper_pair, warp_butterfly};
+use crate::{gid, kernel, split, warp_reduce, xor_lane};
+
+/// Lane `l`'s part of a row laid out as CSR: the columns `≡ l (mod 32)`, wherever they stand.
+#[inline(always)]
+fn by_column<T: neurobits_core::ocnn::Real>(cols: &[u32], lane: usize, term: impl Fn(usize) -> T) -> T {
+    lane_sum_sparse(cols, lane, term)
+}
+
+/// Lane `l`'s part of a lane row: entries `l, l + 32, …`.
+#[inline(always)]
+fn by_position<T: neurobits_core::ocnn::Real>(cols: &[u32], lane: usize, term: impl Fn(usize) -> T) -> T {
+    lane_sum(cols.len(), lane, term)
+}
+
+/// A step over rows of weights, one warp per neuron: lane `l` adds its terms (`$lane_part`:
+/// [`by_column`] for CSR rows, [`by_position`] for lane rows), then the butterfly, as in the dense
+/// step.
+macro_rules! rows_step_kernel {
+    ($t:ty, $step:ident, $Step:ident, $lane_part:ident, $doc:literal) => {
+        kernel! {
+            #[doc = $doc]
+            fn $step(a: $Step {
+                n: u32,
+                ptr: DevPtr<u64>,
+                cols: DevPtr<u32>,
+                vals: DevPtr<$t>,
+                norm: DevPtr<$t>,
+                f: DevPtr<$t>,
+                next: DevMut<$t>,
+            }) {
+                let (i, lane) = split(gid(), 32);
+                if i >= a.n as usize {
+                    return; // the whole warp: i is per warp
+                }
+                let (s, e) = (*a.ptr.0.add(i) as usize, *a.ptr.0.add(i + 1) as usize);
+                let cols = from_raw_parts(a.cols.0.add(s), e - s);
+                let vals = from_raw_parts(a.vals.0.add(s), e - s);
+                let acc = warp_butterfly($lane_part(cols, lane, |k| vals[k] * *a.f.0.add(cols[k] as usize)));
+                if lane == 0 {
+                    *a.next.0.add(i) = acc / *a.norm.0.add(i);
+                }
+            }
+        }
+    };
+}
+
+macro_rules! sparse_kernels {
+    ($t:ty, $step:ident, $Step:ident, $frag:ident, $Frag:ident) => {
+        rows_step_kernel!(
+            $t,
+            $step,
+            $Step,
+            by_column,
+            "The sparse step: lane `l` adds its columns' terms (the core's `lane_sum_sparse`)."
+        );
+
+        kernel! {
+            /// One iteration of fragmentary synchronization on the coupled pairs, a thread per row.
+            fn $frag(a: $Frag {
+                n: u32,
+                eps: $t,
+                ptr: DevPtr<u64>,
+                upper: DevPtr<u64>,
+                hit_ptr: DevPtr<u64>,
+                cols: DevPtr<u32>,
+                x: DevPtr<$t>,
+                hits: DevMut<u32>,
+            }) {
+                let i = gid();
+                if i < a.n as usize {
+                    let xi = *a.x.0.add(i);
+                    each_upper_pair(i, a.ptr, a.upper, a.hit_ptr, a.cols, |slot, j| {
+                        if SyncMode::Fragmentary(a.eps).close(xi, *a.x.0.add(j)) {
+                            *a.hits.0.add(slot) += 1;
+                        }
+                    });
+                }
+            }
+        }
+    };
+}
+
+sparse_kernels!(f32, ocnn_step_sparse_f32, StepSparseF32, ocnn_sparse_fragmentary_hits_f32, SparseFragmentaryHitsF32);
+sparse_kernels!(f64, ocnn_step_sparse_f64, StepSparseF64, ocnn_sparse_fragmentary_hits_f64, SparseFragmentaryHitsF64);
+
+/// The dense step over lane rows (see `neurobits_core::ocnn::kernels`).
+macro_rules! lane_rows_kernel {
+    ($t:ty, $step:ident, $Step:ident) => {
+        rows_step_kernel!(
+            $t,
+            $step,
+            $Step,
+            by_position,
+            "The dense step over lane rows: lane `l` runs the core's `lane_sum` over the row's entries `l, l + 32, …` (its nonzero weights, ascending columns, then zero padding)."
+        );
+    };
+}
+
+lane_rows_kernel!(f32, ocnn_step_lane_rows_f32, StepLaneRowsF32);
+lane_rows_kernel!(f64, ocnn_step_lane_rows_f64, StepLaneRowsF64);
+
+/// Building lane rows from the dense `J` (see `neurobits_core::ocnn::kernels`): a warp per row.
+macro_rules! lane_rows_build_kernels {
+    ($t:ty, $width:ident, $Width:ident, $fill:ident, $Fill:ident) => {
+        kernel! {
+            /// Row `i`'s width: the most nonzero weights in one lane.
+            fn $width(a: $Width {
+                n: u32,
+                j: DevPtr<$t>,
+                width: DevMut<u32>,
+            }) {
+                let (i, lane) = split(gid(), 32);
+                let n = a.n as usize;
+                if i >= n {
+                    return; // the whole warp
+                }
+                let row = a.j.0.add(i * n);
+                let (mut count, mut col) = (0u32, lane);
+                while col < n {
+                    count += (*row.add(col) != <$t as Real>::ZERO) as u32;
+                    col += 32;
+                }
+                let count = warp_reduce(count, xor_lane, u32::max);
+                if lane == 0 {
+                    *a.width.0.add(i) = count;
+                }
+            }
+        }
+
+        kernel! {
+            /// Lane `l` of row `i`'s warp writes its `k`-th nonzero weight at `lane_entry(k, l)`.
+            fn $fill(a: $Fill {
+                n: u32,
+                j: DevPtr<$t>,
+                ptr: DevPtr<u64>,
+                cols: DevMut<u32>,
+                vals: DevMut<$t>,
+            }) {
+                let (i, lane) = split(gid(), 32);
+                let n = a.n as usize;
+                if i >= n {
+                    return;
+                }
+                let (row, start) = (a.j.0.add(i * n), *a.ptr.0.add(i) as usize);
+                let (mut k, mut col) = (0, lane);
+                while col < n {
+                    let w = *row.add(col);
+                    if w != <$t as Real>::ZERO {
+                        let e = start + lane_entry(k, lane);
+                        *a.cols.0.add(e) = col as u32;
+                        *a.vals.0.add(e) = w;
+                        k += 1;
+                    }
+                    col += 32;
+                }
+            }
+        }
+    };
+}
+
+lane_rows_build_kernels!(f32, ocnn_lane_width_f32, LaneWidthF32, ocnn_lane_fill_f32, LaneFillF32);
+lane_rows_build_kernels!(f64, ocnn_lane_width_f64, LaneWidthF64, ocnn_lane_fill_f64, LaneFillF64);
