@@ -114,11 +114,12 @@ impl FlyHash {
         let x = Rows::of(&x, "the vectors")?;
         let t = target(device)?;
         let p = self.inner.params().map_err(to_py)?;
-        let h = self.inner.clone().with_device(t);
+        // The model's own device cache: the GPU is opened by the first call only.
+        let h = &self.inner;
         let codes = if x.rows == 0 {
-            detached(py, || h.transform(&x.matrix(0..0)))?
+            detached(py, || h.transform_with(t, &x.matrix(0..0)))?
         } else {
-            chunked(py, x.rows, p.code_words(), (chunk_rows(t, cost(&p)), 64), |r| h.transform(&x.matrix(r)))?
+            chunked(py, x.rows, p.code_words(), (chunk_rows(t, cost(&p)), 64), |r| h.transform_with(t, &x.matrix(r)))?
         };
         array2(py, codes, x.rows, p.code_words())
     }
@@ -148,11 +149,11 @@ impl FlyHash {
 #[pyfunction]
 pub fn time_transform(py: Python<'_>, model: &FlyHash, x: PyReadonlyArray2<'_, f32>, device: &str) -> PyResult<f64> {
     let x = Rows::of(&x, "the vectors")?;
-    let h = model.inner.clone().with_device(target(device)?);
+    let (h, device) = (&model.inner, target(device)?);
     let m = x.matrix(0..x.rows);
     detached(py, || {
         let t = std::time::Instant::now();
-        h.transform(&m)?;
+        h.transform_with(device, &m)?;
         Ok(t.elapsed().as_secs_f64())
     })
 }

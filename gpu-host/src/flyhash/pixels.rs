@@ -36,6 +36,47 @@ fn row_chunks(tiles: u32, passes: u32, slots: u32) -> u32 {
     (1..=passes.min(1024)).max_by(|&a, &b| fill(a).total_cmp(&fill(b)).then(b.cmp(&a))).unwrap_or(1)
 }
 
+/// Packs the `b` inputs of `x` (row-major, `d` values each) four per word into `pix`
+/// (`d × groups`, dimension-major); `false` as soon as a value is not an 8-bit pixel. A
+/// transpose: every core takes a band of dimensions, and walks the inputs in blocks of
+/// [`PACK_BLOCK`] groups so that its writes fill whole cache lines of each dimension's row
+/// (one input at a time would touch a new line per dimension; 0.1 s of Fashion-MNIST's 0.5 s
+/// host time on the device machine was this loop alone, single-threaded).
+fn pack_rows(x: &[f32], d: usize, groups: usize, pix: &mut [u32]) -> bool {
+    use rayon::prelude::*;
+    const BAND: usize = 16;
+    if pix.is_empty() {
+        return true;
+    }
+    pix.par_chunks_mut(BAND * groups).enumerate().all(|(band, rows)| {
+        let j0 = band * BAND;
+        let dims = rows.len() / groups.max(1);
+        for g0 in (0..groups).step_by(PACK_BLOCK) {
+            let g1 = (g0 + PACK_BLOCK).min(groups);
+            for dj in 0..dims {
+                let j = j0 + dj;
+                let row = &mut rows[dj * groups + g0..dj * groups + g1];
+                for (g, slot) in (g0..g1).zip(row.iter_mut()) {
+                    let mut word = [0u8; 4];
+                    for (q, byte) in word.iter_mut().enumerate() {
+                        if let Some(&v) = x.get((4 * g + q) * d + j) {
+                            if !is_pixel(v) {
+                                return false;
+                            }
+                            *byte = v as u8;
+                        }
+                    }
+                    *slot = u32::from_le_bytes(word);
+                }
+            }
+        }
+        true
+    })
+}
+
+/// Groups (of four inputs) per block of [`pack_rows`]: 16 words = one 64-byte line per dimension.
+const PACK_BLOCK: usize = 16;
+
 impl FlyGpu<'_> {
     /// Whether these parameters allow the pixel path: sums fit 16 bits, `m` is a whole number of
     /// code words, and the tile of `d + 1` dimensions fits one block's shared memory.
@@ -47,17 +88,14 @@ impl FlyGpu<'_> {
     /// The inputs packed for the pixel path (`d × ⌈b/4⌉` words, dimension-major), or `None` when
     /// some value is not an 8-bit pixel or the parameters do not allow it.
     pub(super) fn pack_pixels(&self, x: &[f32], b: usize) -> Result<Option<CudaSlice<u32>>, GpuError> {
-        if !self.pixel_params_ok() || !x.iter().all(|&v| is_pixel(v)) {
+        if !self.pixel_params_ok() {
             return Ok(None);
         }
         let d = self.params.d as usize;
         let groups = b.div_ceil(4);
         let mut pix = vec![0u32; d * groups];
-        for (g, inputs) in x.chunks(4 * d).enumerate() {
-            for j in 0..d {
-                let px = |q: usize| inputs.get(q * d + j).map_or(0, |&v| v as u8);
-                pix[j * groups + g] = u32::from_le_bytes([px(0), px(1), px(2), px(3)]);
-            }
+        if !pack_rows(x, d, groups, &mut pix) {
+            return Ok(None);
         }
         self.gpu.ensure_fits(pix.len() as u64 * 4)?;
         Ok(Some(self.gpu.stream.clone_htod(&pix)?))
@@ -182,7 +220,7 @@ impl FlyGpu<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::row_chunks;
+    use super::{pack_rows, row_chunks};
 
     /// The split fills the last wave better than no split and than its neighbours.
     #[test]
@@ -194,5 +232,42 @@ mod tests {
             assert!(fill(tiles, c, slots) >= 0.9, "{tiles} tiles over {slots} slots: {c} chunks");
         }
         assert!(row_chunks(1000, 3, 264) <= 3, "at most one chunk per pass");
+    }
+
+    /// The packing one input at a time (what `pack_rows` replaced).
+    fn plain(x: &[f32], d: usize, groups: usize) -> Option<Vec<u32>> {
+        let mut pix = vec![0u32; d * groups];
+        for (g, inputs) in x.chunks(4 * d).enumerate() {
+            for j in 0..d {
+                let px = |q: usize| inputs.get(q * d + j).map(|&v| v as u8).unwrap_or(0);
+                pix[j * groups + g] = u32::from_le_bytes([px(0), px(1), px(2), px(3)]);
+            }
+        }
+        x.iter().all(|&v| neurobits_core::flyhash::is_pixel(v)).then_some(pix)
+    }
+
+    #[test]
+    fn blocked_packing_equals_the_plain_one() {
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as u32
+        };
+        for (b, d) in [(0usize, 5usize), (1, 1), (3, 7), (64, 16), (65, 17), (257, 33), (1000, 40)] {
+            let x: Vec<f32> = (0..b * d).map(|_| (next() % 256) as f32).collect();
+            let groups = b.div_ceil(4);
+            let mut pix = vec![0u32; d * groups];
+            assert!(pack_rows(&x, d, groups, &mut pix), "b={b} d={d}");
+            assert_eq!(Some(pix), plain(&x, d, groups), "b={b} d={d}");
+            if b > 0 {
+                // One value anywhere that is not a pixel refuses the whole batch.
+                for bad in [0.5, -1.0, 256.0, f32::NAN] {
+                    let mut y = x.clone();
+                    y[(next() as usize) % (b * d)] = bad;
+                    let mut pix = vec![0u32; d * groups];
+                    assert!(!pack_rows(&y, d, groups, &mut pix), "b={b} d={d} {bad}");
+                }
+            }
+        }
     }
 }

@@ -140,7 +140,14 @@ impl FlyHash {
 
     /// Codes of every row of `x`: `rows · ⌈m/64⌉` words, bit `i` of a code in word `i / 64`.
     pub fn transform(&self, x: &Matrix) -> Result<Vec<Word>> {
-        self.transform_on(&*self.opened.get(self.device)?, x)
+        self.transform_with(self.device, x)
+    }
+
+    /// [`FlyHash::transform`] on `device` for this call only. The device is opened once and kept
+    /// by the model (a GPU context and its module cost far more than a batch's kernels), so
+    /// callers that choose the device per call — Python — do not reopen it every time.
+    pub fn transform_with(&self, device: Target, x: &Matrix) -> Result<Vec<Word>> {
+        self.transform_on(&*self.opened.get(device)?, x)
     }
 
     /// [`FlyHash::transform`] on an opened device (FlyNN and the index keep their own).
