@@ -88,8 +88,13 @@ def bench_gbnn(device: str, repeats: int) -> dict:
     for rule in ("sum-of-sum", "joint"):
         mem.set_params(rule=rule)
         probes64 = np.ascontiguousarray(p, dtype=np.int64)
-        # The Rust side reads the configuration that the Python call sets (rule, γ, t_max).
-        py, rust = paired(lambda: mem.retrieve(probes64), lambda: _neurobits.time_retrieve(mem._model, probes64, device), repeats)
+        # The Rust side gets the options the Python call passes (rule, γ, t_max): a bench that
+        # let it read the stored configuration timed the constructor's rule instead.
+        py, rust = paired(
+            lambda: mem.retrieve(probes64),
+            lambda: _neurobits.time_retrieve(mem._model, probes64, device, mem._rule(), mem.gamma, mem.max_iter),
+            repeats,
+        )
         out[rule] = row(f"GBNN scenario 2, {rule} ({device})", py, rust)
     return out
 

@@ -137,8 +137,8 @@ class FlyHash(TransformerMixin, Estimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Finite values; a C-contiguous ``float32`` array is read without conversion (the
-            library copies it once into its matrix), any other is converted once.
+            Finite values; a C-contiguous ``float32`` array is read in place (no copy), any
+            other is converted once.
 
         Returns
         -------

@@ -141,15 +141,25 @@ impl Gbnn {
     }
 }
 
-/// Seconds of the library's `Gbnn::retrieve` alone on `probes` (the bench's reference: no
-/// Python in the timed region).
+/// Seconds of the library's `Gbnn::retrieve_with` alone on `probes` with this call's `rule`,
+/// `gamma` and `max_iter` — the options `GBNN.retrieve` passes (the bench's reference: no Python
+/// in the timed region; the model's own opened device, as the Python call uses).
 #[pyfunction]
-pub fn time_retrieve(py: Python<'_>, model: &Gbnn, probes: PyReadonlyArray2<'_, i64>, device: &str) -> PyResult<f64> {
+pub fn time_retrieve(
+    py: Python<'_>,
+    model: &Gbnn,
+    probes: PyReadonlyArray2<'_, i64>,
+    device: &str,
+    rule: &str,
+    gamma: u32,
+    max_iter: u32,
+) -> PyResult<f64> {
     let p = slice(&probes, "the probes")?;
-    let inner = model.inner.clone().with_device(target(device)?);
+    let rule: RuleArg = config(&serde_json::Value::String(rule.into()).to_string())?;
+    let (inner, t, params) = (&model.inner, target(device)?, Params { gamma, max_iter });
     detached(py, || {
-        let t = std::time::Instant::now();
-        inner.retrieve(p)?;
-        Ok(t.elapsed().as_secs_f64())
+        let t0 = std::time::Instant::now();
+        inner.retrieve_with(p, rule, &params, t)?;
+        Ok(t0.elapsed().as_secs_f64())
     })
 }

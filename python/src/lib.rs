@@ -162,6 +162,15 @@ impl<'a> Rows<'a> {
         Ok(Rows { data: slice(a, what)?, rows, cols })
     }
 
+    /// Rows `r` borrowed, for the library calls that read rows in place (no copy).
+    pub fn view(&self, r: std::ops::Range<usize>) -> neurobits::flyhash::data::MatrixRef<'a> {
+        neurobits::flyhash::data::MatrixRef {
+            rows: r.len(),
+            cols: self.cols,
+            data: &self.data[r.start * self.cols..r.end * self.cols],
+        }
+    }
+
     /// Rows `r` as the library's matrix (the one copy, on every core).
     pub fn matrix(&self, r: std::ops::Range<usize>) -> Matrix {
         let src = &self.data[r.start * self.cols..r.end * self.cols];

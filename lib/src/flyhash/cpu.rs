@@ -6,7 +6,7 @@ use neurobits_core::flyhash::{
 use neurobits_core::Word;
 use rayon::prelude::*;
 
-use super::data::Matrix;
+use super::data::{Matrix, MatrixRef};
 use crate::device::{simd_detected, simd_level, Simd};
 
 /// How the winners are chosen.
@@ -40,12 +40,17 @@ const LANES: usize = 16;
 /// lane the same `f32` additions in the same order as the one-input rule. The vector loop is
 /// compiled for AVX2 and AVX-512 as well and chosen at run time; all give the same bits.
 pub fn hash(p: &FlyParams, proj: &[u32], x: &Matrix, wta: Wta) -> Vec<Word> {
-    hash_on(simd_level(), p, proj, x, wta)
+    hash_view(simd_level(), p, proj, x.view(), wta)
 }
 
 /// [`hash`] on a chosen instruction set (capped at what the CPU has), for the tests that
 /// compare the versions.
 pub fn hash_on(level: Simd, p: &FlyParams, proj: &[u32], x: &Matrix, wta: Wta) -> Vec<Word> {
+    hash_view(level, p, proj, x.view(), wta)
+}
+
+/// [`hash_on`] of a borrowed matrix.
+pub fn hash_view(level: Simd, p: &FlyParams, proj: &[u32], x: MatrixRef<'_>, wta: Wta) -> Vec<Word> {
     let (m, cw) = (p.m as usize, p.code_words());
     let level = level.min(simd_detected());
     let mut codes = vec![0; x.rows * cw];

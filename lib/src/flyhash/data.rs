@@ -16,12 +16,36 @@ pub struct Matrix {
     pub data: Vec<f32>,
 }
 
+/// A borrowed [`Matrix`]: `rows × cols` values, row-major, held by the caller (a numpy array
+/// hashed without copying it into a `Matrix` first).
+#[derive(Clone, Copy, Debug)]
+pub struct MatrixRef<'a> {
+    /// Rows (vectors).
+    pub rows: usize,
+    /// Columns (dimension).
+    pub cols: usize,
+    /// Row-major values, `rows · cols` of them.
+    pub data: &'a [f32],
+}
+
 impl Matrix {
     /// Row `i`.
     pub fn row(&self, i: usize) -> &[f32] {
         &self.data[i * self.cols..(i + 1) * self.cols]
     }
 
+    /// The matrix borrowed.
+    pub fn view(&self) -> MatrixRef<'_> {
+        MatrixRef { rows: self.rows, cols: self.cols, data: &self.data }
+    }
+
+    /// Rejects NaN and ±inf, naming the first offending row and column.
+    pub fn check_finite(&self, name: &str) -> Result<()> {
+        self.view().check_finite(name)
+    }
+}
+
+impl MatrixRef<'_> {
     /// Rejects NaN and ±inf, naming the first offending row and column.
     pub fn check_finite(&self, name: &str) -> Result<()> {
         if let Some(i) = self.data.iter().position(|x| !x.is_finite()) {

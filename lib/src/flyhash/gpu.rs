@@ -7,7 +7,7 @@ use neurobits_gpu_host::flyhash::FlyWta;
 use neurobits_gpu_host::Gpu;
 
 use super::cpu::{Wta, BISECT_EPS};
-use super::data::Matrix;
+use super::data::MatrixRef;
 
 /// The GPU's WTA variant for a CLI choice.
 pub fn wta(w: Wta) -> FlyWta {
@@ -18,9 +18,9 @@ pub fn wta(w: Wta) -> FlyWta {
 }
 
 /// Codes of every row of `x`, computed on `gpu` with the given projection.
-pub fn hash(gpu: &Gpu, p: &FlyParams, proj: &[u32], x: &Matrix, w: Wta) -> Result<Vec<Word>> {
+pub fn hash(gpu: &Gpu, p: &FlyParams, proj: &[u32], x: MatrixRef<'_>, w: Wta) -> Result<Vec<Word>> {
     let mut f = gpu.fly(*p)?;
     f.set_projection(proj)?;
-    let inputs = f.upload(&x.data, x.rows)?;
+    let inputs = f.upload(x.data, x.rows)?;
     Ok(f.hash(&inputs, wta(w))?.codes)
 }

@@ -7,8 +7,8 @@ use neurobits_core::Word;
 use serde::{Deserialize, Serialize};
 
 use super::cpu::{self, Wta};
-use super::data::Matrix;
-use crate::device::{Device, DeviceCache, Target};
+use super::data::{Matrix, MatrixRef};
+use crate::device::{simd_level, Device, DeviceCache, Target};
 use crate::error::{Error, Result};
 use crate::io::memory::ensure_fits;
 use crate::io::model_file::Saved;
@@ -147,25 +147,54 @@ impl FlyHash {
     /// by the model (a GPU context and its module cost far more than a batch's kernels), so
     /// callers that choose the device per call — Python — do not reopen it every time.
     pub fn transform_with(&self, device: Target, x: &Matrix) -> Result<Vec<Word>> {
-        self.transform_on(&*self.opened.get(device)?, x)
+        self.transform_view(device, x.view())
+    }
+
+    /// [`FlyHash::transform_with`] of rows the caller holds (no copy into a [`Matrix`]).
+    pub fn transform_view(&self, device: Target, x: MatrixRef<'_>) -> Result<Vec<Word>> {
+        self.transform_view_on(&*self.opened.get(device)?, x)
     }
 
     /// [`FlyHash::transform`] on an opened device (FlyNN and the index keep their own).
     pub(crate) fn transform_on(&self, device: &Device, x: &Matrix) -> Result<Vec<Word>> {
+        self.transform_view_on(device, x.view())
+    }
+
+    fn transform_view_on(&self, device: &Device, x: MatrixRef<'_>) -> Result<Vec<Word>> {
         let f = self.fitted()?;
+        if x.data.len() != x.rows * x.cols {
+            return Err(Error::input(
+                "the vectors",
+                format!("{} values are not {} rows of {}", x.data.len(), x.rows, x.cols),
+            ));
+        }
         check_features("the vectors", x.rows, x.cols, f.params.d as usize)?;
         x.check_finite("the vectors")?;
-        Ok(hash_matrix(&f.params, &f.projection, x, self.config.wta, device)?)
+        Ok(hash_view(&f.params, &f.projection, x, self.config.wta, device)?)
     }
 }
 
 /// Hashes `x` on the chosen device.
 pub fn hash_matrix(p: &FlyParams, proj: &[u32], x: &Matrix, wta: Wta, device: &Device) -> anyhow::Result<Vec<Word>> {
+    hash_view(p, proj, x.view(), wta, device)
+}
+
+/// [`hash_matrix`] of a borrowed matrix.
+pub fn hash_view(
+    p: &FlyParams,
+    proj: &[u32],
+    x: MatrixRef<'_>,
+    wta: Wta,
+    device: &Device,
+) -> anyhow::Result<Vec<Word>> {
     ensure_fits(
         "the codes",
         x.rows as u128 * p.code_words() as u128 * 8 + p.m as u128 * 4 * rayon::current_num_threads() as u128,
     )?;
-    device.run(|g| super::gpu::hash(g, p, proj, x, wta), |cpu| Ok(cpu.install(|| cpu::hash(p, proj, x, wta))))
+    device.run(
+        |g| super::gpu::hash(g, p, proj, x, wta),
+        |cpu| Ok(cpu.install(|| cpu::hash_view(simd_level(), p, proj, x, wta))),
+    )
 }
 
 /// What the header of a saved FlyHash (and index, and FlyNN) holds: the configuration as given
