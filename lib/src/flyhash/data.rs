@@ -46,9 +46,11 @@ impl Matrix {
 }
 
 impl MatrixRef<'_> {
-    /// Rejects NaN and ±inf, naming the first offending row and column.
+    /// Rejects NaN and ±inf, naming the first offending row and column. On every core: one
+    /// core's scan of Fashion-MNIST's 188 MB took longer than the GPU's hashing of it.
     pub fn check_finite(&self, name: &str) -> Result<()> {
-        if let Some(i) = self.data.iter().position(|x| !x.is_finite()) {
+        use rayon::prelude::*;
+        if let Some(i) = self.data.par_iter().position_first(|x| !x.is_finite()) {
             bail!(
                 "{name}: row {}, column {}: {} is not a finite number",
                 i / self.cols + 1,
