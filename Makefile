@@ -74,6 +74,8 @@ test: setup mcu-build
 	@# The library a user adds pulls in no CLI, plotting or progress crates, and builds without them.
 	! $(CARGO) tree -p neurobits -e normal --prefix none | grep -E '^(clap|clap_builder|plotters|indicatif) '
 	$(CARGO) check -p neurobits --no-default-features
+	@# The device machine's CLI (make gpu-bundle) is built without the HDF5 reader.
+	$(CARGO) check --bin neurobits --no-default-features
 	$(CARGO) build -p neurobits-core --target thumbv7m-none-eabi
 	$(CARGO) build -p neurobits-core --target thumbv7em-none-eabihf --features defmt
 	$(CARGO) clippy --workspace --all-targets -- -D warnings

@@ -155,6 +155,7 @@ kernels! {
     FlyPixelAct = "fly_pixel_act",
     FlyPixelWta = "fly_pixel_wta",
     FlyHammingKeys = "fly_hamming_keys",
+    FlyHammingKeysMma = "fly_hamming_keys_mma",
     FlyCodesWordMajor = "fly_codes_word_major",
     FlyFloatSample = "fly_float_sample",
     FlyFloatInterval = "fly_float_interval",

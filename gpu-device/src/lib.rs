@@ -166,6 +166,13 @@ pub(crate) fn from_lane0(v: u32) -> u32 {
     unsafe { shfl_idx(u32::MAX, v, 0, 0x1f) }
 }
 
+/// Lane `src`'s value of a warp-wide 32-bit word (all 32 lanes take part).
+#[inline(always)]
+pub(crate) fn from_lane(v: u32, src: u32) -> u32 {
+    // SAFETY: as for `xor_lane`.
+    unsafe { shfl_idx(u32::MAX, v, src, 0x1f) }
+}
+
 /// This thread's lane in its warp.
 #[inline(always)]
 pub(crate) fn lane() -> usize {

@@ -254,3 +254,53 @@ fn resident_codes_in_several_parts_equal_cpu() {
         println!("{n} codes of {words} words uploaded in parts: top-1/10/100 of 16 queries = brute force");
     }
 }
+
+/// The tensor-core key kernel gives the CUDA-core kernel's hits, and both the brute force's, on
+/// code lengths that are and are not whole 256-bit steps (1, 5, 7, 392, 1 023 words), databases
+/// that are not whole octets or 64s, query counts that are not whole tiles, and sparse codes
+/// with many tied distances.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn tensor_core_keys_equal_cuda_core_keys_and_cpu() {
+    use neurobits_gpu_host::flyhash::KeyKernel;
+    let gpu = Gpu::open(0).unwrap();
+    let mix = |i: u64| {
+        let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut checked = 0;
+    for (words, n, nq, sparse) in [
+        (392usize, 25_013usize, 100usize, true),
+        (5, 10_007, 33, false),
+        (1, 777, 1, false),
+        (1023, 3_001, 17, true),
+        (7, 64, 16, true),
+        (4, 200_003, 48, false),
+    ] {
+        // Sparse codes: about one bit in 16 set, so that distances tie often.
+        let word = |i: u64| if sparse { mix(i) & mix(i ^ 0x5555) & mix(i ^ 0xAAAA) & mix(i ^ 0xF0F0) } else { mix(i) };
+        let codes: Vec<u64> = (0..n * words).map(|i| word(i as u64)).collect();
+        let q: Vec<u64> = (0..nq * words).map(|i| word(!(i as u64))).collect();
+        let index = gpu.hamming_index(&codes, words).unwrap();
+        for r in [1, 10, 100] {
+            let tc = index.top_r_with(&q, r, KeyKernel::TensorCores).unwrap().hits;
+            let simt = index.top_r_with(&q, r, KeyKernel::Simt).unwrap().hits;
+            assert_eq!(tc, simt, "words={words} n={n} nq={nq} r={r}: tensor-core hits differ from CUDA-core hits");
+            for (qi, row) in tc.iter().enumerate() {
+                let query = &q[qi * words..(qi + 1) * words];
+                let mut all: Vec<(u32, u32)> =
+                    (0..n).map(|j| (hamming(&codes[j * words..(j + 1) * words], query), j as u32)).collect();
+                let r = r.min(n);
+                all.select_nth_unstable(r - 1);
+                all.truncate(r);
+                all.sort();
+                let want: Vec<(u32, u32)> = all.iter().map(|&(d, j)| (j, d)).collect();
+                assert_eq!(row, &want, "words={words} n={n} r={r} query {qi}: differs from brute force");
+            }
+            checked += nq;
+        }
+        println!("{n} codes of {words} words, {nq} queries: tensor-core keys = CUDA-core keys = brute force (r = 1, 10, 100)");
+    }
+    println!("tensor-core Hamming keys: bit-exact on {checked} query searches");
+}

@@ -42,7 +42,7 @@ pub use filter::{
     RadixSelect64, SampleSelect,
 };
 pub use flynn::{flynn_class, flynn_novelty, flynn_store, flynn_weights, FLYNN_MAX_COUNT, FLYNN_WEIGHTS};
-pub use hamming::{hamming, hamming_word};
+pub use hamming::{hamming, hamming_from_and, hamming_word};
 pub use params::FlyParams;
 pub use pixels::{is_pixel, pixel_sums_exact, Pixels4};
 pub use probe::{Probe, Probes};

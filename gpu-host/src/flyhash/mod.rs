@@ -17,7 +17,7 @@ pub use floats::candidate_capacity;
 use floats::FloatBuffers;
 pub use flynn::FlynnGpu;
 use pixels::PixelBuffers;
-pub use search::{DeviceCodes, HammingHits, HammingIndex, HAMMING_MAX_WORDS};
+pub use search::{DeviceCodes, HammingHits, HammingIndex, KeyKernel, HAMMING_MAX_WORDS};
 
 /// Outputs per thread in the parallel exact WTA (a multiple of 64: one writer per code word).
 pub const FLY_CHUNK: u32 = 256;

@@ -43,6 +43,16 @@ pub struct HammingHits {
     pub total_ms: f64,
 }
 
+/// Which kernel computes the distances: the same keys, bit for bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyKernel {
+    /// `fly_hamming_keys_mma`: the binary tensor cores (`mma … .b1 … .and.popc`), the default.
+    TensorCores,
+    /// `fly_hamming_keys`: XOR and popcount on the CUDA cores (kept for comparison: the
+    /// bench times both).
+    Simt,
+}
+
 /// Longest code the key kernel takes, in words.
 pub const HAMMING_MAX_WORDS: usize = 1023;
 
@@ -109,7 +119,7 @@ impl DeviceCodes {
         if host.len() != self.n * self.words {
             return Err(GpuError::Input(format!("{} host words for {} codes on the device", host.len(), self.n)));
         }
-        HammingIndex::search(gpu, host, self, q, r)
+        HammingIndex::search(gpu, host, self, q, r, KeyKernel::TensorCores)
     }
 }
 
@@ -127,10 +137,22 @@ impl HammingIndex<'_, '_> {
     /// The `r` nearest codes of each query (`q`: codes of the index's length), nearest first,
     /// ties by index; `r` is capped at the index's size.
     pub fn top_r(&self, q: &[Word], r: usize) -> Result<HammingHits, GpuError> {
-        Self::search(self.gpu, self.host, &self.codes, q, r)
+        self.top_r_with(q, r, KeyKernel::TensorCores)
     }
 
-    fn search(g: &Gpu, host: &[Word], codes: &DeviceCodes, q: &[Word], r: usize) -> Result<HammingHits, GpuError> {
+    /// [`HammingIndex::top_r`] with the distances from `kernel`.
+    pub fn top_r_with(&self, q: &[Word], r: usize, kernel: KeyKernel) -> Result<HammingHits, GpuError> {
+        Self::search(self.gpu, self.host, &self.codes, q, r, kernel)
+    }
+
+    fn search(
+        g: &Gpu,
+        host: &[Word],
+        codes: &DeviceCodes,
+        q: &[Word],
+        r: usize,
+        kernel: KeyKernel,
+    ) -> Result<HammingHits, GpuError> {
         let start = Instant::now();
         let (words, np) = (codes.words, codes.np);
         if !q.len().is_multiple_of(words) {
@@ -150,8 +172,15 @@ impl HammingIndex<'_, '_> {
         // stores nothing for them).
         let (mut keys, mut marks) = unsafe { (g.stream.alloc::<u16>(np * bp)?, g.stream.alloc::<u64>(marks_words)?) };
         let mut hist = g.stream.alloc_zeros::<u32>(bp * 256)?;
-        let shape = (k::HAMMING_THREADS, k::hamming_keys_shared(words as u32));
-        let slots = resident_blocks_shaped::<k::HammingKeys>(g, shape.0, shape.1)? as usize;
+        let shared = match kernel {
+            KeyKernel::TensorCores => k::hamming_keys_mma_shared(words as u32),
+            KeyKernel::Simt => k::hamming_keys_shared(words as u32),
+        };
+        let shape = (k::HAMMING_THREADS, shared);
+        let slots = match kernel {
+            KeyKernel::TensorCores => resident_blocks_shaped::<k::HammingKeysMma>(g, shape.0, shape.1)?,
+            KeyKernel::Simt => resident_blocks_shaped::<k::HammingKeys>(g, shape.0, shape.1)?,
+        } as usize;
         // Tiles of real queries only: the select reads the padding lanes' keys but writes no marks
         // for them.
         let tiles = nq.div_ceil(HAMMING_TILE_QUERIES as usize);
@@ -160,21 +189,45 @@ impl HammingIndex<'_, '_> {
         let octets = (np / 8).div_ceil(chunks);
         let chunks = (np / 8).div_ceil(octets);
         let mut t = KernelTimer::default();
-        let a = k::HammingKeys {
-            words: words as u32,
-            n: codes.n as u32,
-            np: np as u32,
-            nq: nq as u32,
-            bp: bp as u32,
-            octets: octets as u32,
-            db: rd(g, &codes.db),
-            q: rd(g, &dq),
-            keys: wr(g, &mut keys),
-            hist: wr(g, &mut hist),
-        };
-        // SAFETY: `db` holds words·np words, `dq` nq·words, `keys` np·bp, `hist` bp·256; the
-        // shared size is the kernel's for these words.
-        unsafe { launch_shaped(g, Some(&mut t), ((tiles * chunks) as u32, shape.0, shape.1), a)? };
+        let grid = ((tiles * chunks) as u32, shape.0, shape.1);
+        let (db, dq, kw, hw) = (rd(g, &codes.db), rd(g, &dq), wr(g, &mut keys), wr(g, &mut hist));
+        let (words, n, np32, nq32, bp32) = (words as u32, codes.n as u32, np as u32, nq as u32, bp as u32);
+        // SAFETY (both): `db` holds words·np words, `dq` nq·words, `keys` np·bp, `hist` bp·256;
+        // the shared size is the kernel's for these words.
+        match kernel {
+            KeyKernel::TensorCores => {
+                let a = k::HammingKeysMma {
+                    words,
+                    n,
+                    np: np32,
+                    nq: nq32,
+                    bp: bp32,
+                    octets: octets as u32,
+                    tiles: tiles as u32,
+                    db,
+                    q: dq,
+                    keys: kw,
+                    hist: hw,
+                };
+                unsafe { launch_shaped(g, Some(&mut t), grid, a)? }
+            }
+            KeyKernel::Simt => {
+                let a = k::HammingKeys {
+                    words,
+                    n,
+                    np: np32,
+                    nq: nq32,
+                    bp: bp32,
+                    octets: octets as u32,
+                    db,
+                    q: dq,
+                    keys: kw,
+                    hist: hw,
+                };
+                unsafe { launch_shaped(g, Some(&mut t), grid, a)? }
+            }
+        }
+        let words = words as usize;
         let a = k::PixelWta {
             m: np as u32,
             k: r as u32,

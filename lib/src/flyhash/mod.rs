@@ -2,6 +2,8 @@
 //! functions, Hamming search, SimHash for comparison, and the `neurobits flyhash` commands.
 
 pub mod ann;
+#[cfg(feature = "cli")]
+pub mod ann_args;
 #[cfg(all(feature = "cli", feature = "ann"))]
 pub mod ann_bench;
 /// `flyhash ann-data`: an ann-benchmarks file from IDX images, with exact neighbours.

@@ -45,6 +45,46 @@ kernel_struct! {
     }
 }
 
+/// Dynamic shared bytes of a `fly_hamming_keys_mma` block: [`hamming_keys_shared`] and the
+/// tile's queries' bit counts.
+pub const fn hamming_keys_mma_shared(words: u32) -> u32 {
+    hamming_keys_shared(words) + HAMMING_TILE_QUERIES * 4
+}
+
+kernel_struct! {
+    /// `fly_hamming_keys_mma`: the keys of [`HammingKeys`], in the same layout with the same
+    /// first-pass counts, from the binary tensor cores: a warp per octet of codes takes the
+    /// tile's 16 queries against its 8 codes 256 bits at a time (`mma … .b1 … .and.popc`: the
+    /// bits each query shares with each code), and the core's `hamming_from_and` turns the
+    /// counts into distances. Blocks of [`HAMMING_THREADS`], one per (chunk of `octets` octets,
+    /// tile), **chunk-major**: the tiles of a chunk run side by side, so its codes are read from
+    /// memory once and from L2 by the other tiles.
+    HammingKeysMma => FlyHammingKeysMma {
+        /// Words per code (at most 1 023: distances below 2¹⁶).
+        words: u32,
+        /// Database codes.
+        n: u32,
+        /// Codes rounded up to 64: the stride of `db`, the keys per query.
+        np: u32,
+        /// Queries.
+        nq: u32,
+        /// Queries rounded up to 32: the stride of an octet in `keys`.
+        bp: u32,
+        /// Octets of codes per block (below 8 192: 16-bit counts).
+        octets: u32,
+        /// Tiles of [`HAMMING_TILE_QUERIES`] queries (the blocks of a chunk).
+        tiles: u32,
+        /// `words · np` database words, word-major (`db[w · np + j]`), zero past `n`.
+        db: DevPtr<Word>,
+        /// `nq · words` query words.
+        q: DevPtr<Word>,
+        /// `np · bp` keys in octets, written for the launch's tiles (0 for codes past `n`).
+        keys: DevMut<u16>,
+        /// `bp · 256` first-pass counts, zeroed before the launch, added to.
+        hist: DevMut<u32>,
+    }
+}
+
 kernel_struct! {
     /// `flynn_train`: one thread per (class, code bit), class-major: the saturating count of the
     /// class's training codes that have the bit (the core's `flynn_store` per code).
