@@ -88,8 +88,18 @@ fn main() {
 ///   per probe). Six (80 registers, 156 bytes spilled) took 0.082-0.084 ms against 0.062-0.064
 ///   for five, and `.maxnreg 88` with blocks of 64 (22 warps per SM) was slower too. Five blocks
 ///   also fill the SM's shared memory (results/gbnn/bench-s2-h100-warp.log).
-const LAUNCH_BOUNDS: &[(&str, u32, u32)] =
-    &[("fly_pixel_act", 512, 2), ("fly_pixel_wta", 512, 3), ("gbnn_joint_first", 256, 6), ("gbnn_joint_warp", 128, 5)];
+/// - `fly_hamming_keys_mma` (four 256-bit steps loaded per round): unbounded it took 72
+///   registers, one block of 512 per SM, and the key kernel 22.6 ms; bounded to two blocks (64
+///   registers, 48 bytes spilled) 9.41 ms; two steps per round (56 registers, two blocks
+///   unbounded) 11.8 ms, one step 11.6 ms (10⁶ codes of 25 088 bits, 100 queries, one H100,
+///   results/flyhash/search-h100-tensor-cores/).
+const LAUNCH_BOUNDS: &[(&str, u32, u32)] = &[
+    ("fly_pixel_act", 512, 2),
+    ("fly_pixel_wta", 512, 3),
+    ("gbnn_joint_first", 256, 6),
+    ("gbnn_joint_warp", 128, 5),
+    ("fly_hamming_keys_mma", 512, 2),
+];
 
 /// `ptx` with the [`LAUNCH_BOUNDS`] directives between each entry's parameters and its body.
 fn with_launch_bounds(mut ptx: String) -> String {

@@ -173,21 +173,29 @@ kernel! {
         // Bit chunk `t` (and `t + 4`) of a 256-bit step is the low or high half of word
         // `4s + t/2` (`4s + 2 + t/2`).
         let (half, wt) = (t % 2, t / 2);
+        const STEPS: usize = 4;
         for o in (o0 + warp..o1).step_by(NT / 32) {
             let (mut c, mut ones_d) = ([0u32; 4], 0u32);
-            for s in 0..words.div_ceil(4) {
-                let (w0, w1) = (4 * s + wt, 4 * s + 2 + wt);
-                let qa = |w: usize, qi: usize| {
-                    if w < words {
-                        smem::ld_u32(base + (8 * (w * TQ + qi) + 4 * half) as u32)
-                    } else {
-                        0
-                    }
-                };
+            // Four 256-bit steps per round, their codes' words loaded before the first `mma`:
+            // more loads in flight per warp (one step at a time left the kernel waiting on memory).
+            for s0 in (0..words.div_ceil(4)).step_by(STEPS) {
                 let code = |w: usize| if w < words { *db.add(2 * (w * np + o * 8 + g) + half) } else { 0 };
-                let b = [code(w0), code(w1)];
-                ones_d += b[0].count_ones() + b[1].count_ones();
-                c = mma_and_popc(c, [qa(w0, g), qa(w0, g + 8), qa(w1, g), qa(w1, g + 8)], b);
+                let b: [[u32; 2]; STEPS] = core::array::from_fn(|i| {
+                    let s = s0 + i;
+                    [code(4 * s + wt), code(4 * s + 2 + wt)]
+                });
+                for (i, b) in b.into_iter().enumerate() {
+                    let (w0, w1) = (4 * (s0 + i) + wt, 4 * (s0 + i) + 2 + wt);
+                    let qa = |w: usize, qi: usize| {
+                        if w < words {
+                            smem::ld_u32(base + (8 * (w * TQ + qi) + 4 * half) as u32)
+                        } else {
+                            0
+                        }
+                    };
+                    ones_d += b[0].count_ones() + b[1].count_ones();
+                    c = mma_and_popc(c, [qa(w0, g), qa(w0, g + 8), qa(w1, g), qa(w1, g + 8)], b);
+                }
             }
             // Code g's bits: the four lanes 4g..4g+3; this lane's columns are codes 2t, 2t + 1.
             ones_d += xor_lane(ones_d, 1);
