@@ -15,6 +15,67 @@ use crate::{abort, from_lane, kernel, smem, split, thread_block, xor_lane};
 #[repr(C, align(16))]
 struct Pair([Word; 2]);
 
+/// Threads of a key block and queries of its tile.
+const NT: usize = HAMMING_THREADS as usize;
+const TQ: usize = HAMMING_TILE_QUERIES as usize;
+
+/// Loads tile `tile`'s queries into shared memory at `base`, word-major (`[w · TQ + ql]`, zero
+/// past `nq`), and zeroes the tile's first-pass counts after them; returns the counts' address.
+///
+/// # Safety
+/// `q` holds `nq · words` words; the block's dynamic shared memory holds `hamming_keys_shared`.
+#[inline(always)]
+unsafe fn load_tile(base: u32, q: DevPtr<Word>, (tile, nq, words): (usize, usize, usize), tid: usize) -> u32 {
+    // SAFETY: by the caller's contract.
+    unsafe {
+        for e in (tid..words * TQ).step_by(NT) {
+            let (w, ql) = (e / TQ, e % TQ);
+            let qi = tile * TQ + ql;
+            smem::st_u64(base + 8 * e as u32, if qi < nq { *q.0.add(qi * words + w) } else { 0 });
+        }
+        let counts = base + (words * TQ * 8) as u32;
+        for e in (tid..TQ * 256 / 2).step_by(NT) {
+            smem::st_u32(counts + 4 * e as u32, 0);
+        }
+        counts
+    }
+}
+
+/// Counts `key` of tile query `ql` into the select's first pass (16-bit counts, two a word).
+///
+/// # Safety
+/// `counts` is [`load_tile`]'s.
+#[inline(always)]
+unsafe fn count_key(first: &RadixSelect, counts: u32, ql: usize, key: u32) {
+    match first.bin(key) {
+        // SAFETY: by the caller's contract; `e` < TQ · 256.
+        Some(bin) => unsafe {
+            let e = ql * 256 + bin;
+            smem::red_add_u32(counts + (e / 2 * 4) as u32, 1 << (16 * (e % 2)))
+        },
+        None => abort(),
+    }
+}
+
+/// Adds the block's counts of tile `tile` into `hist` (after a barrier).
+///
+/// # Safety
+/// `counts` is [`load_tile`]'s; `hist` holds the tile's `TQ · 256` counts.
+#[inline(always)]
+unsafe fn flush_counts(counts: u32, hist: DevMut<u32>, tile: usize, tid: usize) {
+    smem::sync();
+    for e in (tid..TQ * 256).step_by(NT) {
+        // SAFETY: by the caller's contract.
+        unsafe {
+            let c = smem::ld_u32(counts + (e / 2 * 4) as u32) >> (16 * (e % 2)) & 0xFFFF;
+            if c != 0 {
+                let (ql, bin) = (e / 256, e % 256);
+                AtomicU32::from_ptr(hist.0.add((tile * TQ + ql) * 256 + bin)).fetch_add(c, Relaxed);
+            }
+        }
+    }
+}
+
 kernel! {
     /// Keys `65 535 − distance` of an octet of database codes against one query per thread: the
     /// half-warp's 16 lanes are the tile's 16 queries (each reads its query word from shared
@@ -33,8 +94,6 @@ kernel! {
         keys: DevMut<u16>,
         hist: DevMut<u32>,
     }) {
-        const NT: usize = HAMMING_THREADS as usize;
-        const TQ: usize = HAMMING_TILE_QUERIES as usize;
         let (words, n, np, nq, bp) = (a.words as usize, a.n as usize, a.np as usize, a.nq as usize, a.bp as usize);
         let octets = a.octets as usize;
         if words >= 1024 || np % 64 != 0 || bp % 32 != 0 || octets == 0 || octets >= 8192 {
@@ -43,15 +102,7 @@ kernel! {
         let (tid, blk) = thread_block();
         let (tile, chunk) = split(blk, (np / 8).div_ceil(octets));
         let base = smem::base();
-        for e in (tid..words * TQ).step_by(NT) {
-            let (w, ql) = (e / TQ, e % TQ);
-            let qi = tile * TQ + ql;
-            smem::st_u64(base + 8 * e as u32, if qi < nq { *a.q.0.add(qi * words + w) } else { 0 });
-        }
-        let counts = base + (words * TQ * 8) as u32;
-        for e in (tid..TQ * 256 / 2).step_by(NT) {
-            smem::st_u32(counts + 4 * e as u32, 0);
-        }
+        let counts = load_tile(base, a.q, (tile, nq, words), tid);
         smem::sync();
         let (warp, lane) = (tid / 32, tid % 32);
         let (half, ql) = (lane / 16, lane % 16);
@@ -73,23 +124,10 @@ kernel! {
             let pair = |h: usize| key(2 * h) | key(2 * h + 1) << 16;
             *out.add(o * bp + tile * TQ + ql) = [pair(0), pair(1), pair(2), pair(3)];
             for t in 0..8 {
-                match first.bin(key(t)) {
-                    Some(bin) => {
-                        let e = ql * 256 + bin;
-                        smem::red_add_u32(counts + (e / 2 * 4) as u32, 1 << (16 * (e % 2)))
-                    }
-                    None => abort(),
-                }
+                count_key(&first, counts, ql, key(t));
             }
         }
-        smem::sync();
-        for e in (tid..TQ * 256).step_by(NT) {
-            let c = smem::ld_u32(counts + (e / 2 * 4) as u32) >> (16 * (e % 2)) & 0xFFFF;
-            if c != 0 {
-                let (ql, bin) = (e / 256, e % 256);
-                AtomicU32::from_ptr(a.hist.0.add((tile * TQ + ql) * 256 + bin)).fetch_add(c, Relaxed);
-            }
-        }
+        flush_counts(counts, a.hist, tile, tid);
     }
 }
 
@@ -133,8 +171,6 @@ kernel! {
         keys: DevMut<u16>,
         hist: DevMut<u32>,
     }) {
-        const NT: usize = HAMMING_THREADS as usize;
-        const TQ: usize = HAMMING_TILE_QUERIES as usize;
         let (words, n, np, nq, bp) = (a.words as usize, a.n as usize, a.np as usize, a.nq as usize, a.bp as usize);
         let (octets, tiles) = (a.octets as usize, a.tiles as usize);
         if words >= 1024 || np % 64 != 0 || bp % 32 != 0 || octets == 0 || octets >= 8192 || tiles == 0 || TQ != 16 {
@@ -144,16 +180,8 @@ kernel! {
         // Chunk-major: the tiles of one chunk are neighbouring blocks.
         let (chunk, tile) = split(blk, tiles);
         let base = smem::base();
-        for e in (tid..words * TQ).step_by(NT) {
-            let (w, ql) = (e / TQ, e % TQ);
-            let qi = tile * TQ + ql;
-            smem::st_u64(base + 8 * e as u32, if qi < nq { *a.q.0.add(qi * words + w) } else { 0 });
-        }
-        let counts = base + (words * TQ * 8) as u32;
+        let counts = load_tile(base, a.q, (tile, nq, words), tid);
         let ones = counts + (TQ * 256 / 2 * 4) as u32;
-        for e in (tid..TQ * 256 / 2).step_by(NT) {
-            smem::st_u32(counts + 4 * e as u32, 0);
-        }
         smem::sync();
         if tid < TQ {
             let mut c = 0;
@@ -211,24 +239,10 @@ kernel! {
             for (r, ones_q, k0, k1) in [(g, ones_q0, c[0], c[1]), (g + 8, ones_q1, c[2], c[3])] {
                 let (k0, k1) = (key(0, ones_q, k0), key(1, ones_q, k1));
                 *out.add((o * bp + tile * TQ + r) * 4 + t) = k0 | k1 << 16;
-                for k in [k0, k1] {
-                    match first.bin(k) {
-                        Some(bin) => {
-                            let e = r * 256 + bin;
-                            smem::red_add_u32(counts + (e / 2 * 4) as u32, 1 << (16 * (e % 2)))
-                        }
-                        None => abort(),
-                    }
-                }
+                count_key(&first, counts, r, k0);
+                count_key(&first, counts, r, k1);
             }
         }
-        smem::sync();
-        for e in (tid..TQ * 256).step_by(NT) {
-            let c = smem::ld_u32(counts + (e / 2 * 4) as u32) >> (16 * (e % 2)) & 0xFFFF;
-            if c != 0 {
-                let (ql, bin) = (e / 256, e % 256);
-                AtomicU32::from_ptr(a.hist.0.add((tile * TQ + ql) * 256 + bin)).fetch_add(c, Relaxed);
-            }
-        }
+        flush_counts(counts, a.hist, tile, tid);
     }
 }
