@@ -43,7 +43,9 @@ class FlyHashApproxIndex:
         Re-rank candidates by the Hamming distance of their fly codes, or by the squared
         Euclidean distance of the vectors (the index then keeps them).
     device : str, default="cpu"
-        Where hashing runs: ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or ``"auto"``.
+        Where hashing and searching run: ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"auto"``, or
+        ``"gpus"`` / ``"gpus:N"`` (the ids sharded over every GPU / the first N). On GPUs the
+        candidates are found on the host and re-ranked on the device: the same ids and distances.
 
     Examples
     --------
@@ -155,7 +157,7 @@ class FlyHashApproxIndex:
         X = as_rows(X, np.float32, "the queries")
         k = neighbours(k)
         p = _probes(self.probes if probes is None else probes)
-        return index.search(X, k, p)
+        return index.search(X, k, p, self.device)
 
     def _require(self) -> Any:
         return filled(self._index)

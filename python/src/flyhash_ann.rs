@@ -11,7 +11,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
 use crate::flyhash::saving;
-use crate::{array2, chunk_rows, chunked, config, detached, target, to_py, Rows};
+use crate::{array2, chunk_rows, chunked, config, detached, to_py, Rows};
+
+/// `cpu`, `cuda`, `cuda:N`, `auto`, `gpus` (the ids sharded over every GPU) or `gpus:N`.
+fn ann_device(device: &str) -> PyResult<neurobits::flyhash::ann_gpu::AnnDevice> {
+    device.parse().map_err(pyo3::exceptions::PyValueError::new_err)
+}
 
 /// The approximate index.
 #[pyclass(module = "neurobits._neurobits")]
@@ -42,8 +47,7 @@ impl FlyAnnIndex {
     /// Hashes and files the rows of `x` (one library call: all or none): `(first id, end id)`.
     fn add(&mut self, py: Python<'_>, x: PyReadonlyArray2<'_, f32>, device: &str) -> PyResult<(usize, usize)> {
         let x = Rows::of(&x, "the vectors")?;
-        let t = target(device)?;
-        let mut index = self.inner.clone().with_device(t);
+        let mut index = self.inner.clone().with_ann_device(ann_device(device)?);
         let r = detached(py, || index.add(&x.matrix(0..x.rows)))?;
         self.inner = index;
         Ok((r.start, r.end))
@@ -53,13 +57,19 @@ impl FlyAnnIndex {
     /// `(distances float32, ids int64)`, each `rows × k`, padded with +inf and −1.
     #[allow(clippy::type_complexity)]
     fn search<'py>(
-        &self,
+        &mut self,
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f32>,
         k: usize,
         probes: usize,
+        device: &str,
     ) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray2<i64>>)> {
         let x = Rows::of(&x, "the queries")?;
+        let on = ann_device(device)?;
+        if self.inner.ann_device() != on {
+            // The rows the GPUs hold stay with the index until its device changes.
+            self.inner = self.inner.clone().with_ann_device(on);
+        }
         let index = &self.inner;
         let n = x.rows;
         let hits: Vec<(f32, i64)> = if n == 0 {

@@ -217,6 +217,11 @@ impl FlyAnnIndex {
         self
     }
 
+    /// Where the index hashes and searches.
+    pub fn ann_device(&self) -> AnnDevice {
+        self.on
+    }
+
     /// Where searches run, as a benchmark row names it: `cpu (N threads)`, `gpu (NAME)` or
     /// `N gpus (NAME)`.
     pub fn device_name(&self) -> Result<String> {

@@ -20,8 +20,11 @@ use crate::io::read::Table;
 /// The points, the queries and the true neighbours of the first queries (`neighbors.len()` of
 /// them; recall is measured over those, speed over all queries).
 pub struct AnnData {
+    /// The points indexed.
     pub train: Matrix,
+    /// The queries.
     pub test: Matrix,
+    /// The true neighbours of the first queries, nearest first.
     pub neighbors: Vec<Vec<u32>>,
     /// Where it came from, for the log: a file, a folder or the generator's settings.
     pub source: String,

@@ -5,7 +5,7 @@ pub mod ann;
 #[cfg(feature = "cli")]
 pub mod ann_bench;
 #[cfg(feature = "cli")]
-mod ann_bench_data;
+pub mod ann_bench_data;
 /// `flyhash ann-data`: an ann-benchmarks file from IDX images, with exact neighbours.
 #[cfg(feature = "ann")]
 pub mod ann_data;
