@@ -76,6 +76,9 @@ fn approximate_index_on_gpus_equals_the_cpu() {
     println!("{checked} settings: one GPU and 1..={count} GPUs equal the CPU (ids, distances, candidates)");
 }
 
+/// The CPU's key of (query, row).
+type Key<'a> = Box<dyn Fn(usize, usize) -> u32 + 'a>;
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn device_rerank_handles_empty_lists_and_short_ones() {
@@ -113,7 +116,7 @@ fn device_rerank_handles_empty_lists_and_short_ones() {
             .collect()
     };
     for r in [1, 5, 300] {
-        let cases: [(AnnRows, AnnQueries, Box<dyn Fn(usize, usize) -> u32>); 3] = [
+        let cases: [(AnnRows, AnnQueries, Key); 3] = [
             (
                 AnnRows::Codes { words, codes: &codes },
                 AnnQueries::Codes(&qc),

@@ -45,7 +45,7 @@ pub fn synthetic(rows: usize, d: usize, seed: u64, domain: u64) -> Matrix {
         for (j, v) in row.iter_mut().enumerate() {
             let r = draw(key, at + 1 + j as u64);
             // The draw's four 16-bit fields, each mapped to 0..=32 by (field · 33) >> 16, less 16.
-            let noise: i64 = (0..4).map(|f| (((r >> (16 * f)) & 0xFFFF) * 33 >> 16) as i64 - 16).sum();
+            let noise: i64 = (0..4).map(|f| ((((r >> (16 * f)) & 0xFFFF) * 33) >> 16) as i64 - 16).sum();
             *v = (centres[c * d + j] as i64 + noise).clamp(0, 255) as f32;
         }
     });
@@ -80,7 +80,7 @@ pub fn load(
     if input.is_dir() {
         let read = |names: [&str; 2]| -> anyhow::Result<Matrix> {
             let p = names.iter().map(|n| input.join(n)).find(|p| p.exists()).unwrap_or_else(|| input.join(names[0]));
-            Ok(super::data::read(&p)?)
+            super::data::read(&p)
         };
         let mut train = read(["train-images-idx3-ubyte.gz", "train-images-idx3-ubyte"])?;
         let test = read(["t10k-images-idx3-ubyte.gz", "t10k-images-idx3-ubyte"])?;

@@ -128,6 +128,9 @@ fn open_gpus(n: Option<usize>) -> Result<Vec<Arc<Gpu>>, GpuError> {
     (0..n).map(|i| Gpu::open(i).map(Arc::new)).collect()
 }
 
+/// Per query `(id, distance)`, nearest first.
+type Hits = Vec<Vec<(u32, f32)>>;
+
 /// The search on GPUs: candidates of every query on `device`'s CPU pool, re-ranked on `gpu`
 /// (`Some`: the one GPU of an [`AnnDevice::One`]) or on the first `gpus` GPUs, sharded. Returns
 /// per query `(id, distance)` nearest first, and the candidates re-ranked.
@@ -142,7 +145,7 @@ pub(crate) fn search(
     rank: &Rank,
     k: usize,
     probes: usize,
-) -> anyhow::Result<(Vec<Vec<(u32, f32)>>, u64)> {
+) -> anyhow::Result<(Hits, u64)> {
     let (rows, queries) = rows_of(rank);
     let held = match gpu {
         Some(g) => {
