@@ -1,6 +1,6 @@
 //! The approximate index on GPUs: where it searches ([`AnnDevice`]: the CPU, one GPU, or its ids
 //! sharded over several), and the GPU search itself — candidates on the host (table lookups,
-//! [`ann_search::candidates_csr`]), re-ranking on the device (`neurobits_gpu_host::flyhash::ann`:
+//! `ann_search::candidates_csr`), re-ranking on the device (`neurobits_gpu_host::flyhash::ann`:
 //! the core's distances and `top_r` in kernels), the hits converted as the CPU converts them.
 //! Ids and distances equal the CPU's.
 

@@ -12,7 +12,6 @@ pub mod ann_data;
 /// `flyhash ann-figure`: recall against queries per second.
 #[cfg(feature = "cli")]
 pub mod ann_figure;
-/// The approximate index on GPUs: one, or its ids sharded over several.
 pub mod ann_gpu;
 mod ann_search;
 pub mod ann_truth;
