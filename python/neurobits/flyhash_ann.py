@@ -133,6 +133,7 @@ class FlyHashApproxIndex:
         if self._index is None:
             self._index = self._make(X.shape[1])
         start, end = self._index.add(X, self.device)
+        self._on = self.device
         return range(start, end)
 
     def search(self, X: Any, k: int = 10, probes: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
@@ -157,7 +158,11 @@ class FlyHashApproxIndex:
         X = as_rows(X, np.float32, "the queries")
         k = neighbours(k)
         p = _probes(self.probes if probes is None else probes)
-        return index.search(X, k, p, self.device)
+        if self.__dict__.get("_on") != self.device:
+            # Briefly exclusive; the search itself takes the index shared.
+            index.set_device(self.device)
+            self._on = self.device
+        return index.search(X, k, p)
 
     def _require(self) -> Any:
         return filled(self._index)
@@ -198,6 +203,7 @@ class FlyHashApproxIndex:
 
     def __getstate__(self) -> Dict[str, Any]:
         state = dict(self.__dict__)
+        state.pop("_on", None)  # a loaded index starts on its default device
         index = state.pop("_index")
         state["_index_bytes"] = None if index is None else bytes(index.to_bytes())
         return state

@@ -57,19 +57,13 @@ impl FlyAnnIndex {
     /// `(distances float32, ids int64)`, each `rows × k`, padded with +inf and −1.
     #[allow(clippy::type_complexity)]
     fn search<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f32>,
         k: usize,
         probes: usize,
-        device: &str,
     ) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray2<i64>>)> {
         let x = Rows::of(&x, "the queries")?;
-        let on = ann_device(device)?;
-        if self.inner.ann_device() != on {
-            // The rows the GPUs hold stay with the index until its device changes.
-            self.inner = self.inner.clone().with_ann_device(on);
-        }
         let index = &self.inner;
         let n = x.rows;
         let hits: Vec<(f32, i64)> = if n == 0 {
@@ -84,6 +78,18 @@ impl FlyAnnIndex {
         };
         let (d, i): (Vec<f32>, Vec<i64>) = hits.into_iter().unzip();
         Ok((array2(py, d, n, k)?, array2(py, i, n, k)?))
+    }
+
+    /// Where later searches hash and re-rank (`cpu`, `cuda[:N]`, `auto`, `gpus[:N]`). A
+    /// method of its own, not an argument of `search`: searches take the index shared (several
+    /// threads may search at once), this takes it exclusively, briefly.
+    fn set_device(&mut self, device: &str) -> PyResult<()> {
+        let on = ann_device(device)?;
+        if self.inner.ann_device() != on {
+            // The rows the GPUs hold stay with the index until its device changes.
+            self.inner = self.inner.clone().with_ann_device(on);
+        }
+        Ok(())
     }
 
     /// Vectors held.
