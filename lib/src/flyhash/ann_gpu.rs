@@ -21,6 +21,7 @@ use crate::device::{Device, Target};
 /// assert_eq!("gpus:2".parse::<AnnDevice>(), Ok(AnnDevice::Gpus(Some(2))));
 /// assert_eq!("cuda:1".parse::<AnnDevice>(), Ok(AnnDevice::One(Target::Gpu(1))));
 /// assert!("gpus:0".parse::<AnnDevice>().is_err());
+/// assert!("tpu".parse::<AnnDevice>().unwrap_err().ends_with("auto, gpus or gpus:N"));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AnnDevice {
@@ -48,7 +49,10 @@ impl std::str::FromStr for AnnDevice {
                     Ok(n) if n >= 1 => Ok(AnnDevice::Gpus(Some(n))),
                     _ => Err(format!("device '{s}': '{n}' is not a GPU count (1 or more)")),
                 },
-                None => s.parse::<Target>().map(AnnDevice::One).map_err(|e| format!("{e}, gpus or gpus:N")),
+                None => s.parse::<Target>().map(AnnDevice::One).map_err(|e| match s.split_once(':') {
+                    Some(("gpu" | "cuda", _)) => e,
+                    _ => format!("device '{s}': expected cpu, gpu, cuda, gpu:N, cuda:N, auto, gpus or gpus:N"),
+                }),
             },
         }
     }
