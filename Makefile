@@ -18,7 +18,7 @@ PY := .venv/bin/python
 WHEEL_DIR := .bundle-py
 
 FPGA_RTL := fpga-model/rtl
-.PHONY: hostile fpga-verilate fpga-synth ocnn-quality cortical-quality flyhash-quality ann-peers ann-bench flyhash-ann python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
+.PHONY: hostile fpga-verilate fpga-synth ocnn-quality cortical-quality flyhash-quality ann-peers ann-bench gpu-ann-bench flyhash-ann python python-bench gpu-bundle-py peers completions fuzz setup demo test mcu-net mcu-build mcu-test mcu-cost bench gpu-bundle gpu-test gpu-bench nccl-link clean
 
 # Idempotent: rustup skips what is installed.
 setup:
@@ -281,7 +281,7 @@ gpu-bundle: setup
 	cp $(BIN) .bundle/neurobits
 	for t in bit_exact modes sharded flyhash ocnn_rows; do cp $$($(CARGO) test --release -p neurobits-gpu-host --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/$$t; done
-	for t in ocnn_gpu cortical_gpu; do cp $$($(CARGO) test --release --no-default-features --test $$t --no-run --message-format=json 2>/dev/null \
+	for t in ocnn_gpu cortical_gpu flyhash_ann_gpu; do cp $$($(CARGO) test --release --no-default-features --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable') and m['target']['name'] == sys.argv[1]]" $$t) .bundle/$$t; done
 	$(CARGO) build -p neurobits --release --examples
 	mkdir -p .bundle/examples && for e in $(EXAMPLES); do cp target/release/examples/$$e .bundle/examples/; done
@@ -309,6 +309,7 @@ gpu-test: nccl-link
 	.bundle/ocnn_rows --ignored --nocapture --test-threads=1
 	cd .bundle && ./ocnn_gpu --ignored --nocapture --test-threads=1
 	cd .bundle && ./cortical_gpu --ignored --nocapture --test-threads=1
+	cd .bundle && ./flyhash_ann_gpu --ignored --nocapture --test-threads=1
 	cd .bundle && for e in $(EXAMPLES); do ./examples/$$e gpu . || exit 1; done
 
 # On a machine with a CUDA GPU: the side-by-side tables of Scenarios 2 and 3.
@@ -326,6 +327,17 @@ gpu-bench: nccl-link
 	.bundle/neurobits cortical profile --levels 16 --steps 50 --out out/cortical-profile-l16.json
 	.bundle/neurobits cortical profile --levels 14 --brute-force --steps 50 --out out/cortical-profile-l14.json
 	.bundle/neurobits ocnn bench --cutoff 3 --sizes 100000,1000000 --cpu-max 100000 --device all --out out/ocnn-sparse-bench.json
+
+# On a machine with CUDA GPUs: the approximate FlyHash index in ann-benchmarks form, Fashion-MNIST
+# read from the bundle's IDX files (no libhdf5 there; true neighbours by brute force), on the CPU,
+# one GPU and every GPU (ids sharded); then 10^7 synthetic vectors sharded over every GPU.
+ANN_FLAGS = --rerank euclidean --probes 1,2,4,8,16,32,64,128,4096 --exact-scan --runs 3
+gpu-ann-bench:
+	@test -x .bundle/neurobits || $(MAKE) gpu-bundle
+	mkdir -p out/ann-gpu
+	for d in cpu gpu gpus; do .bundle/neurobits flyhash ann-bench -i .bundle $(ANN_FLAGS) --device $$d -o out/ann-gpu/fmnist-$$d.json || exit 1; done
+	.bundle/neurobits flyhash ann-bench --synthetic 10000000 --dim 128 --queries 10000 --truth-queries 1000 \
+	  --key-bits 16 --rerank euclidean --probes 1,4,16,64 --runs 1 --device gpus -o out/ann-gpu/synthetic-1e7-gpus.json
 
 # Every fuzz target (network, message/probe CSV, IDX, NPY, matrix CSV, projection, code files)
 # for FUZZ_SECONDS each, two at a time, from the seed corpus in fuzz/corpus/ (needs nightly).

@@ -173,7 +173,6 @@ pub enum FlyCommand {
     AnnData(flyhash::ann_data::AnnDataConfig),
     /// Plot ann-benchmarks result rows (JSON): recall@k against queries per second.
     AnnFigure(flyhash::ann_figure::AnnFigureConfig),
-    #[cfg(feature = "ann")]
     /// The approximate index in ann-benchmarks form: recall@k against queries per second.
     AnnBench(neurobits::flyhash::ann_bench::AnnBenchConfig),
 }
@@ -220,7 +219,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             #[cfg(feature = "ann")]
             FlyCommand::AnnData(a) => flyhash::ann_data::run(&a).map(drop).map_err(Into::into),
             FlyCommand::AnnFigure(a) => flyhash::ann_figure::run(&a).map(drop).map_err(Into::into),
-            #[cfg(feature = "ann")]
             FlyCommand::AnnBench(a) => flyhash::ann_bench::run(&a),
         },
         Command::Completions { shell } => {

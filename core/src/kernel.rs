@@ -163,6 +163,8 @@ kernels! {
     FlyFloatResolve = "fly_float_resolve",
     FlyGather = "fly_gather",
     FlyUnpackPixels = "fly_unpack_pixels",
+    FlyAnnDist = "fly_ann_dist",
+    FlyAnnTopR = "fly_ann_top_r",
     FlynnTrain = "flynn_train",
     FlynnClassify = "flynn_classify",
     OcnnTransferF32 = "ocnn_transfer_f32",

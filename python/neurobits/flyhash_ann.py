@@ -43,7 +43,9 @@ class FlyHashApproxIndex:
         Re-rank candidates by the Hamming distance of their fly codes, or by the squared
         Euclidean distance of the vectors (the index then keeps them).
     device : str, default="cpu"
-        Where hashing runs: ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or ``"auto"``.
+        Where hashing and searching run: ``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"auto"``, or
+        ``"gpus"`` / ``"gpus:N"`` (the ids sharded over every GPU / the first N). On GPUs the
+        candidates are found on the host and re-ranked on the device: the same ids and distances.
 
     Examples
     --------
@@ -131,6 +133,7 @@ class FlyHashApproxIndex:
         if self._index is None:
             self._index = self._make(X.shape[1])
         start, end = self._index.add(X, self.device)
+        self._on = self.device
         return range(start, end)
 
     def search(self, X: Any, k: int = 10, probes: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
@@ -155,6 +158,10 @@ class FlyHashApproxIndex:
         X = as_rows(X, np.float32, "the queries")
         k = neighbours(k)
         p = _probes(self.probes if probes is None else probes)
+        if self.__dict__.get("_on") != self.device:
+            # Briefly exclusive; the search itself takes the index shared.
+            index.set_device(self.device)
+            self._on = self.device
         return index.search(X, k, p)
 
     def _require(self) -> Any:
@@ -196,6 +203,7 @@ class FlyHashApproxIndex:
 
     def __getstate__(self) -> Dict[str, Any]:
         state = dict(self.__dict__)
+        state.pop("_on", None)  # a loaded index starts on its default device
         index = state.pop("_index")
         state["_index_bytes"] = None if index is None else bytes(index.to_bytes())
         return state

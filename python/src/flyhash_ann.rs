@@ -11,7 +11,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
 use crate::flyhash::saving;
-use crate::{array2, chunk_rows, chunked, config, detached, target, to_py, Rows};
+use crate::{array2, chunk_rows, chunked, config, detached, to_py, Rows};
+
+/// `cpu`, `cuda`, `cuda:N`, `auto`, `gpus` (the ids sharded over every GPU) or `gpus:N`.
+fn ann_device(device: &str) -> PyResult<neurobits::flyhash::ann_gpu::AnnDevice> {
+    device.parse().map_err(pyo3::exceptions::PyValueError::new_err)
+}
 
 /// The approximate index.
 #[pyclass(module = "neurobits._neurobits")]
@@ -42,8 +47,7 @@ impl FlyAnnIndex {
     /// Hashes and files the rows of `x` (one library call: all or none): `(first id, end id)`.
     fn add(&mut self, py: Python<'_>, x: PyReadonlyArray2<'_, f32>, device: &str) -> PyResult<(usize, usize)> {
         let x = Rows::of(&x, "the vectors")?;
-        let t = target(device)?;
-        let mut index = self.inner.clone().with_device(t);
+        let mut index = self.inner.clone().with_ann_device(ann_device(device)?);
         let r = detached(py, || index.add(&x.matrix(0..x.rows)))?;
         self.inner = index;
         Ok((r.start, r.end))
@@ -74,6 +78,18 @@ impl FlyAnnIndex {
         };
         let (d, i): (Vec<f32>, Vec<i64>) = hits.into_iter().unzip();
         Ok((array2(py, d, n, k)?, array2(py, i, n, k)?))
+    }
+
+    /// Where later searches hash and re-rank (`cpu`, `cuda[:N]`, `auto`, `gpus[:N]`). A
+    /// method of its own, not an argument of `search`: searches take the index shared (several
+    /// threads may search at once), this takes it exclusively, briefly.
+    fn set_device(&mut self, device: &str) -> PyResult<()> {
+        let on = ann_device(device)?;
+        if self.inner.ann_device() != on {
+            // The rows the GPUs hold stay with the index until its device changes.
+            self.inner = self.inner.clone().with_ann_device(on);
+        }
+        Ok(())
     }
 
     /// Vectors held.

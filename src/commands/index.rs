@@ -6,6 +6,7 @@ use clap::{Args, Subcommand};
 use neurobits::device::Target;
 use neurobits::flyhash::ann::FlyAnnIndex;
 use neurobits::flyhash::ann_args::AnnArgs;
+use neurobits::flyhash::ann_gpu::AnnDevice;
 use neurobits::flyhash::index::FlyIndex;
 use neurobits::io::model_file;
 use neurobits::model::Model;
@@ -93,9 +94,14 @@ pub struct SearchArgs {
     /// standard output). Distances: Hamming, or squared Euclidean for `--rerank euclidean`.
     #[arg(short, long)]
     pub out: PathBuf,
-    /// Where to hash and search: cpu, gpu, cuda:N or auto.
-    #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
-    pub device: Target,
+    /// Where to hash and search: cpu, gpu, cuda:N, auto; for an approximate index also gpus
+    /// (its ids sharded over every GPU here) or gpus:N (over the first N).
+    #[arg(long, default_value = "cpu", value_parser = parse_ann_device)]
+    pub device: AnnDevice,
+}
+
+fn parse_ann_device(s: &str) -> Result<AnnDevice, String> {
+    s.parse()
 }
 
 /// Whether the index file at `path` is an approximate one (by its header; the loader checks it).
@@ -165,14 +171,20 @@ pub fn run(c: &IndexCommand) -> anyhow::Result<()> {
                 }
             };
             if approx {
-                let index = FlyAnnIndex::load(&a.index)?.with_device(a.device);
+                let index = FlyAnnIndex::load(&a.index)?.with_ann_device(a.device);
                 let hits = index.search_probes(&q, a.neighbours, a.probes.unwrap_or(index.config().probes))?;
                 let rows = hits.ids.chunks(hits.k).zip(hits.distances.chunks(hits.k));
                 for (qi, (ids, ds)) in rows.enumerate() {
                     ids.iter().zip(ds).enumerate().for_each(|(rank, (&id, d))| line(qi, rank, id, d.to_string()));
                 }
             } else {
-                let index = FlyIndex::load(&a.index)?.with_device(a.device);
+                let AnnDevice::One(device) = a.device else {
+                    anyhow::bail!(
+                        "--device gpus: {} is an exact index; only an approximate one (--approx) is sharded over GPUs",
+                        a.index.display()
+                    );
+                };
+                let index = FlyIndex::load(&a.index)?.with_device(device);
                 let hits = index.search(&q, a.neighbours)?;
                 let rows = hits.ids.chunks(hits.k).zip(hits.distances.chunks(hits.k));
                 for (qi, (ids, ds)) in rows.enumerate() {

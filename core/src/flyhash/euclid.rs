@@ -21,18 +21,39 @@ pub const EUCLID_LANES: usize = 16;
 /// ```
 #[inline(always)]
 pub fn sq_euclidean(a: &[f32], b: &[f32]) -> f32 {
+    sq_euclidean_by(a, b, |x, y| x - y)
+}
+
+/// [`sq_euclidean`] of a pixel row (`u8`) and a float vector: each pixel widened to `f32`, then
+/// the same operations in the same order, so `sq_euclidean_mixed(a, b) == sq_euclidean(&a as
+/// f32s, b)` bit for bit. The GPU's re-ranking calls it where the index keeps pixels and a query
+/// is not all pixels (a thread cannot widen a row into a buffer first, as the CPU does).
+///
+/// ```
+/// use neurobits_core::flyhash::{sq_euclidean, sq_euclidean_mixed};
+/// let (a, b) = ([0u8, 255, 7], [0.5f32, 3.25, 7.0]);
+/// assert_eq!(sq_euclidean_mixed(&a, &b), sq_euclidean(&[0.0, 255.0, 7.0], &b));
+/// ```
+#[inline(always)]
+pub fn sq_euclidean_mixed(a: &[u8], b: &[f32]) -> f32 {
+    sq_euclidean_by(a, b, |x, y| x as f32 - y)
+}
+
+/// The one summation order of [`sq_euclidean`] over `diff(a[i], b[i])`.
+#[inline(always)]
+fn sq_euclidean_by<A: Copy, B: Copy>(a: &[A], b: &[B], diff: impl Fn(A, B) -> f32) -> f32 {
     let n = a.len().min(b.len());
     let mut lane = [0.0f32; EUCLID_LANES];
     let full = n / EUCLID_LANES * EUCLID_LANES;
     for (ca, cb) in a[..full].chunks_exact(EUCLID_LANES).zip(b[..full].chunks_exact(EUCLID_LANES)) {
         for l in 0..EUCLID_LANES {
-            let d = ca[l] - cb[l];
+            let d = diff(ca[l], cb[l]);
             let sq = d * d;
             lane[l] += sq;
         }
     }
     for i in full..n {
-        let d = a[i] - b[i];
+        let d = diff(a[i], b[i]);
         let sq = d * d;
         lane[i - full] += sq;
     }

@@ -12,9 +12,11 @@ use super::{FlyParams, RadixSelect};
 use crate::kernel::{kernel_struct, DevMut, DevPtr};
 use crate::Word;
 
+mod ann;
 mod float;
 mod pixel;
 mod search;
+pub use ann::*;
 pub use float::*;
 pub use pixel::*;
 pub use search::*;

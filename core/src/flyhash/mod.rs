@@ -36,7 +36,7 @@ mod view;
 mod wta;
 
 pub use dense::{dense_mean, dense_median, dense_pack};
-pub use euclid::{sq_euclidean, sq_euclidean_pixels, EUCLID_LANES, PIXEL_EUCLID_MAX_DIM};
+pub use euclid::{sq_euclidean, sq_euclidean_mixed, sq_euclidean_pixels, EUCLID_LANES, PIXEL_EUCLID_MAX_DIM};
 pub use filter::{
     candidate, candidate_row, sample_interval, sample_ranks, wta_pack_filtered, FilterCounts, KeyClass, KeyInterval,
     RadixSelect64, SampleSelect,

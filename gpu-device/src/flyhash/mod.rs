@@ -17,6 +17,7 @@ use neurobits_core::Word;
 
 use crate::{gid, kernel, split};
 
+mod ann;
 mod floats;
 mod flynn;
 mod pixels;

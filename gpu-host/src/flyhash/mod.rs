@@ -9,6 +9,7 @@ use std::time::Instant;
 use crate::launch::{launch, rd, wr, KernelTimer};
 use crate::{Gpu, GpuError};
 
+pub mod ann;
 mod floats;
 mod flynn;
 mod pixels;

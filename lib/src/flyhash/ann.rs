@@ -21,6 +21,7 @@
 use neurobits_core::flyhash::{dense_median, is_pixel, sort_key, PIXEL_EUCLID_MAX_DIM, PSEUDO_MAX_BITS};
 use serde::{Deserialize, Serialize};
 
+use super::ann_gpu::{AnnDevice, Resident};
 use super::ann_search::{self, Rank, Shape, Tables};
 use super::data::Matrix;
 use super::index::FlyIndex;
@@ -133,6 +134,10 @@ pub struct FlyAnnIndex {
     buckets: Vec<Vec<u32>>,
     /// The vectors when re-ranking is Euclidean, else none.
     vectors: Vectors,
+    /// Where searches run.
+    on: AnnDevice,
+    /// The rows (codes or vectors) as last uploaded to GPUs; `add` drops them.
+    resident: Resident,
 }
 
 /// The vectors an index keeps for Euclidean re-ranking: bytes while every value is an 8-bit
@@ -191,13 +196,37 @@ impl FlyAnnIndex {
         } else {
             Vectors::Floats(Vec::new())
         };
-        Ok(FlyAnnIndex { exact, config, thresholds: Vec::new(), keys: Vec::new(), buckets, vectors })
+        let (on, resident) = (AnnDevice::default(), Resident::default());
+        Ok(FlyAnnIndex { exact, config, thresholds: Vec::new(), keys: Vec::new(), buckets, vectors, on, resident })
     }
 
-    /// The same index, hashing on `device` (search re-ranks on the CPU).
-    pub fn with_device(mut self, device: Target) -> Self {
-        self.exact = self.exact.with_device(device);
+    /// The same index, hashing and searching on `device`: on a GPU the candidates are found on
+    /// the host and re-ranked on the GPU (the same ids and distances as the CPU's).
+    pub fn with_device(self, device: Target) -> Self {
+        self.with_ann_device(AnnDevice::One(device))
+    }
+
+    /// The same index on `on`: one device, or its ids sharded over several GPUs
+    /// ([`AnnDevice::Gpus`]: queries hashed on GPU 0; the same answers as one GPU's).
+    pub fn with_ann_device(mut self, on: AnnDevice) -> Self {
+        self.exact = self.exact.with_device(match on {
+            AnnDevice::One(t) => t,
+            AnnDevice::Gpus(_) => Target::Gpu(0),
+        });
+        self.on = on;
         self
+    }
+
+    /// Where the index hashes and searches.
+    pub fn ann_device(&self) -> AnnDevice {
+        self.on
+    }
+
+    /// Where searches run, as a benchmark row names it: `cpu (N threads)`, `gpu (NAME)` or
+    /// `N gpus (NAME)`.
+    pub fn device_name(&self) -> Result<String> {
+        let h = self.exact.hasher();
+        Ok(super::ann_gpu::device_name(self.on, &*h.opened.get(h.device)?))
     }
 
     /// The exact index underneath (same ids, same codes).
@@ -286,6 +315,7 @@ impl FlyAnnIndex {
         if keep {
             self.vectors.extend(&x.data);
         }
+        self.resident = Resident::default();
         Ok(range)
     }
 
@@ -314,10 +344,14 @@ impl FlyAnnIndex {
         };
         let h = self.exact.hasher();
         let device = h.opened.get(h.device)?;
-        let (hits, candidates) = if self.is_empty() {
-            (vec![Vec::new(); queries.rows], 0)
-        } else {
-            device.cpu().install(|| ann_search::search(&tables, &sums, &rank, k, probes))
+        let cpu = |c: &crate::device::Cpu| Ok(c.install(|| ann_search::search(&tables, &sums, &rank, k, probes)));
+        let gpu = |g: Option<&std::sync::Arc<neurobits_gpu_host::Gpu>>, n| {
+            super::ann_gpu::search(&self.resident, &device, g, n, &tables, &sums, &rank, k, probes)
+        };
+        let (hits, candidates) = match self.on {
+            _ if self.is_empty() => (vec![Vec::new(); queries.rows], 0),
+            AnnDevice::Gpus(n) => gpu(None, n)?,
+            AnnDevice::One(_) => device.run(|_| gpu(device.gpu_shared(), None), cpu)?,
         };
         let mut out = AnnNeighbours { k, distances: Vec::with_capacity(queries.rows * k), ids: Vec::new(), candidates };
         out.ids.reserve(queries.rows * k);

@@ -6,12 +6,15 @@
 //! the fastest of `--runs` search calls (all threads; a warm-up call on the first queries is not
 //! timed). The exact
 //! Hamming scan of the same fly codes ([`FlyIndex::search`](crate::flyhash::index::FlyIndex::search)) is
-//! timed the same way, as the row the knob is meant to beat.
+//! timed the same way, as the row the knob is meant to beat. `--device` picks the CPU, one GPU
+//! or the ids sharded over several GPUs (`gpus`), named in each row's `device`.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use super::ann::{AnnConfig, FlyAnnIndex, Rerank};
+use super::ann_bench_data::{self as ann_data, AnnData};
+use super::ann_gpu::AnnDevice;
 use super::data::{Matrix, FASHION_MNIST};
 use super::model::FlyHashConfig;
 use crate::error::{Error, Result};
@@ -21,10 +24,28 @@ pub use super::ann_args::AnnArgs;
 /// `flyhash ann-bench`.
 #[derive(Debug, clap::Args)]
 pub struct AnnBenchConfig {
-    /// The data set (until the HDF5 reader lands: a folder of Fashion-MNIST IDX files, whose
-    /// true neighbours are computed by brute force).
+    /// The data set: an ann-benchmarks HDF5 file (binaries with the `ann` feature), or a folder
+    /// of Fashion-MNIST IDX files (`train-images-idx3-ubyte[.gz]`, `t10k-…`; the true
+    /// neighbours are then found here by brute force).
     #[arg(short, long, default_value = FASHION_MNIST)]
     pub input: PathBuf,
+    /// Instead of `--input`: N synthetic pixel vectors (clustered, from the portable PRNG; the
+    /// generator is in the manual), `--dim` values each, and `--queries` queries.
+    #[arg(long)]
+    pub synthetic: Option<usize>,
+    /// Dimension of the synthetic vectors.
+    #[arg(long, default_value_t = 128, value_parser = crate::validate::positive)]
+    pub dim: usize,
+    /// Synthetic queries.
+    #[arg(long, default_value_t = 10_000, value_parser = crate::validate::positive)]
+    pub queries: usize,
+    /// Recall is measured over the first N queries only (all by default); speed over all.
+    #[arg(long, value_parser = crate::validate::positive)]
+    pub truth_queries: Option<usize>,
+    /// Where to hash and search: cpu, gpu, cuda:N, auto, gpus (the ids sharded over every GPU)
+    /// or gpus:N (over the first N).
+    #[arg(long, default_value = "cpu", value_parser = |s: &str| s.parse::<AnnDevice>())]
+    pub device: AnnDevice,
     /// JSON array of result rows (`-`: standard output).
     #[arg(short, long)]
     pub out: PathBuf,
@@ -67,6 +88,8 @@ pub struct AnnRow {
     pub row: super::ann_figure::AnnRow,
     /// Distinct candidates re-ranked per query (not in the shared format's required keys).
     pub candidates: f64,
+    /// Seconds of the first (warm-up) search, which on a GPU includes uploading the index.
+    pub warmup_s: f64,
 }
 
 /// Mean |found ∩ truth[..k]| / k (found ids of `-1` count as misses).
@@ -98,33 +121,50 @@ pub fn run(a: &AnnBenchConfig) -> anyhow::Result<()> {
         config.check_probes(p)?;
     }
     crate::io::atomic::check_writable(&a.out)?;
-    let data = ann_data::read(&a.input)?;
+    let synthetic = a.synthetic.map(|n| (n, a.dim, a.queries, a.seed));
+    if a.synthetic == Some(0) {
+        return Err(Error::config("synthetic", 0, "must be at least 1").into());
+    }
+    let t = Instant::now();
+    let data = ann_data::load(&a.input, synthetic, a.truth_queries, a.neighbours)?;
+    crate::noteln!(
+        "{}: train {} x {}, test {}, truth for {} queries ({:.1} s)",
+        data.source,
+        data.train.rows,
+        data.train.cols,
+        data.test.rows,
+        data.neighbors.len(),
+        t.elapsed().as_secs_f64()
+    );
     if data.neighbors.iter().any(|t| t.len() < a.neighbours) {
         return Err(Error::config("neighbours", a.neighbours, "is more than the data set's true neighbours").into());
     }
-    let rows = bench(&data, hash, config, &a.probes, a.neighbours, a.exact_scan, a.runs)?;
+    let rows = bench(&data, hash, config, &a.probes, a.neighbours, a.exact_scan, a.runs, a.device)?;
     // A bare array, not the `{"meta", "rows"}` document of the other commands: the format is
     // shared with the faiss peer script and read as is by the plot.
     crate::io::atomic::write_string(&a.out, &(serde_json::to_string_pretty(&rows)? + "\n"))?;
     Ok(())
 }
 
-/// Builds the index on `data.train` and times one search of `data.test` per probe count.
+/// Builds the index on `data.train` (hashing on `on`) and times one search of `data.test` per
+/// probe count on `on`.
+#[allow(clippy::too_many_arguments)]
 pub fn bench(
-    data: &ann_data::AnnData,
+    data: &AnnData,
     hash: FlyHashConfig,
     config: AnnConfig,
     probes: &[usize],
     k: usize,
     exact_scan: bool,
     runs: usize,
+    on: AnnDevice,
 ) -> Result<Vec<AnnRow>> {
-    let device = format!("cpu ({} threads)", rayon::current_num_threads());
     let (train, test) = (&data.train, &data.test);
     let t = Instant::now();
-    let mut index = FlyAnnIndex::new(hash, config.clone(), train.cols)?;
+    let mut index = FlyAnnIndex::new(hash, config.clone(), train.cols)?.with_ann_device(on);
     index.add(train)?;
     let build_s = t.elapsed().as_secs_f64();
+    crate::noteln!("built on {} in {build_s:.1} s", index.device_name()?);
     let p = index.exact().hasher().params()?;
     let fly = format!("m={},s={},winners={},seed={}", p.m, p.s, p.k, p.seed);
     let warm = Matrix {
@@ -132,11 +172,11 @@ pub fn bench(
         cols: test.cols,
         data: test.data[..test.rows.min(100) * test.cols].to_vec(),
     };
-    let row = |algorithm: &str, params: String, recall: f64, secs: f64, candidates: f64| AnnRow {
+    let row = |algorithm: &str, params: String, device: String, recall: f64, secs: f64, candidates: f64| AnnRow {
         row: super::ann_figure::AnnRow {
             algorithm: algorithm.into(),
             params,
-            device: device.clone(),
+            device,
             k,
             recall,
             qps: test.rows as f64 / secs,
@@ -145,11 +185,14 @@ pub fn bench(
             n_test: test.rows,
         },
         candidates,
+        warmup_s: 0.0,
     };
     let mut rows = Vec::new();
     crate::outln!("{:>44} {:>8} {:>10} {:>12}", "params", "recall", "qps", "candidates")?;
     for &probes in probes {
+        let t = Instant::now();
         index.search_probes(&warm, k, probes)?;
+        let warmup_s = t.elapsed().as_secs_f64();
         let (hits, secs) = fastest(runs, || index.search_probes(test, k, probes))?;
         let params = format!(
             "tables={},key_bits={},pool={},probes={probes},rerank={},{fly}",
@@ -161,13 +204,15 @@ pub fn bench(
                 Rerank::Euclidean => "euclidean",
             }
         );
-        let r = row(
+        let mut r = row(
             "neurobits-flyhash-multiprobe",
             params,
+            index.device_name()?,
             recall(&hits.ids, k, &data.neighbors),
             secs,
             hits.candidates as f64 / test.rows as f64,
         );
+        r.warmup_s = warmup_s;
         crate::outln!(
             "{:>44} {:>8.4} {:>10.1} {:>12.0}",
             format!("probes={probes}"),
@@ -180,7 +225,10 @@ pub fn bench(
     if exact_scan {
         index.exact().search(&warm, k)?;
         let (hits, secs) = fastest(runs, || index.exact().search(test, k))?;
-        let r = row("neurobits-flyhash-exact", fly, recall(&hits.ids, k, &data.neighbors), secs, train.rows as f64);
+        let h = index.exact().hasher();
+        let device = h.opened.get(h.device)?.name();
+        let r =
+            row("neurobits-flyhash-exact", fly, device, recall(&hits.ids, k, &data.neighbors), secs, train.rows as f64);
         crate::outln!("{:>44} {:>8.4} {:>10.1} {:>12.0}", "exact Hamming scan", r.row.recall, r.row.qps, r.candidates)?;
         rows.push(r);
     }
@@ -199,24 +247,4 @@ fn fastest<T>(runs: usize, mut f: impl FnMut() -> Result<T>) -> Result<(T, f64)>
         out = Some(r);
     }
     Ok((out.expect("at least one run"), best))
-}
-
-/// The ann-benchmarks file (`neurobits::io::ann`) as the bench uses it: the points as the
-/// library's matrices, the true neighbours as ids.
-mod ann_data {
-    use crate::flyhash::data::Matrix;
-
-    pub struct AnnData {
-        pub train: Matrix,
-        pub test: Matrix,
-        pub neighbors: Vec<Vec<u32>>,
-    }
-
-    pub fn read(path: &std::path::Path) -> anyhow::Result<AnnData> {
-        let d = crate::io::ann::read(path)?;
-        let m = |t: crate::io::read::Table<f32>| Matrix { rows: t.rows, cols: t.cols, data: t.data };
-        // `read` checked every id against the training rows (non-negative, in range).
-        let neighbors = (0..d.neighbors.rows).map(|i| d.neighbors.row(i).iter().map(|&x| x as u32).collect()).collect();
-        Ok(AnnData { train: m(d.train), test: m(d.test), neighbors })
-    }
 }

@@ -88,14 +88,7 @@ pub(crate) fn search(
         .par_chunks(per.max(1))
         .enumerate()
         .map_init(
-            || Scratch {
-                stamp: vec![0; tables.n],
-                cand: Vec::new(),
-                keys: Vec::new(),
-                heap: vec![Probe::default(); heap],
-                row: Vec::new(),
-                pixels: Vec::new(),
-            },
+            || Scratch::new(tables.n, heap),
             |sc, (q, sums)| {
                 candidates(tables, sums, probes, q as u32 + 1, sc);
                 let hits = rerank(level, rank, q, r, sc);
@@ -105,6 +98,54 @@ pub(crate) fn search(
         .collect();
     let total = rows.iter().map(|(_, c)| c).sum();
     (rows.into_iter().map(|(h, _)| h).collect(), total)
+}
+
+/// Every query's distinct candidate ids, ascending (as [`search`] re-ranks them), as compressed
+/// rows: query `q`'s are `ids[offsets[q] .. offsets[q + 1]]`. What the GPU re-ranks.
+pub(crate) fn candidates_csr(tables: &Tables, query_sums: &[f32], probes: usize) -> (Vec<u64>, Vec<u32>) {
+    let per = tables.shape.tables * tables.shape.bits;
+    let heap = probes.min(1 << tables.shape.bits) + 1;
+    let rows: Vec<Vec<u32>> = query_sums
+        .par_chunks(per.max(1))
+        .enumerate()
+        .map_init(
+            || Scratch::new(tables.n, heap),
+            |sc, (q, sums)| {
+                candidates(tables, sums, probes, q as u32 + 1, sc);
+                sc.cand.clone()
+            },
+        )
+        .collect();
+    let mut offsets = Vec::with_capacity(rows.len() + 1);
+    offsets.push(0u64);
+    let mut ids = Vec::with_capacity(rows.iter().map(Vec::len).sum());
+    for r in rows {
+        ids.extend_from_slice(&r);
+        offsets.push(ids.len() as u64);
+    }
+    (offsets, ids)
+}
+
+/// The distance a re-ranking key stands for: the Hamming distance, or the squared Euclidean
+/// distance whose `sort_key` it is.
+pub(crate) fn distance_of(rank: &Rank, key: u32) -> f32 {
+    match rank {
+        Rank::Hamming { .. } => key as f32,
+        Rank::Euclidean { .. } => neurobits_core::flyhash::key_value(key),
+    }
+}
+
+impl Scratch {
+    fn new(n: usize, heap: usize) -> Self {
+        Scratch {
+            stamp: vec![0; n],
+            cand: Vec::new(),
+            keys: Vec::new(),
+            heap: vec![Probe::default(); heap],
+            row: Vec::new(),
+            pixels: Vec::new(),
+        }
+    }
 }
 
 struct Scratch {
@@ -170,11 +211,7 @@ fn rerank(level: Simd, rank: &Rank, q: usize, r: usize, sc: &mut Scratch) -> Vec
     let keys = &sc.keys;
     top_r(n, r, |i| keys[i], &mut hist, |i| out.push((sc.cand[i], keys[i])));
     sort_hits(&mut out);
-    let value = |k: u32| match rank {
-        Rank::Hamming { .. } => k as f32,
-        Rank::Euclidean { .. } => neurobits_core::flyhash::key_value(k),
-    };
-    out.into_iter().map(|(id, k)| (id, value(k))).collect()
+    out.into_iter().map(|(id, k)| (id, distance_of(rank, k))).collect()
 }
 
 /// Hamming distances of the candidates' codes to the query's code `qc`.

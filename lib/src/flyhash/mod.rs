@@ -4,15 +4,19 @@
 pub mod ann;
 #[cfg(feature = "cli")]
 pub mod ann_args;
-#[cfg(all(feature = "cli", feature = "ann"))]
+#[cfg(feature = "cli")]
 pub mod ann_bench;
+#[cfg(feature = "cli")]
+pub mod ann_bench_data;
 /// `flyhash ann-data`: an ann-benchmarks file from IDX images, with exact neighbours.
 #[cfg(feature = "ann")]
 pub mod ann_data;
 /// `flyhash ann-figure`: recall against queries per second.
 #[cfg(feature = "cli")]
 pub mod ann_figure;
+pub mod ann_gpu;
 mod ann_search;
+pub mod ann_truth;
 #[cfg(feature = "cli")]
 pub mod bench;
 #[cfg(feature = "cli")]
