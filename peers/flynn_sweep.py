@@ -101,7 +101,7 @@ def plot(rows, path):
     axes[0].legend(fontsize=8)
     axes[0].set_title("FlyNN on a Fashion-MNIST validation split (s = 39)")
     sel = [r for r in rows if r["m"] == 32 * D and r["s"] == 39 and r["k"] == 100 and r["centre"]]
-    for n, c in zip((0, 2, 4, 8), ("#999999", "#56B4E9", "#0072B2", "#D55E00")):
+    for n, c in zip((0, 4, 10, 20), ("#999999", "#56B4E9", "#0072B2", "#D55E00")):
         pts = sorted((r["gamma"], r["val_accuracy"]) for r in sel if r["rounds"] == n)
         axes[1].plot([g for g, _ in pts], [a for _, a in pts], marker="o", color=c, label=f"{n} rounds")
     axes[1].set_xlabel("decay γ")

@@ -136,18 +136,18 @@ fn train_if(codes: &[Word], labels: &[u8], classes: usize, m: usize, keep: impl 
 
 /// `rounds` error-driven rounds over the training codes (the core's `flynn_restore`: each round
 /// counts again, in its class, every code that the memories of the round's start misclassify
-/// under `weights`), on top of `counts`. Calls `after(r, counts)` after round `r` (1-based;
-/// a sweep scores each). A round that finds no error changes nothing.
+/// under `weights`), on top of `counts` (`classes · m`). Calls `after(r, counts)` after round
+/// `r` (1-based; a sweep scores each). A round that finds no error changes nothing.
 pub fn rounds(
     counts: &mut [u16],
     codes: &[Word],
     labels: &[u8],
-    classes: usize,
     m: usize,
     weights: &[u64],
     rounds: u32,
     mut after: impl FnMut(u32, &[u16]),
 ) {
+    let classes = counts.len() / m.max(1);
     for r in 1..=rounds {
         let wrong: Vec<bool> = codes
             .par_chunks(m.div_ceil(64))
@@ -324,7 +324,7 @@ pub fn run(a: &FlynnConfig) -> Result<()> {
                 preds.push((mem.to_vec(), pred));
             };
             score(0, &mem);
-            rounds(&mut mem, &codes, &ytr, classes, m, w, max_rounds, score);
+            rounds(&mut mem, &codes, &ytr, m, w, max_rounds, score);
         }
         pb.inc(1);
         cpu_result = Some(preds);
