@@ -103,7 +103,8 @@ pub struct Row {
     pub rounds: Option<u32>,
     /// Fraction of test vectors classified as labelled.
     pub accuracy: f64,
-    /// Seconds to train (hash and store the training set, then the rounds; k-NN: none).
+    /// Seconds to train (hash and store the training set, then the rounds, with the scoring of
+    /// the listed round counts before this one; k-NN: none).
     pub train_seconds: f64,
     /// Seconds to classify the test set (hashing included).
     pub test_seconds: f64,
