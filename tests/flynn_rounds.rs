@@ -80,7 +80,7 @@ fn rounds_ignore_the_training_order_and_match_the_counting_rule() {
     let learn = |codes: &[u64], labels: &[u8]| {
         let mut mem = flynn::train(codes, labels, 3, m);
         let mut seen = Vec::new();
-        flynn::rounds(&mut mem, codes, labels, 3, m, &w, 3, |r, _| seen.push(r));
+        flynn::rounds(&mut mem, codes, labels, m, &w, 3, |r, _| seen.push(r));
         assert_eq!(seen, [1, 2, 3]);
         mem
     };
@@ -99,7 +99,7 @@ fn rounds_ignore_the_training_order_and_match_the_counting_rule() {
         let extra = flynn::train(&codes[j * words..(j + 1) * words], &labels[j..j + 1], 3, m);
         want.iter_mut().zip(extra).for_each(|(a, b)| *a = a.saturating_add(b));
     }
-    flynn::rounds(&mut one, &codes, &labels, 3, m, &w, 1, |_, _| {});
+    flynn::rounds(&mut one, &codes, &labels, m, &w, 1, |_, _| {});
     assert_eq!(one, want);
 }
 
