@@ -39,8 +39,12 @@ fn rows(m: &Matrix, r: std::ops::Range<usize>) -> Matrix {
 #[test]
 fn flynn_partial_fit_in_batches_equals_one_fit_and_survives_saving() {
     let (x, y) = blobs(300, 40, 4, 1);
-    let cfg =
-        FlyNNConfig { hash: FlyHashConfig { code_bits: Some(640), ..Default::default() }, decay: 0.9, centre: false };
+    let cfg = FlyNNConfig {
+        hash: FlyHashConfig { code_bits: Some(640), ..Default::default() },
+        decay: 0.9,
+        centre: false,
+        rounds: 0,
+    };
     // Without centring, learning only counts: batches give exactly one fit's memories. (With
     // it, the mean is the first batch's; see the next test.)
     let mut whole = FlyNN::new(cfg.clone());

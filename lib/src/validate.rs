@@ -33,6 +33,15 @@ pub fn unit_interval(s: &str) -> Result<f64, String> {
     }
 }
 
+/// FlyNN's error-driven rounds, 0 to `classifier::MAX_ROUNDS`.
+pub fn rounds(s: &str) -> Result<u32, String> {
+    let most = crate::flyhash::classifier::MAX_ROUNDS;
+    match s.parse::<u32>() {
+        Ok(r) if r <= most => Ok(r),
+        _ => Err(format!("{s} is not a whole number of rounds in 0..={most}")),
+    }
+}
+
 /// Most sum-of-sum updates `--max-iter` accepts: an oscillating probe runs them all.
 pub const MAX_ITER: u32 = 10_000;
 

@@ -27,9 +27,10 @@ def _check_targets(y: np.ndarray) -> None:
 
 class FlyNN(ClassifierMixin, Estimator):
     """FlyNN: each class keeps a memory of how often each FlyHash code bit won in its training
-    vectors; a vector goes to the class it is least novel to. Learning only counts, so without
-    centring ``partial_fit`` on batches gives exactly the memories of one ``fit`` on all of them
-    (with it, the vectors are centred on the first batch's mean).
+    vectors; a vector goes to the class it is least novel to. Learning only counts: ``fit``
+    counts every training vector's code, then runs ``rounds`` error-driven rounds (each counts
+    again the vectors the memories misclassify); ``partial_fit`` only counts, so without centring
+    and with ``rounds=0``, ``partial_fit`` on batches gives exactly the memories of one ``fit``.
 
     Parameters
     ----------
@@ -51,6 +52,10 @@ class FlyNN(ClassifierMixin, Estimator):
     centre : bool or None, default=None
         Subtract the mean training vector (of the first ``fit``/``partial_fit`` batch, kept in
         the model) before hashing; ``None``: the library's default.
+    rounds : int or None, default=None
+        Error-driven rounds of ``fit`` after its counting pass (0 to 1000): each classifies the
+        training vectors with the memories as they stand and counts again, in its class, each
+        one given another class (``partial_fit`` only counts); ``None``: the library's default.
     device : str, default="cpu"
         Where hashing runs (``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"auto"``); the class memories
         are counted on the CPU (the integers are the same).
@@ -92,6 +97,7 @@ class FlyNN(ClassifierMixin, Estimator):
         wta: str = "exact",
         decay: Optional[float] = None,
         centre: Optional[bool] = None,
+        rounds: Optional[int] = None,
         device: str = "cpu",
     ) -> None:
         self.code_bits = code_bits
@@ -101,11 +107,12 @@ class FlyNN(ClassifierMixin, Estimator):
         self.wta = wta
         self.decay = decay
         self.centre = centre
+        self.rounds = rounds
         self.device = device
 
     def _config(self) -> str:
         # Unset values are left out, so that the library's defaults apply (written once, there).
-        extra = {k: getattr(self, k) for k in ("decay", "centre") if getattr(self, k) is not None}
+        extra = {k: getattr(self, k) for k in ("decay", "centre", "rounds") if getattr(self, k) is not None}
         return config_json({"hash": {k: getattr(self, k) for k in _HASH_KEYS}, **extra})
 
     @classmethod
@@ -113,7 +120,7 @@ class FlyNN(ClassifierMixin, Estimator):
         p = {k: config["hash"][k] for k in _HASH_KEYS}
         # A value equal to the library's default reads back as None (unset), as it was most
         # likely given, so that a loaded estimator has the parameters of the one saved.
-        for k in ("decay", "centre"):
+        for k in ("decay", "centre", "rounds"):
             p[k] = None if config[k] == _LIBRARY_DEFAULTS[k] else config[k]
         return p
 

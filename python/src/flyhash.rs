@@ -292,18 +292,27 @@ impl FlyNN {
                 // The mean (with centring) is that of all the rows, as one `fit` would take it.
                 detached(py, || clf.begin(&x.matrix(0..x.rows)).map(|_| ()))?;
             }
-            // The code length is known once the first rows fixed d: chunk by its cost.
+            // The code length is known once the first rows fixed d: chunk by its cost. A fit
+            // hashes in chunks, then learns all the codes at once (counts and the error-driven
+            // rounds, as the library's `fit`); `partial_fit` counts chunk by chunk.
             let c = &mut clf;
-            let mut chunk = 256;
+            let chunk = chunk_rows(t, cost(&c.hasher().map_err(to_py)?.params().map_err(to_py)?));
+            let mut codes = Vec::new();
             let mut start = 0;
             while start < x.rows {
                 let end = start.saturating_add(chunk).min(x.rows);
-                detached(py, || c.partial_fit(&x.matrix(start..end), &y[start..end]).map(|_| ()))?;
-                chunk = chunk_rows(t, cost(&c.hasher().map_err(to_py)?.params().map_err(to_py)?));
+                if fresh {
+                    codes.extend(detached(py, || c.codes(&x.matrix(start..end)))?);
+                } else {
+                    detached(py, || c.partial_fit(&x.matrix(start..end), &y[start..end]).map(|_| ()))?;
+                }
                 start = end;
                 if start < x.rows {
                     py.check_signals()?;
                 }
+            }
+            if fresh {
+                detached(py, || c.learn_codes(&codes, y).map(|_| ()))?;
             }
         }
         // All or nothing: an interrupted or refused fit leaves the model as it was.

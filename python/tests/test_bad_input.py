@@ -140,6 +140,8 @@ def test_bad_configs_and_devices():
         nb.FlyHash(code_bits=0).fit(X)
     with pytest.raises(ValueError, match="decay = 2: must be in"):
         nb.FlyNN(decay=2.0).fit(X, Y)
+    with pytest.raises(ValueError, match="rounds = 5000: must be at most 1000"):
+        nb.FlyNN(rounds=5000).fit(X, Y)
     with pytest.raises(ValueError, match="unknown variant"):
         nb.GBNN(rule="majority").fit(np.zeros((1, 8), int))
     with pytest.raises(ValueError, match="iters = 0"):

@@ -46,6 +46,11 @@ pub struct FitArgs {
     /// library's, `FlyNNConfig::default().centre`).
     #[arg(long)]
     pub centre: Option<bool>,
+    /// Error-driven rounds after the counting pass: each counts again, in its class, every
+    /// training vector the memories misclassify (default: the library's,
+    /// `FlyNNConfig::default().rounds`).
+    #[arg(long, value_parser = neurobits::validate::rounds)]
+    pub rounds: Option<u32>,
     /// Where to hash: cpu, gpu, cuda:N or auto.
     #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
     pub device: Target,
@@ -110,6 +115,7 @@ fn fit(a: &FitArgs) -> anyhow::Result<()> {
         hash: a.hash.config(),
         decay: a.decay.unwrap_or(lib.decay),
         centre: a.centre.unwrap_or(lib.centre),
+        rounds: a.rounds.unwrap_or(lib.rounds),
     };
     config.validate()?;
     neurobits::io::atomic::check_writable(&a.out)?;

@@ -9,6 +9,12 @@
 //! comes from one table of 65 536 fixed-point weights (`Q63`, [`flynn_weights`]) made once on the
 //! host and shipped to every target: the novelty is an exact integer sum (a `u128`), and every
 //! target gets the same classes whatever the order of the training codes or of the sum.
+//!
+//! Error-driven rounds (this project's addition, [`flynn_restore`]): after the counting pass, a
+//! round classifies every training code against the memories as they stand at the round's start
+//! and counts again, in its own class, each code they give another class. Memories still only
+//! count (a code stored twice counts twice), and since a round reads fixed memories, its result
+//! does not depend on the order of the codes either.
 
 use crate::bits::set_bits;
 use crate::Word;
@@ -69,6 +75,22 @@ pub fn flynn_novelty(code: &[Word], count: impl Fn(usize) -> u16, weight: impl F
         }
     }
     sum
+}
+
+/// Whether an error-driven round stores a training code of class `label` again: iff the
+/// memories, as they were at the round's start, give it another class ([`flynn_class`] of its
+/// novelties). The class memories are then a count of the code's training examples plus one per
+/// round that misclassified it, so the hard examples of a class weigh more, as in boosting.
+///
+/// ```
+/// use neurobits_core::flyhash::flynn_restore;
+/// let n = [5u128, 3, 9];
+/// assert!(flynn_restore(0, 3, |c| n[c])); // given class 1: stored again in class 0
+/// assert!(!flynn_restore(1, 3, |c| n[c]));
+/// ```
+#[inline]
+pub fn flynn_restore(label: usize, classes: usize, novelty: impl Fn(usize) -> u128) -> bool {
+    flynn_class(classes, novelty) != label
 }
 
 /// The class of least novelty among `classes` (ties: the lower class).

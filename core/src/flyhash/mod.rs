@@ -41,7 +41,9 @@ pub use filter::{
     candidate, candidate_row, sample_interval, sample_ranks, wta_pack_filtered, FilterCounts, KeyClass, KeyInterval,
     RadixSelect64, SampleSelect,
 };
-pub use flynn::{flynn_class, flynn_novelty, flynn_store, flynn_weights, FLYNN_MAX_COUNT, FLYNN_WEIGHTS};
+pub use flynn::{
+    flynn_class, flynn_novelty, flynn_restore, flynn_store, flynn_weights, FLYNN_MAX_COUNT, FLYNN_WEIGHTS,
+};
 pub use hamming::{hamming, hamming_from_and, hamming_word};
 pub use params::FlyParams;
 pub use pixels::{is_pixel, pixel_sums_exact, Pixels4};

@@ -5,7 +5,9 @@
 
 use anyhow::{anyhow, bail, Result};
 use neurobits_core::bits::set_bits;
-use neurobits_core::flyhash::{flynn_class, flynn_novelty, flynn_store, flynn_weights, top_r, FLYNN_WEIGHTS};
+use neurobits_core::flyhash::{
+    flynn_class, flynn_novelty, flynn_restore, flynn_store, flynn_weights, top_r, FLYNN_WEIGHTS,
+};
 use neurobits_core::Word;
 use neurobits_gpu_host::flyhash::FlyWta;
 use rayon::prelude::*;
@@ -71,6 +73,11 @@ pub struct FlynnConfig {
     /// library's, `FlyNNConfig::default().centre`).
     #[cfg_attr(feature = "cli", arg(long))]
     pub centre: Option<bool>,
+    /// Error-driven rounds after the counting pass (the core's `flynn_restore`). Several,
+    /// comma-separated, are each scored: the rounds run once, up to the largest, and FlyNN is
+    /// scored after each listed one. Default: the library's (`FlyNNConfig::default().rounds`).
+    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', value_parser = crate::validate::rounds))]
+    pub rounds: Vec<u32>,
     /// Where FlyNN runs: cpu, gpu, all (side by side, compared) or auto.
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = BenchDevice::Cpu))]
     pub device: BenchDevice,
@@ -92,9 +99,12 @@ pub struct Row {
     pub method: String,
     /// FlyNN's decay γ (k-NN: none).
     pub gamma: Option<f64>,
+    /// FlyNN's error-driven rounds (k-NN: none).
+    pub rounds: Option<u32>,
     /// Fraction of test vectors classified as labelled.
     pub accuracy: f64,
-    /// Seconds to train (hash and store the training set; k-NN: none).
+    /// Seconds to train (hash and store the training set, then the rounds, with the scoring of
+    /// the listed round counts before this one; k-NN: none).
     pub train_seconds: f64,
     /// Seconds to classify the test set (hashing included).
     pub test_seconds: f64,
@@ -104,10 +114,17 @@ pub struct Row {
 
 /// FlyNN's class memories on the CPU: `classes · m` saturating counts, class-major.
 pub fn train(codes: &[Word], labels: &[u8], classes: usize, m: usize) -> Vec<u16> {
+    train_if(codes, labels, classes, m, |_| true)
+}
+
+/// The same, counting only the codes `j` with `keep(j)`.
+fn train_if(codes: &[Word], labels: &[u8], classes: usize, m: usize, keep: impl Fn(usize) -> bool + Sync) -> Vec<u16> {
     let words = m.div_ceil(64);
     let mut counts = vec![0u16; classes * m];
     counts.par_chunks_mut(m).enumerate().for_each(|(c, mem)| {
-        for (code, _) in codes.chunks(words).zip(labels).filter(|(_, &l)| l as usize == c) {
+        for (_, (code, _)) in
+            codes.chunks(words).zip(labels).enumerate().filter(|(j, (_, &l))| l as usize == c && keep(*j))
+        {
             for (w, &word) in code.iter().enumerate() {
                 for b in set_bits(word) {
                     mem[w * 64 + b] = flynn_store(mem[w * 64 + b]);
@@ -116,6 +133,40 @@ pub fn train(codes: &[Word], labels: &[u8], classes: usize, m: usize) -> Vec<u16
         }
     });
     counts
+}
+
+/// `rounds` error-driven rounds over the training codes (the core's `flynn_restore`: each round
+/// counts again, in its class, every code that the memories of the round's start misclassify
+/// under `weights`), on top of `counts` (`classes · m`). Calls `after(r, counts)` after round
+/// `r` (1-based; a sweep scores each). A round that finds no error changes nothing.
+pub fn rounds(
+    counts: &mut [u16],
+    codes: &[Word],
+    labels: &[u8],
+    m: usize,
+    weights: &[u64],
+    rounds: u32,
+    mut after: impl FnMut(u32, &[u16]),
+) {
+    let classes = counts.len() / m.max(1);
+    for r in 1..=rounds {
+        let wrong: Vec<bool> = codes
+            .par_chunks(m.div_ceil(64))
+            .zip(labels.par_iter())
+            .map(|(code, &l)| {
+                flynn_restore(l as usize, classes, |c| {
+                    flynn_novelty(code, |i| counts[c * m + i], |n| weights[n as usize])
+                })
+            })
+            .collect();
+        if wrong.iter().any(|&w| w) {
+            let more = train_if(codes, labels, classes, m, |j| wrong[j]);
+            for (a, b) in counts.iter_mut().zip(more) {
+                *a = a.saturating_add(b);
+            }
+        }
+        after(r, counts);
+    }
 }
 
 /// The class of each code under the memories `counts` and the weights of `flynn_weights`.
@@ -212,6 +263,8 @@ pub fn run(a: &FlynnConfig) -> Result<()> {
     let (m, s, k) = (p.m as usize, p.s as usize, p.k as usize);
     let gammas = if a.gamma.is_empty() { vec![lib.decay] } else { a.gamma.clone() };
     let centre = a.centre.unwrap_or(lib.centre);
+    let rounds_at = if a.rounds.is_empty() { vec![lib.rounds] } else { a.rounds.clone() };
+    let max_rounds = rounds_at.iter().copied().max().unwrap_or(0);
     crate::io::memory::ensure_fits("the codes", (xtr.rows + xte.rows) as u128 * p.code_words() as u128 * 8)?;
     let classes = ytr.iter().copied().max().unwrap_or(0) as usize + 1;
     crate::io::memory::ensure_fits(
@@ -230,7 +283,7 @@ pub fn run(a: &FlynnConfig) -> Result<()> {
         })
         .collect();
     crate::outln!(
-        "FlyNN on {} training and {} test vectors of {d} values, {classes} classes; FlyHash m={m}, s={s}, k={k}; γ={gammas:?}; centred: {centre}",
+        "FlyNN on {} training and {} test vectors of {d} values, {classes} classes; FlyHash m={m}, s={s}, k={k}; γ={gammas:?}; centred: {centre}; rounds {rounds_at:?}",
         xtr.rows,
         xte.rows,
     )?;
@@ -245,26 +298,37 @@ pub fn run(a: &FlynnConfig) -> Result<()> {
         let counts = train(&codes, &ytr, classes, m);
         let train_s = t.elapsed().as_secs_f64();
         pb.inc(1);
-        pb.set_message("CPU: hashing and classifying the test set");
+        pb.set_message("CPU: the rounds; hashing and classifying the test set");
         let t = Instant::now();
         let test_codes = cpu::hash(&p, &proj, &hte, Wta::Exact);
         let hash_s = t.elapsed().as_secs_f64();
         let mut preds = Vec::new();
         for (w, &g) in weights.iter().zip(&gammas) {
-            let t = Instant::now();
-            let pred = classify(&counts, classes, m, w, &test_codes);
-            rows.push(Row {
-                method: format!("FlyNN, cpu ({} threads)", rayon::current_num_threads()),
-                gamma: Some(g),
-                accuracy: accuracy(&pred, &yte),
-                train_seconds: train_s,
-                test_seconds: hash_s + t.elapsed().as_secs_f64(),
-                identical_to_cpu: None,
-            });
-            preds.push(pred);
+            let mut mem = counts.clone();
+            let t_rounds = Instant::now();
+            let mut score = |r: u32, mem: &[u16]| {
+                if !rounds_at.contains(&r) {
+                    return;
+                }
+                let rounds_s = t_rounds.elapsed().as_secs_f64();
+                let t = Instant::now();
+                let pred = classify(mem, classes, m, w, &test_codes);
+                rows.push(Row {
+                    method: format!("FlyNN, cpu ({} threads)", rayon::current_num_threads()),
+                    gamma: Some(g),
+                    rounds: Some(r),
+                    accuracy: accuracy(&pred, &yte),
+                    train_seconds: train_s + rounds_s,
+                    test_seconds: hash_s + t.elapsed().as_secs_f64(),
+                    identical_to_cpu: None,
+                });
+                preds.push((mem.to_vec(), pred));
+            };
+            score(0, &mem);
+            rounds(&mut mem, &codes, &ytr, m, w, max_rounds, score);
         }
         pb.inc(1);
-        cpu_result = Some((counts, preds));
+        cpu_result = Some(preds);
     }
     if let Some(g) = &gpu {
         let f = g.fly(p)?;
@@ -273,33 +337,58 @@ pub fn run(a: &FlynnConfig) -> Result<()> {
             Ok(f.hash(&inputs, FlyWta::Exact)?.codes)
         };
         hash(&hte)?; // warm-up: JIT, buffers
-        pb.set_message("GPU: hashing and storing the training set");
+        pb.set_message("GPU: hashing the training and test sets");
         let t = Instant::now();
-        let (mem, _) = g.flynn_train(&hash(&htr)?, &ytr, classes, m)?;
-        let train_s = t.elapsed().as_secs_f64();
+        let train_codes = hash(&htr)?;
+        let train_hash_s = t.elapsed().as_secs_f64();
         pb.inc(1);
-        pb.set_message("GPU: hashing and classifying the test set");
+        pb.set_message("GPU: storing, the rounds, classifying");
         let t = Instant::now();
         let test_codes = hash(&hte)?;
         let hash_s = t.elapsed().as_secs_f64();
-        for (i, (w, &gamma)) in weights.iter().zip(&gammas).enumerate() {
-            let t = Instant::now();
-            let (pred, _) = mem.classify(&test_codes, w)?;
-            let test_s = hash_s + t.elapsed().as_secs_f64();
-            let same = match &cpu_result {
-                Some((counts, cpred)) => Some(*counts == mem.counts()? && cpred[i] == pred),
-                None => None,
-            };
-            rows.push(Row {
-                method: format!("FlyNN, gpu ({})", g.name()),
-                gamma: Some(gamma),
-                accuracy: accuracy(&pred, &yte),
-                train_seconds: train_s,
-                test_seconds: test_s,
-                identical_to_cpu: same,
-            });
-            if same == Some(false) {
-                bail!("GPU FlyNN differs from the CPU's");
+        let words = m.div_ceil(64);
+        // The rounds on the GPU: its kernels classify the training codes (the core's
+        // `flynn_class`, as `flynn_restore` does) and count the codes stored so far, the
+        // training set followed by each round's misclassified codes (the same counts as adding
+        // them, saturation included: min(a + b, max) either way).
+        let mut i = 0;
+        for (w, &gamma) in weights.iter().zip(&gammas) {
+            let (mut stored, mut labels) = (train_codes.clone(), ytr.clone());
+            let t_rounds = Instant::now();
+            for r in 0..=max_rounds {
+                let (mem, _) = g.flynn_train(&stored, &labels, classes, m)?;
+                let train_s = train_hash_s + t_rounds.elapsed().as_secs_f64();
+                if rounds_at.contains(&r) {
+                    let t = Instant::now();
+                    let (pred, _) = mem.classify(&test_codes, w)?;
+                    let test_s = hash_s + t.elapsed().as_secs_f64();
+                    let same = match &cpu_result {
+                        Some(cpu) => Some(cpu[i].0 == mem.counts()? && cpu[i].1 == pred),
+                        None => None,
+                    };
+                    i += 1;
+                    rows.push(Row {
+                        method: format!("FlyNN, gpu ({})", g.name()),
+                        gamma: Some(gamma),
+                        rounds: Some(r),
+                        accuracy: accuracy(&pred, &yte),
+                        train_seconds: train_s,
+                        test_seconds: test_s,
+                        identical_to_cpu: same,
+                    });
+                    if same == Some(false) {
+                        bail!("GPU FlyNN differs from the CPU's");
+                    }
+                }
+                if r < max_rounds {
+                    let (pred, _) = mem.classify(&train_codes, w)?;
+                    for (j, (&c, &l)) in pred.iter().zip(&ytr).enumerate() {
+                        if c != l as u32 {
+                            stored.extend_from_slice(&train_codes[j * words..(j + 1) * words]);
+                            labels.push(l);
+                        }
+                    }
+                }
             }
         }
         pb.inc(1);
@@ -324,6 +413,7 @@ pub fn run(a: &FlynnConfig) -> Result<()> {
             rows.push(Row {
                 method: format!("exact {kk}-NN, cpu ({} threads)", rayon::current_num_threads()),
                 gamma: None,
+                rounds: None,
                 accuracy: accuracy(&pred, &yte),
                 train_seconds: 0.0,
                 test_seconds: t.elapsed().as_secs_f64(),
@@ -333,7 +423,7 @@ pub fn run(a: &FlynnConfig) -> Result<()> {
         }
     }
     pb.finish_and_clear();
-    crate::outln!("{:<44} {:>6} {:>9} {:>10} {:>10}", "method", "γ", "accuracy", "train s", "test s")?;
+    crate::outln!("{:<44} {:>6} {:>6} {:>9} {:>10} {:>10}", "method", "γ", "rounds", "accuracy", "train s", "test s")?;
     for r in &rows {
         let same = match r.identical_to_cpu {
             Some(true) => "  identical to the CPU's",
@@ -341,10 +431,12 @@ pub fn run(a: &FlynnConfig) -> Result<()> {
             None => "",
         };
         let g = r.gamma.map_or(String::new(), |g| g.to_string());
+        let rounds = r.rounds.map_or(String::new(), |r| r.to_string());
         crate::outln!(
-            "{:<44} {:>6} {:>9.4} {:>10.3} {:>10.3}{same}",
+            "{:<44} {:>6} {:>6} {:>9.4} {:>10.3} {:>10.3}{same}",
             r.method,
             g,
+            rounds,
             r.accuracy,
             r.train_seconds,
             r.test_seconds
