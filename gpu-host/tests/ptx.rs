@@ -25,6 +25,7 @@ fn launch_bounds_match_the_launches() {
         ("fly_pixel_wta", fk::PIXEL_WTA_THREADS, 3),
         ("gbnn_joint_first", neurobits_gpu_host::BLOCK, 6),
         ("gbnn_joint_warp", gk::JointWarp::WARPS * 32, 5),
+        ("fly_hamming_keys_mma", fk::HAMMING_THREADS, 2),
     ] {
         let head = format!(".visible .entry {name}(");
         let at = PTX.find(&head).unwrap_or_else(|| panic!("{name} missing"));
@@ -32,7 +33,7 @@ fn launch_bounds_match_the_launches() {
         let bounds = format!(".maxntid {threads}, 1, 1\n.minnctapersm {blocks}");
         assert!(between.contains(&bounds), "{name}: expected `{bounds}` before its body");
     }
-    assert_eq!(PTX.matches(".maxntid").count(), 4, "a kernel with bounds this test does not check");
+    assert_eq!(PTX.matches(".maxntid").count(), 5, "a kernel with bounds this test does not check");
 }
 
 /// The `.param` sizes of `A::KERNEL`'s entry in the PTX, in order.
@@ -95,6 +96,7 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<fk::PixelAct>(&mut seen);
     check::<fk::PixelWta>(&mut seen);
     check::<fk::HammingKeys>(&mut seen);
+    check::<fk::HammingKeysMma>(&mut seen);
     check::<fk::CodesWordMajor>(&mut seen);
     check::<fk::FloatSample>(&mut seen);
     check::<fk::FloatInterval>(&mut seen);
