@@ -17,5 +17,5 @@ fn the_quick_hostile_set_holds() {
     let out = String::from_utf8_lossy(&o.stdout);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "hostile quick set failed:\n{out}\n{err}");
-    assert!(out.contains(" held, 0 failed"), "{out}");
+    assert!(out.contains(", 0 failed, 0 not judged"), "{out}");
 }

@@ -67,6 +67,9 @@ pub fn parse_range(s: &str, clusters: usize) -> Result<(usize, usize)> {
 
 /// Runs `gbnn experiment`: table, CSV, JSON and plots.
 pub fn run(a: &ExperimentConfig) -> Result<()> {
+    // The output folder before anything else: `-o -` or a file there is the one line, not a
+    // line after the scenario's notes (and never a folder named `-`).
+    crate::io::atomic::check_folder(&a.out)?;
     let s = scenario(a.scenario)?;
     let (e0, e1) = match &a.erased {
         Some(r) => parse_range(r, s.clusters)?,
