@@ -76,6 +76,11 @@ pub fn run(a: &ExperimentConfig) -> Result<()> {
         None => (1, s.clusters - 1),
     };
     let probes = a.probes.unwrap_or(s.probes);
+    // Each probe is a distinct stored message: refused here, before the notes, not by the
+    // workload after them.
+    if probes > s.stored {
+        bail!("--probes {probes}: scenario {} stores {} messages, and each probe is a distinct one", s.id, s.stored);
+    }
     // The probes, their truth and the final states of one point (twice while they are gathered).
     let (c, rw) = (s.clusters as u128, (s.clusters * s.neurons.div_ceil(64)) as u128);
     crate::budget::check_items(
