@@ -8,8 +8,11 @@
 
 use neurobits_core::gbnn::Geometry;
 
+/// What a target asserts of one input (it panics when the reader breaks its promise).
+pub type Check = fn(&[u8]);
+
 /// The targets, by the name of their corpus folder.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Check)] = &[
     ("netfile", netfile),
     ("symbols", symbols),
     ("idx", idx),

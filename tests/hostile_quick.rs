@@ -1,5 +1,5 @@
 //! The hostile-input run's quick set (`tests/hostile/run.py --quick`: the hand-written cases
-//! marked quick and every 12th generated one, about 270 cases) against this build's binary:
+//! marked quick and every 12th generated one, 392 cases) against this build's binary:
 //! every case ends in time with the contract (exit 0/1/2, one `error:` line, no panic text, no
 //! temporary files, the user's files intact). The full run is `make hostile`. Python 3 (the
 //! standard library only) must be on the path: missing, this fails.
