@@ -19,7 +19,7 @@ pub fn read(path: &Path, points: usize) -> Result<Vec<u32>> {
     check(read::read(path, &opts)?, &name, points)
 }
 
-/// [`read`] over text already in memory; `name` is what messages call it.
+/// [`read()`] over text already in memory; `name` is what messages call it.
 ///
 /// ```
 /// use neurobits::ocnn::classes::parse;
