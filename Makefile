@@ -364,8 +364,10 @@ clean:
 # The hostile-input acceptance run (issue 31): every case generated from the command tree and the
 # hand-written ones (tests/hostile/), against the release binary, with a time and an address-space
 # limit per case; the log goes to results/reliability/. make test runs its quick set
-# (tests/hostile_quick.rs).
+# (tests/hostile_quick.rs). Each run draws fresh cases from a new seed (the clock), written at the
+# top of the log; `make hostile HOSTILE_SEED=N` replays run N.
+HOSTILE_SEED ?= $(shell date +%s)
 hostile:
 	$(CARGO) build --release --bin neurobits
 	@mkdir -p results/reliability
-	python3 tests/hostile/run.py $(BIN) --log results/reliability/hostile.log
+	python3 tests/hostile/run.py $(BIN) --seed $(HOSTILE_SEED) --log results/reliability/hostile.log

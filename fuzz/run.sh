@@ -4,7 +4,7 @@
 set -uo pipefail
 cd "$(dirname "$0")"
 secs=${1:-600}
-targets=(netfile symbols idx npy matrix_csv projection codes)
+targets=(netfile symbols idx npy matrix_csv projection codes points classes)
 mkdir -p logs
 run() {
     local t=$1 work="corpus-run/$1"

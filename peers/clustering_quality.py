@@ -8,7 +8,7 @@ need it, as is usual), on the same points; ARI against the known classes, per se
 
 Data (every set but FCPS standardised, as scikit-learn's clustering comparison does):
 - FCPS: Lsun, Target, TwoDiamonds, Hepta, Tetra, Atom, Chainlink, WingNut with the classes of
-  `neurobits ocnn experiment` (OCNN seeds 1, 2, 3; the peers are deterministic given the points);
+  `neurobits ocnn experiment` (lib/data/fcps/<set>.cls, FCPS's labels0; OCNN seeds 1, 2, 3; the peers are deterministic given the points);
 - synthetic families, 500 points per set, one set per seed: `circles` (make_circles, factor 0.5,
   noise 0.05), `moons` (noise 0.05), `aniso` (3 blobs sheared by [[0.6, −0.6], [−0.4, 0.8]]),
   `varied` (3 blobs, std 1.0/2.5/0.5), `noisy` (3 blobs of 450 points + 50 uniform points in
@@ -38,18 +38,14 @@ from _meta import meta as run_meta
 
 VALIDATION_SEEDS = {0, 1, 2}
 FCPS = [("Lsun", 3), ("Target", 0), ("TwoDiamonds", 0), ("Hepta", 0), ("Tetra", 0), ("Atom", 0), ("Chainlink", 0), ("WingNut", 0)]
-SIZES = {"Lsun": [200, 100, 100], "TwoDiamonds": [400, 400], "Hepta": [32] + [30] * 6, "Tetra": [100] * 4,
-         "Atom": [400, 400], "Chainlink": [500, 500]}
 METHODS = ["OCNN", "OCNN plateau", "DBSCAN", "HDBSCAN", "Spectral", "Agglomerative", "KMeans"]
 
 
-def fcps_truth(name, X):
-    if name in SIZES:
-        return np.repeat(np.arange(len(SIZES[name])), SIZES[name])
-    if name == "WingNut":
-        return (X[:, 0] >= 0).astype(int)
-    r = np.hypot(X[:, 0], X[:, 1])  # Target: centre, ring, four corner triples by quadrant
-    return np.where(r < 1, 0, np.where(r < 3, 1, 2 + 2 * (X[:, 0] > 0) + (X[:, 1] > 0)))
+def fcps_truth(labels, name, n):
+    """The classes in the FCPS class file `ocnn experiment` reads: `key class` per point."""
+    rows = [l.split() for l in open(os.path.join(labels, name + ".cls")) if l.strip() and not l.startswith("%")]
+    assert len(rows) == n and all(len(r) == 2 and int(r[0]) == i + 1 for i, r in enumerate(rows)), f"{name}.cls"
+    return np.array([int(c) for _, c in rows])
 
 
 def synthetic(family, seed):
@@ -109,7 +105,7 @@ def sets(args):
     for name, skip in FCPS:
         X = np.loadtxt(os.path.join(args.fcps, name + ".data"))[skip:]
         for seed in (1, 2, 3):
-            yield "FCPS", name, seed, "validation", X, fcps_truth(name, X)
+            yield "FCPS", name, seed, "validation", X, fcps_truth(args.labels, name, len(X))
     for family in FAMILIES:
         for seed in args.seeds:
             X, y = synthetic(family, seed)
@@ -155,6 +151,7 @@ def main():
     ap.add_argument("--out", default="results/ocnn")
     ap.add_argument("--seeds", default="0,1,2,3,4,5,6,7")
     ap.add_argument("--fcps", default="data/fcps")
+    ap.add_argument("--labels", default="lib/data/fcps", help="the FCPS class files, <set>.cls")
     args = ap.parse_args()
     args.seeds = [int(s) for s in args.seeds.split(",")]
     if not os.access(args.bin, os.X_OK):

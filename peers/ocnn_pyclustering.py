@@ -8,35 +8,22 @@ it, on the FCPS sets with known classes; prints k, ARI and seconds per set (CSV 
 
 Its model differs from the paper's (spec §9): a = mean distance to the k nearest neighbours,
 weights exp(−d²/(2a)) with a not squared, initial state from the clock, ensembles by identical
-sign patterns over the last 10 steps. Classes as `neurobits ocnn experiment` defines them.
+sign patterns over the last 10 steps. Classes from the class files `neurobits ocnn experiment`
+reads (lib/data/fcps/<set>.cls, FCPS's labels0).
 """
-import argparse, math, sys, time
+import argparse, sys, time
 
 from pyclustering.nnet.cnn import cnn_network, type_conn
 
 
-def blocks(*sizes):
-    return [c for c, n in enumerate(sizes) for _ in range(n)]
+def classes(path):
+    """FCPS class file: `%` header lines, then `key class` per point (keys 1, 2, ... in order)."""
+    rows = [l.split() for l in open(path) if l.strip() and not l.startswith("%")]
+    assert all(len(r) == 2 and int(r[0]) == i + 1 for i, r in enumerate(rows)), f"{path}: not key/class rows"
+    return [int(c) for _, c in rows]
 
 
-def target(points):
-    out = []
-    for x, y in points:
-        r = math.hypot(x, y)
-        out.append(0 if r < 1 else 1 if r < 3 else 2 + 2 * (x > 0) + (y > 0))
-    return out
-
-
-SETS = [
-    ("Lsun", 3, lambda p: blocks(200, 100, 100)),
-    ("Target", 0, target),
-    ("TwoDiamonds", 0, lambda p: blocks(400, 400)),
-    ("Hepta", 0, lambda p: blocks(32, 30, 30, 30, 30, 30, 30)),
-    ("Tetra", 0, lambda p: blocks(100, 100, 100, 100)),
-    ("Atom", 0, lambda p: blocks(400, 400)),
-    ("Chainlink", 0, lambda p: blocks(500, 500)),
-    ("WingNut", 0, lambda p: [int(x >= 0) for x, _ in p]),
-]
+SETS = [("Lsun", 3), ("Target", 0), ("TwoDiamonds", 0), ("Hepta", 0), ("Tetra", 0), ("Atom", 0), ("Chainlink", 0), ("WingNut", 0)]
 
 
 def ari(a, b):
@@ -53,12 +40,14 @@ def ari(a, b):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default="data/fcps")
+    ap.add_argument("--labels", default="lib/data/fcps", help="the class files, <set>.cls")
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--neighbours", type=int, default=10)
     ap.add_argument("--points", help="one extra file of points to time (no classes)")
     args = ap.parse_args()
     print("set,n,k,ari,seconds")
-    for name, skip, truth in SETS:
+    for name, skip in SETS:
+        truth = classes(f"{args.labels}/{name}.cls")
         pts = [list(map(float, l.split())) for l in open(f"{args.data}/{name}.data") if l.strip()][skip:]
         t = time.time()
         net = cnn_network(len(pts), conn_type=type_conn.ALL_TO_ALL, amount_neighbors=args.neighbours)
@@ -69,7 +58,7 @@ def main():
         for c, members in enumerate(ens):
             for i in members:
                 labels[i] = c
-        print(f"{name},{len(pts)},{len(ens)},{ari(truth(pts), labels):.4f},{secs:.3f}", flush=True)
+        print(f"{name},{len(pts)},{len(ens)},{ari(truth, labels):.4f},{secs:.3f}", flush=True)
     if args.points:
         pts = [list(map(float, l.split())) for l in open(args.points) if l.strip()]
         t = time.time()

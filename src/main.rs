@@ -81,7 +81,11 @@ fn run() {
         }
     };
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| fail(&e.to_string(), exit::BAD_INPUT));
-    neurobits::console::set_stdout_is_data(cli::stdout_is_data(&matches));
+    let stdout_is_data = cli::stdout_is_data(&matches);
+    neurobits::console::set_stdout_is_data(stdout_is_data);
+    if stdout_is_data {
+        probe_stdout();
+    }
     record_seeds(&Cli::command(), &matches);
     // Old spellings still work, with a warning (clap's aliases cannot warn). Checked on the parsed
     // command, so that global options before it (`neurobits -q fpga …`) do not hide it.
@@ -96,6 +100,27 @@ fn run() {
     }
     if let Err(e) = cli::run(cli) {
         fail_with(&e);
+    }
+}
+
+/// Refuses, before any work, a data output to standard output that cannot take a byte
+/// (`-o - > /dev/full`, a closed descriptor): exit code 1. Only a character device other than a
+/// terminal is probed, by a write of zero bytes, which Linux answers as it would a real write on
+/// `/dev/full` (ENOSPC) and which writes nothing on any device. A regular file, a pipe or a
+/// terminal is not probed: a failed write there is found when it happens (exit 1, one line;
+/// every file output is whole or absent). Human text (tables, summaries) is not probed either:
+/// many commands print none, and `neurobits -q … > /dev/full` must work.
+fn probe_stdout() {
+    // SAFETY: fstat fills `st` for descriptor 1; a write of 0 bytes reads nothing.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(1, &mut st) } != 0 {
+        fail(&format!("cannot write to standard output: {}", std::io::Error::last_os_error()), exit::FAILURE);
+    }
+    if st.st_mode & libc::S_IFMT != libc::S_IFCHR || std::io::stdout().is_terminal() {
+        return;
+    }
+    if unsafe { libc::write(1, [0u8; 0].as_ptr().cast(), 0) } < 0 {
+        fail(&format!("cannot write to standard output: {}", std::io::Error::last_os_error()), exit::FAILURE);
     }
 }
 

@@ -57,6 +57,40 @@ fn a_missing_input_is_bad_input_and_a_failed_write_an_io_failure() {
     one_line(&o, 1, &["standard output"]);
 }
 
+/// `-o -` on a device that refuses every write (`/dev/full`) is refused before the work: a run
+/// of a million iterations ends at once, exit 1, one line, no file made. Standard output that
+/// carries no data (`-q`, outputs in files) is not probed: such a run still works.
+#[test]
+fn a_data_output_on_a_full_device_is_refused_before_the_work() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("p.csv");
+    // 40 points of two groups: a million iterations take over 10 s (release build).
+    let pts: String = (0..40).map(|i| format!("{},{}\n", (i % 2) * 10 + i % 7, (i % 2) * 10 + i % 5)).collect();
+    std::fs::write(&p, pts).unwrap();
+    let t = std::time::Instant::now();
+    let o = nb()
+        .current_dir(d.path())
+        .args(["ocnn", "cluster", "--iters", "1000000", "-i"])
+        .arg(&p)
+        .args(["-o", "-", "--json", "l.json"])
+        .stdout(full())
+        .output()
+        .unwrap();
+    one_line(&o, 1, &["standard output", "No space left"]);
+    assert!(t.elapsed() < std::time::Duration::from_secs(5), "refused after {:?}: not before the work", t.elapsed());
+    assert!(!d.path().join("l.json").exists(), "no output made");
+    // Files only, quiet: standard output is never written, so /dev/full does not matter.
+    let mut c = nb();
+    c.args(["-q", "ocnn", "cluster", "--iters", "30", "-i"]).arg(&p).arg("-o").arg(d.path().join("l.csv"));
+    let o = c.stdout(full()).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(d.path().join("l.csv").exists());
+    // /dev/null takes the data as ever.
+    let o =
+        nb().args(["ocnn", "cluster", "--iters", "30", "-i"]).arg(&p).args(["-o", "-"]).stdout(Stdio::null()).output();
+    assert!(o.unwrap().status.success());
+}
+
 #[test]
 fn arguments_that_are_not_utf8_are_refused_in_one_line() {
     let bad = || OsString::from_vec(b"\xff".to_vec());

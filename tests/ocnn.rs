@@ -281,3 +281,53 @@ fn lane_rows_equal_the_dense_rows() {
     check::<f32>(3, None, SyncMode::Phase);
     check::<f64>(3, Some(3.0), SyncMode::Phase);
 }
+
+/// `ocnn experiment` scores against the class files (FCPS `.cls`); one that is not one key and
+/// one class per point is one line and exit code 2, before any clustering and with no output.
+#[test]
+fn experiment_refuses_a_malformed_class_file() {
+    let Some(data) = fcps("Lsun.data") else { return };
+    let d = tempfile::tempdir().unwrap();
+    let labels = d.path().join("labels");
+    std::fs::create_dir(&labels).unwrap();
+    for e in std::fs::read_dir(neurobits::ocnn::experiment::LABELS).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), labels.join(e.file_name())).unwrap();
+    }
+    let target = std::fs::read_to_string(labels.join("Target.cls")).unwrap();
+    let rows: Vec<&str> = target.lines().filter(|l| !l.starts_with('%')).collect();
+    let one_column: String = rows.iter().map(|r| format!("{}\n", r.split('\t').nth(1).unwrap())).collect();
+    let three_columns: String = rows.iter().map(|r| format!("{r}\t0\n")).collect();
+    let short: String = rows[1..].iter().map(|r| format!("{r}\n")).collect();
+    let swapped: String = [rows[1], rows[0]].iter().chain(&rows[2..]).map(|r| format!("{r}\n")).collect();
+    let cases: &[(&str, &str)] = &[
+        ("one column", &one_column),
+        ("three columns", &three_columns),
+        ("a class fewer than points", &short),
+        ("keys out of order", &swapped),
+        ("a negative class", &target.replacen("\n5\t1\n", "\n5\t-1\n", 1)),
+        ("a fractional class", &target.replacen("\n5\t1\n", "\n5\t1.5\n", 1)),
+        ("a word", &target.replacen("\n5\t1\n", "\n5\tring\n", 1)),
+        ("empty", ""),
+    ];
+    let out = d.path().join("out");
+    for (name, text) in cases {
+        assert_ne!(*text, target, "{name}: the case changes the file");
+        std::fs::write(labels.join("Target.cls"), text).unwrap();
+        let o = assert_cmd::Command::cargo_bin("neurobits")
+            .unwrap()
+            .args(["ocnn", "experiment", "--seeds", "1", "--input"])
+            .arg(data.parent().unwrap())
+            .arg("--labels")
+            .arg(&labels)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{name}: {err}");
+        assert!(err.starts_with("error: ") && err.contains("Target.cls"), "{name}: {err}");
+        assert!(o.stdout.is_empty() && !out.exists(), "{name}: nothing written");
+    }
+}

@@ -2,8 +2,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    if let Ok(m) = neurobits::flyhash::data::idx(data, "fuzz") {
-        assert_eq!(m.data.len(), m.rows * m.cols);
-    }
-});
+#[path = "../checks.rs"]
+mod checks;
+
+fuzz_target!(|data: &[u8]| checks::idx(data));

@@ -3,12 +3,16 @@
 import gzip
 import os
 import random
+import re
 import signal
 import struct
 import subprocess
 
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 # Options whose value is an input path (given hostile paths by the generated cases).
-INPUT_OPTIONS = {"input", "labels", "model", "net", "probes", "messages", "db", "queries", "index", "result",
+INPUT_OPTIONS = {"input", "labels", "model", "net", "probes", "messages", "db", "queries", "index", "result", "train",
+                 "test", "train-labels", "test-labels",
                  "truth", "projection", "digits", "synth-report", "firmware"}
 
 # A command line that works on the fixtures, per leaf command ({fx}: fixtures, {w}: the case's folder).
@@ -37,6 +41,21 @@ BASES = {
     "ocnn cluster": ["-i", "{fx}/pts.csv", "--iters", "60", "-o", "{w}/l.csv", "--json", "{w}/l.json"],
     "cortical fit": ["-i", "{fx}/img.csv", "--labels", "{fx}/imgy.csv", "--levels", "3", "--minicolumns", "4",
                      "--epochs", "1", "-o", "{w}/c.model"],
+    # Commands whose defaults start a long workload (Fashion-MNIST, all FCPS sets, the paper's
+    # sizes): a small one, so that every value is judged within the case's limit.
+    "gbnn bench": ["--scenario", "1", "--probes", "64", "--baseline-probes", "0", "--rules", "sum-of-sum",
+                   "--device", "cpu", "-o", "{w}/b.json"],
+    "flyhash bench": ["-i", "{fx}/fm", "--max-exp", "1", "--db-codes", "1000", "--queries", "10", "--neighbours", "5",
+                      "-o", "{w}/fb.json"],
+    "flyhash flynn": ["--train", "{fx}/fm/train-images-idx3-ubyte.gz", "--test", "{fx}/fm/t10k-images-idx3-ubyte.gz",
+                      "--code-bits", "64", "--ones-per-row", "4", "--winners", "8", "--decay", "0.5", "--json", "{w}/ff.json"],
+    "flyhash eval": ["-i", "{fx}/fm", "--queries", "10", "--digits", "{fx}/digits.csv", "--digit-queries", "10",
+                     "--winners", "4", "--neighbours", "5", "-o", "{w}/ev"],
+    "ocnn bench": ["--sizes", "50", "--iters", "30", "--device", "cpu", "-o", "{w}/ob.json"],
+    "ocnn experiment": ["-i", os.path.join(REPO, "data/fcps"), "--labels", os.path.join(REPO, "lib/data/fcps"),
+                        "--iters", "30", "--seeds", "1", "-o", "{w}/oe"],
+    "cortical bench": ["--minicolumns", "4", "--levels", "3", "--cpu-max-levels", "3", "--device", "cpu",
+                       "-o", "{w}/cb.json"],
 }
 
 
@@ -57,9 +76,9 @@ def npy(shape, descr="<f4", payload=b""):
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + payload
 
 
-def fixtures(binary, fx):
-    """The user's files every case reads (hashed before and after the run)."""
-    rnd = random.Random(31)
+def fixtures(binary, fx, seed=31):
+    """The user's files every case reads (hashed before and after the run), drawn from `seed`."""
+    rnd = random.Random(seed)
     w = lambda name, data: open(os.path.join(fx, name), "wb" if isinstance(data, bytes) else "w").write(data)  # noqa: E731
     w("m.csv", "".join(",".join(str(rnd.randrange(8)) for _ in range(4)) + "\n" for _ in range(30)))
     msgs = open(os.path.join(fx, "m.csv")).read().splitlines()
@@ -91,6 +110,16 @@ def fixtures(binary, fx):
     w("x.npy", npy("(60, 8)", payload=struct.pack("<480f", *vals)))
     w("x.csv.gz", gzip.compress(open(os.path.join(fx, "x.csv"), "rb").read()))
     w("x.idx", b"\x00\x00\x0d\x02" + struct.pack(">II", 60, 8) + struct.pack(">480f", *vals))
+    # A small Fashion-MNIST folder (28 x 28 bytes, 10 classes) and a small digits file, for the
+    # benchmarks' base lines.
+    os.makedirs(os.path.join(fx, "fm"))
+    for part, n in (("train", 300), ("t10k", 60)):
+        ys = [i % 10 for i in range(n)]
+        px = bytes(min(255, max(0, int(rnd.gauss(20 * y + 30, 40)))) if j % 28 // 3 == y else rnd.randrange(30)
+                   for y in ys for j in range(784))
+        w(f"fm/{part}-images-idx3-ubyte.gz", gzip.compress(b"\0\0\x08\x03" + struct.pack(">III", n, 28, 28) + px))
+        w(f"fm/{part}-labels-idx1-ubyte.gz", gzip.compress(b"\0\0\x08\x01" + struct.pack(">I", n) + bytes(ys)))
+    w("digits.csv", "".join(",".join(str(rnd.randrange(17)) for _ in range(64)) + f",{i % 10}\n" for i in range(120)))
 
 
 def read_text(p):
@@ -100,8 +129,9 @@ def read_text(p):
         return None
 
 
-def cases(Case):
+def cases(Case, seed=31):
     out = []
+    rnd = random.Random(seed)  # fresh cut points and flipped bytes per seed (31: the quick set's)
     q = True  # in the quick set
 
     # ---- lost data: concurrent multi-file writers (one run's set, never a mix)
@@ -200,6 +230,35 @@ def cases(Case):
         out.append(Case("lost data: readers (odd rows, delimiters)", f"x.csv with {what}", [], shell=sh, check=check,
                         quick=q))
 
+    # ---- wrong results: ocnn experiment's class files (FCPS .cls) malformed: refused, never scored
+    def corrupt(name, edit):
+        def setup(ctx):
+            os.makedirs(f"{ctx['w']}/cls")
+            for f in os.listdir(os.path.join(REPO, "lib/data/fcps")):
+                text = open(os.path.join(REPO, "lib/data/fcps", f)).read()
+                open(f"{ctx['w']}/cls/{f}", "w").write(edit(text) if f == name else text)
+        return setup
+    rows = lambda t: [ln for ln in t.splitlines() if not ln.startswith("%")]  # noqa: E731
+    edits = {
+        "one column": lambda t: "".join(r.split("\t")[1] + "\n" for r in rows(t)),
+        "three columns": lambda t: "".join(r + "\t0\n" for r in rows(t)),
+        "a row short": lambda t: "\n".join(rows(t)[:-1]) + "\n",
+        "a row too many": lambda t: t + f"{len(rows(t)) + 1}\t1\n",
+        "keys swapped": lambda t: "\n".join(rows(t)[1::-1] + rows(t)[2:]) + "\n",
+        "a negative class": lambda t: t.replace("\n3\t", "\n3\t-", 1),
+        "a fractional class": lambda t: re.sub(r"\n3\t(\d+)\n", r"\n3\t\1.5\n", t, count=1),
+        "empty": lambda t: "",
+        "garbled bytes": lambda t: "\x00\xff" * 50,
+    }
+    sets = ["Lsun", "Target", "TwoDiamonds", "Hepta", "Tetra", "Atom", "Chainlink", "WingNut"]
+    for what, edit in edits.items():
+        name = rnd.choice(sets) + ".cls"
+        out.append(Case("wrong results: class files", f"ocnn experiment, {name} with {what}",
+                        ["ocnn", "experiment", "-i", os.path.join(REPO, "data/fcps"), "--labels", "{w}/cls", "--iters",
+                         "30", "--seeds", "1", "-o", "{w}/oe"], setup=corrupt(name, edit), expect={2}, quick=q,
+                        check=lambda c, name=name: None if name in c["err"] and not os.path.exists(f"{c['w']}/oe")
+                        else "the refusal does not name the file, or results were written"))
+
     # ---- lost data: partial outputs (nothing written when a later output fails)
     for args, made in [
         (["ocnn", "cluster", "-i", "{fx}/pts.csv", "--iters", "60", "-o", "{w}/l.csv", "--plots", "{fx}/ro.csv/p"], "l.csv"),
@@ -263,8 +322,10 @@ def cases(Case):
         return [(f"{src}[:{k}]", lambda ctx, src=src, k=k: open(f"{ctx['w']}/in", "wb").write(
             open(f"{ctx['fx']}/{src}", "rb").read()[:k])) for k in cuts]
 
-    for src, cuts in [("x.npy", [0, 5, 9, 10, 60, 127, 128, 129, 500, 2047]), ("x.idx", [2, 4, 7, 11, 12, 100, 1931]),
-                      ("x.csv.gz", [2, 10, 50, 300]), ("x.csv", [1, 30, 2000])]:
+    fresh = lambda top, k: sorted(rnd.sample(range(1, top), k))  # noqa: E731
+    for src, cuts in [("x.npy", [0, 5, 9, 10, 60, 127, 128, 129, 500, 2047] + fresh(2047, 4)),
+                      ("x.idx", [2, 4, 7, 11, 12, 100, 1931] + fresh(1931, 4)),
+                      ("x.csv.gz", [2, 10, 50, 300] + fresh(300, 3)), ("x.csv", [1, 30, 2000] + fresh(2000, 3))]:
         for what, setup in truncations(src, cuts):
             # Text cut at a line end (or inside the first row) is a valid, smaller table.
             out.append(Case("crash: truncated/garbled files", f"flyhash hash -i {what}",
@@ -274,7 +335,7 @@ def cases(Case):
                       ("flynn.model", ["flynn", "predict", "-i", "{fx}/x.csv", "-o", "{w}/p.csv", "--model"]),
                       ("codes.bin", ["flyhash", "search", "--queries", "{fx}/codes.bin", "--neighbours", "2", "-o", "{w}/s.csv", "--db"])]:
         size = os.path.getsize  # noqa: F841  (cut points below are fixed: the files are small)
-        for k in [0, 1, 7, 8, 12, 16, 24, 40, 64, 100, 200, -1, -8, -33]:
+        for k in [0, 1, 7, 8, 12, 16, 24, 40, 64, 100, 200, -1, -8, -33] + [rnd.randrange(-300, 300) for _ in range(4)]:
             def setup(ctx, src=src, k=k):
                 b = open(f"{ctx['fx']}/{src}", "rb").read()
                 open(f"{ctx['w']}/in", "wb").write(b[:k] if k >= 0 else b[:len(b) + k])

@@ -46,6 +46,7 @@ fn rows(path: &Path) -> Result<Vec<Row>> {
 
 /// Writes the figures; returns their paths.
 pub fn run(c: &BenchFigureConfig) -> Result<Vec<PathBuf>> {
+    crate::io::atomic::check_folder(&c.out)?;
     let rows = rows(&c.bench)?;
     if rows.is_empty() {
         bail!("{}: no rows", c.bench.display());

@@ -233,6 +233,8 @@ pub fn search(a: &SearchConfig) -> Result<()> {
 
 /// `flyhash eval`.
 pub fn eval(a: &EvalConfig) -> Result<()> {
+    // The output folder before the data sets are read and hashed.
+    crate::io::atomic::check_folder(&a.out)?;
     let sets = super::eval::sets(&a.data, &a.digits, a.queries, a.digit_queries)?;
     let rows = super::eval::run(&sets, &a.ks, a.neighbours, a.seed, &a.out)?;
     crate::outln!(

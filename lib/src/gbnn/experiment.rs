@@ -67,12 +67,20 @@ pub fn parse_range(s: &str, clusters: usize) -> Result<(usize, usize)> {
 
 /// Runs `gbnn experiment`: table, CSV, JSON and plots.
 pub fn run(a: &ExperimentConfig) -> Result<()> {
+    // The output folder before anything else: `-o -` or a file there is the one line, not a
+    // line after the scenario's notes (and never a folder named `-`).
+    crate::io::atomic::check_folder(&a.out)?;
     let s = scenario(a.scenario)?;
     let (e0, e1) = match &a.erased {
         Some(r) => parse_range(r, s.clusters)?,
         None => (1, s.clusters - 1),
     };
     let probes = a.probes.unwrap_or(s.probes);
+    // Each probe is a distinct stored message: refused here, before the notes, not by the
+    // workload after them.
+    if probes > s.stored {
+        bail!("--probes {probes}: scenario {} stores {} messages, and each probe is a distinct one", s.id, s.stored);
+    }
     // The probes, their truth and the final states of one point (twice while they are gathered).
     let (c, rw) = (s.clusters as u128, (s.clusters * s.neurons.div_ceil(64)) as u128);
     crate::budget::check_items(

@@ -65,6 +65,8 @@ pub(super) fn missing(target: &str, rules: &[Rule], kind: &str, note: &str) -> V
 
 /// Runs `hwcost`: every target, tables, JSON, CSV and the chart.
 pub fn run(a: &HwcostConfig) -> Result<()> {
+    // The output folder before the timings (`-o -`, a file there: one line, nothing made).
+    crate::io::atomic::check_folder(&a.out)?;
     let s = Scenario {
         id: 0,
         clusters: a.clusters,

@@ -26,14 +26,30 @@ use std::sync::Mutex;
 /// Temporary paths to remove if the process is interrupted.
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-fn pending(add: Option<&Path>, remove: Option<&Path>) {
+/// Held while a set's members are moved in ([`write_set`]): a signal waits for the moves to end,
+/// so that it never leaves a mix of the old set and the new one.
+static COMMIT: Mutex<()> = Mutex::new(());
+
+/// Whether an output file or set has been moved into place (for the signal's message).
+static WRITTEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn written() {
+    WRITTEN.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Makes a temporary file or folder and registers it for removal on a signal, under the lock the
+/// signal's cleanup takes: no signal can come between the making and the registering.
+fn make_pending<T>(make: impl FnOnce() -> std::io::Result<T>, path: impl Fn(&T) -> &Path) -> std::io::Result<T> {
+    let mut p = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+    let t = make()?;
+    p.push(path(&t).to_path_buf());
+    Ok(t)
+}
+
+/// A temporary path that was moved into place or removed: no longer the signal's to remove.
+fn done_pending(path: &Path) {
     if let Ok(mut p) = PENDING.lock() {
-        if let Some(a) = add {
-            p.push(a.to_path_buf());
-        }
-        if let Some(r) = remove {
-            p.retain(|x| x != r);
-        }
+        p.retain(|x| x != path);
     }
 }
 
@@ -49,12 +65,27 @@ pub fn install_signal_cleanup() -> Result<()> {
         .name("signals".into())
         .spawn(move || {
             if let Some(sig) = signals.forever().next() {
-                if let Ok(p) = PENDING.lock() {
-                    for path in p.iter() {
+                // A set being moved in is finished first (renames: microseconds), then no more
+                // starts: this thread keeps the lock until the process exits.
+                let _commit = COMMIT.lock().unwrap_or_else(|e| e.into_inner());
+                // Held to the exit: a temporary being made waits, and is then never made.
+                let p = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+                for path in p.iter() {
+                    // The work goes on meanwhile and may add a file to a temporary folder while
+                    // it is being removed (its removal then fails, not empty): again, until
+                    // gone; once the folder is gone nothing can be made in it.
+                    for _ in 0..100 {
                         let _ = std::fs::remove_file(path).or_else(|_| std::fs::remove_dir_all(path));
+                        if std::fs::symlink_metadata(path).is_err() {
+                            break;
+                        }
                     }
                 }
-                eprintln!("interrupted: no output was written");
+                if WRITTEN.load(std::sync::atomic::Ordering::SeqCst) {
+                    eprintln!("interrupted: the outputs finished before the signal are kept; no other was written");
+                } else {
+                    eprintln!("interrupted: no output was written");
+                }
                 std::process::exit(128 + sig);
             }
         })
@@ -254,11 +285,8 @@ pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>
         }
         Target::Regular(p, mode, owner) => {
             let dir = parent_dir(&p);
-            let tmp = tempfile::Builder::new()
-                .prefix(".neurobits-")
-                .tempfile_in(dir)
+            let tmp = make_pending(|| tempfile::Builder::new().prefix(".neurobits-").tempfile_in(dir), |t| t.path())
                 .with_context(|| format!("cannot create a file in {}", dir.display()))?;
-            pending(Some(tmp.path()), None);
             let result = (|| {
                 {
                     let mut w = BufWriter::new(tmp.as_file());
@@ -276,9 +304,9 @@ pub fn write_atomic(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>
             let done = result.and_then(|()| {
                 // On failure the error owns the temporary file: drop it here, so that it is
                 // removed before `main` exits (exit does not run destructors).
-                tmp.persist(&p).map(drop).map_err(|e| e.error).with_context(|| format!("cannot write {name}"))
+                tmp.persist(&p).map(|_| written()).map_err(|e| e.error).with_context(|| format!("cannot write {name}"))
             });
-            pending(None, Some(&tmp_path));
+            done_pending(&tmp_path);
             done
         }
     }
@@ -310,11 +338,8 @@ pub fn write_set(dir: &Path, names: &[&str], fill: impl FnOnce(&Path) -> Result<
     for n in names {
         check_writable(&dir.join(n))?;
     }
-    let tmp = tempfile::Builder::new()
-        .prefix(".neurobits-")
-        .tempdir_in(parent_dir(dir))
+    let tmp = make_pending(|| tempfile::Builder::new().prefix(".neurobits-").tempdir_in(parent_dir(dir)), |t| t.path())
         .with_context(|| format!("cannot create a directory beside {}", dir.display()))?;
-    pending(Some(tmp.path()), None);
     let result = fill(tmp.path()).and_then(|()| {
         for n in names {
             if !tmp.path().join(n).is_file() {
@@ -328,7 +353,8 @@ pub fn write_set(dir: &Path, names: &[&str], fill: impl FnOnce(&Path) -> Result<
             return Err(std::io::Error::last_os_error()).with_context(|| format!("cannot lock {}", dir.display()));
         }
         // Every member's destination first (all or none), then the renames: each is atomic,
-        // within one file system, and all inputs are complete.
+        // within one file system, and all inputs are complete; a signal waits for the last.
+        let _commit = COMMIT.lock().unwrap_or_else(|e| e.into_inner());
         let mut moves = Vec::with_capacity(names.len());
         for n in names {
             let (from, to) = (tmp.path().join(n), dir.join(n));
@@ -350,8 +376,9 @@ pub fn write_set(dir: &Path, names: &[&str], fill: impl FnOnce(&Path) -> Result<
                 }
             }
         }
+        written();
         Ok(())
     });
-    pending(None, Some(tmp.path()));
+    done_pending(tmp.path());
     result
 }

@@ -60,14 +60,7 @@ pub fn scan(e: &ExperimentConfig) -> Result<()> {
                 stop_at.push(stop.map(|k| reads[k].0));
                 equal.push(stop.is_none_or(|k| reads[k].1 == full));
             }
-            let row = ScanRow {
-                set: set.file.trim_end_matches(".data").into(),
-                seed,
-                iters: e.iters,
-                settled_at,
-                stop_at,
-                equal,
-            };
+            let row = ScanRow { set: set.name().into(), seed, iters: e.iters, settled_at, stop_at, equal };
             let first_equal = (1..=WINDOWS).find(|&w| row.equal[w as usize - 1..].iter().all(|&x| x));
             crate::outln!(
                 "{:<12} seed {seed}: clustering final from iteration {}; every window from {} gives the full run's",

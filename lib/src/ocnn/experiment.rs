@@ -14,43 +14,37 @@ pub struct Set {
     pub file: &'static str,
     /// Leading rows that are not points (Lsun's header debris).
     pub skip: usize,
-    /// The class of each point.
-    pub truth: fn(&points::Points) -> Vec<u32>,
 }
 
-fn blocks(sizes: &[usize]) -> Vec<u32> {
-    sizes.iter().enumerate().flat_map(|(c, &n)| std::iter::repeat_n(c as u32, n)).collect()
+/// Where the class files of [`SETS`] are in the source tree (`--labels`' default, from the
+/// repository's root, is `lib/data/fcps`).
+pub const LABELS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/fcps");
+
+impl Set {
+    /// The set's name (`Lsun`).
+    pub fn name(&self) -> &'static str {
+        self.file.trim_end_matches(".data")
+    }
+
+    /// The class of each of the set's `points` points, from its class file `<name>.cls` in
+    /// `dir` ([`classes`](super::classes)).
+    pub fn truth(&self, dir: &std::path::Path, points: usize) -> crate::Result<Vec<u32>> {
+        super::classes::read(&dir.join(format!("{}.cls", self.name())), points)
+    }
 }
 
-/// The FCPS sets of the experiment and their classes (FCPS `labels0`): file-order blocks, except
-/// Target (centre r < 1, ring r < 3, four corner triples by quadrant) and WingNut (x < 0).
+/// The FCPS sets of the experiment. Their classes are FCPS's `labels0` (Ultsch 2005), in the
+/// class files `lib/data/fcps/<name>.cls`, point for point in the order of pyclustering's
+/// `.data` files.
 pub const SETS: [Set; 8] = [
-    Set { file: "Lsun.data", skip: 3, truth: |_| blocks(&[200, 100, 100]) },
-    Set {
-        file: "Target.data",
-        skip: 0,
-        truth: |p| {
-            (0..p.n)
-                .map(|i| {
-                    let (x, y) = (p.point(i)[0], p.point(i)[1]);
-                    let r = x.hypot(y);
-                    if r < 1.0 {
-                        0
-                    } else if r < 3.0 {
-                        1
-                    } else {
-                        2 + (x > 0.0) as u32 * 2 + (y > 0.0) as u32
-                    }
-                })
-                .collect()
-        },
-    },
-    Set { file: "TwoDiamonds.data", skip: 0, truth: |_| blocks(&[400, 400]) },
-    Set { file: "Hepta.data", skip: 0, truth: |_| blocks(&[32, 30, 30, 30, 30, 30, 30]) },
-    Set { file: "Tetra.data", skip: 0, truth: |_| blocks(&[100, 100, 100, 100]) },
-    Set { file: "Atom.data", skip: 0, truth: |_| blocks(&[400, 400]) },
-    Set { file: "Chainlink.data", skip: 0, truth: |_| blocks(&[500, 500]) },
-    Set { file: "WingNut.data", skip: 0, truth: |p| (0..p.n).map(|i| (p.point(i)[0] >= 0.0) as u32).collect() },
+    Set { file: "Lsun.data", skip: 3 },
+    Set { file: "Target.data", skip: 0 },
+    Set { file: "TwoDiamonds.data", skip: 0 },
+    Set { file: "Hepta.data", skip: 0 },
+    Set { file: "Tetra.data", skip: 0 },
+    Set { file: "Atom.data", skip: 0 },
+    Set { file: "Chainlink.data", skip: 0 },
+    Set { file: "WingNut.data", skip: 0 },
 ];
 
 /// The adjusted Rand index of two labelings (Hubert & Arabie 1985).
@@ -87,6 +81,9 @@ pub struct ExperimentConfig {
     /// Folder of the FCPS `.data` files (`make setup` fetches them).
     #[cfg_attr(feature = "cli", arg(short = 'i', long = "input", alias = "data", default_value = "data/fcps"))]
     pub data: PathBuf,
+    /// Folder of the class files, `<set>.cls` (FCPS's format: `key class` per point).
+    #[cfg_attr(feature = "cli", arg(long, default_value = "lib/data/fcps"))]
+    pub labels: PathBuf,
     /// Seeds of the initial state, comma-separated.
     #[cfg_attr(feature = "cli", arg(long, value_delimiter = ',', default_value = "1,2,3"))]
     pub seeds: Vec<u64>,
@@ -150,7 +147,11 @@ pub fn run(e: &ExperimentConfig) -> Result<()> {
     }
     let sets = SETS
         .iter()
-        .map(|set| Ok((set, points::load(&e.data.join(set.file))?.skip(set.skip))))
+        .map(|set| {
+            let p = points::load(&e.data.join(set.file))?.skip(set.skip);
+            let truth = set.truth(&e.labels, p.n)?;
+            Ok((set, p, truth))
+        })
         .collect::<Result<Vec<_>>>()?;
     let device = Device::open(e.device)?;
     let mut rows = Vec::new();
@@ -168,9 +169,8 @@ pub fn run(e: &ExperimentConfig) -> Result<()> {
         "ARI",
         "seconds"
     )?;
-    for (set, p) in sets {
-        let truth = (set.truth)(&p);
-        let classes = truth.iter().max().map_or(0, |m| m + 1);
+    for (set, p, truth) in sets {
+        let classes = truth.iter().collect::<std::collections::BTreeSet<_>>().len() as u32;
         let a = super::scale::scale(&p)?;
         for &seed in &e.seeds {
             let c = Config { seed, iters: e.iters, scale: Some(a), select: e.select, ..Config::default() };
@@ -180,7 +180,7 @@ pub fn run(e: &ExperimentConfig) -> Result<()> {
                 |cpu| cpu.install(|| cluster_on::<f32>(&p, Some(a), &c, None)),
             )?;
             let row = Row {
-                set: set.file.trim_end_matches(".data").into(),
+                set: set.name().into(),
                 n: p.n,
                 dim: p.dim,
                 classes,

@@ -2,6 +2,7 @@
 //! shipped to every target), the CPU driver, clustering and the spec's digests.
 
 pub mod bench;
+pub mod classes;
 pub mod clusters;
 pub mod cpu;
 pub mod digest;

@@ -1,7 +1,8 @@
 //! Delimited text: one row per line, fields separated by one delimiter (`,`, tab, `;`, …) or by
 //! runs of whitespace. Lines starting with `#` or `%` are comments; blank lines are skipped;
 //! rows whose fields are all empty (`,,,`) are skipped after the last data row (spreadsheets
-//! write them) and refused between data rows (a row of missing values is not silently lost); the
+//! write them) and refused before and between data rows (a row of missing values is not
+//! silently lost); the
 //! first row is a header (skipped) when none of its fields is a number. Every error names
 //! `file:line` and the field.
 
@@ -178,10 +179,11 @@ pub(crate) fn parse<T: Element>(text: &str, name: &str, split: Split, skip_rows:
             empty_row = empty_row.or(Some(at));
             continue;
         }
-        if let Some(e) = empty_row.filter(|_| cols.is_some()) {
+        if let Some(e) = empty_row {
+            let place = if cols.is_some() { "between data rows" } else { "before the data rows" };
             return Err(Error::input(
                 format!("{name}:{e}"),
-                "a row of empty fields between data rows (missing values?)".to_string(),
+                format!("a row of empty fields {place} (missing values?)"),
             ));
         }
         empty_row = None;
@@ -287,11 +289,13 @@ mod tests {
 
     #[test]
     fn quotes_headers_and_empty_rows() {
-        // Empty rows after the data (a spreadsheet's) are skipped; between data rows, refused.
+        // Empty rows after the data (a spreadsheet's) are skipped; before or between data rows, refused.
         let t: Table<f32> = parse("\u{feff}\"a\",\"b\"\n\"1\", 2\n3,4\r\n,\n , \n", "t", Split::Byte(b','), 0).unwrap();
         assert_eq!((t.rows, t.cols, t.data), (2, 2, vec![1., 2., 3., 4.]));
         let e = parse::<f32>("1,2\n,\n3,4\n", "t", Split::Byte(b','), 0).unwrap_err().to_string();
         assert_eq!(e, "t:2: a row of empty fields between data rows (missing values?)");
+        let e = parse::<f32>("a,b\n,\n3,4\n", "t", Split::Byte(b','), 0).unwrap_err().to_string();
+        assert_eq!(e, "t:2: a row of empty fields before the data rows (missing values?)");
         assert!(Split::given(b'.').is_err() && Split::given(b'"').is_err() && Split::given(b'7').is_err());
         assert_eq!(Split::given(b' ').unwrap(), Split::Whitespace);
         assert_eq!(Split::given(b'|').unwrap(), Split::Byte(b'|'));
