@@ -145,6 +145,10 @@ module gbnn_circuit #(
         .som_next(som_next[a*L +: L]), .score_d(score_d[a*L*SW +: L*SW]), .wta_next(wta_next[a*L +: L]));
   end
 
+  // Without sum-of-sum the clusters' scores and WTA outputs are zero, but a synthesis that keeps
+  // the hierarchy cannot see that across the instance boundary: the uses below test SUM_OF_SUM
+  // themselves, so the score and γ registers are constant within this module and removed here.
+
   // ---- controller: Schedule::next_update after an update, as Circuit::next_phase ----
   logic [31:0] limit;
   assign limit = rule_q == SOS ? max_iter_q : 32'(LIMIT);
@@ -153,7 +157,7 @@ module gbnn_circuit #(
   logic [31:0]  t_next;
   logic [2:0]   iterate, after_load, after_update;
   always_comb begin
-    upd_next = phase_q == SELECT ? wta_next : som_next;
+    upd_next = SUM_OF_SUM && phase_q == SELECT ? wta_next : som_next;
     same = upd_next == v_q;
     t_next = t_q + 32'd1;
     iterate = rule_q == SOS ? SCORE : UPDATE;
@@ -163,7 +167,7 @@ module gbnn_circuit #(
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      v_q <= '0; out_q <= '0; rule_q <= JOINT; gamma_q <= GW'(1); max_iter_q <= 32'd20;
+      v_q <= '0; out_q <= '0; rule_q <= JOINT; gamma_q <= GW'(SUM_OF_SUM); max_iter_q <= 32'd20;
       phase_q <= IDLE; t_q <= '0; conv_q <= 1'b0;
       score_q <= '0;
       probe_q <= '0;
@@ -172,7 +176,7 @@ module gbnn_circuit #(
     end else if (start && RULES[rule]) begin
       probe_q <= sym;
       rule_q <= rule;
-      gamma_q <= gamma > 32'(GMAX) ? GW'(GMAX) : GW'(gamma);
+      gamma_q <= !SUM_OF_SUM ? '0 : gamma > 32'(GMAX) ? GW'(GMAX) : GW'(gamma);
       max_iter_q <= max_iter;
       phase_q <= LOAD;
     end else begin
@@ -184,7 +188,7 @@ module gbnn_circuit #(
           phase_q <= after_load;
         end
         SCORE: begin
-          score_q <= score_d;
+          score_q <= SUM_OF_SUM ? score_d : '0;
           phase_q <= SELECT;
         end
         SELECT, UPDATE: begin
