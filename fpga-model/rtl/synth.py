@@ -187,16 +187,27 @@ def key(e):
 
 
 def merge(out, parts):
-    """Adds the sizes of other runs' synth.json to OUT_DIR's (a part's entry replaces one of the same size)."""
+    """Adds the entries of other runs' synth.json to OUT_DIR's. A part's entry of the same size,
+    build and mode as one already there replaces its rows of the same family or device and keeps
+    the others (so the families of one size may come from separate runs); an entry of an older
+    RTL is replaced whole."""
     with open(os.path.join(out, "synth.json")) as f:
         doc = json.load(f)
     for part in parts:
         with open(os.path.join(part, "synth.json")) as f:
             other = json.load(f)
-        keep = {key(e) for e in other["sizes"]}
-        doc["sizes"] = [e for e in doc["sizes"] if key(e) not in keep] + other["sizes"]
-        for e in other["sizes"]:  # (parts written before entries carried their command)
-            e.setdefault("command", other["command"])
+        for e in other["sizes"]:
+            e.setdefault("command", other["command"])  # (parts written before entries carried theirs)
+            old = next((x for x in doc["sizes"] if key(x) == key(e)), None)
+            if old is None or "rtl" in old:
+                doc["sizes"] = [x for x in doc["sizes"] if x is not old] + [e]
+                continue
+            fams = {r["family"] for r in e["synth"]}
+            devs = {p["device"] for p in e["pnr"]}
+            old["synth"] = [r for r in old["synth"] if r["family"] not in fams] + e["synth"]
+            old["pnr"] = [p for p in old["pnr"] if p["device"] not in devs] + e["pnr"]
+            if old.get("command") != e["command"]:
+                old["command"] = f"{old.get('command', '')}; {e['command']}"
     write(out, doc)
 
 
@@ -268,6 +279,8 @@ def main():
 
 def write(out, doc):
     order = {"full": 0, "som": 1, "uart": 2}
+    for e in doc["sizes"]:
+        e["synth"].sort(key=lambda r: ["ice40", "ecp5", "xilinx"].index(r["family"]))
     doc["sizes"].sort(key=lambda e: (order[e.get("variant", "full")], e["clusters"] * e["neurons"], e["clusters"],
                                      e.get("mode", "flat") != "flat"))
     with open(os.path.join(out, "synth.json.tmp"), "w") as f:
