@@ -171,7 +171,7 @@ def repnr(out, size, dev):
     print(f"{size} {dev}: {row}", flush=True)
     with open(os.path.join(out, "synth.json")) as f:
         doc = json.load(f)
-    entry = next(e for e in doc["sizes"] if key(e) == (c, l, VARIANT, "flat"))
+    entry = next(e for e in doc["sizes"] if key(e) == (c, l, VARIANT, "flat", None))
     entry["pnr"] = [p for p in entry["pnr"] if p["device"] != dev] + [row]
     entry["command"] = entry.get("command", "") + f"; SYNTH_LIMIT_S={LIMIT_S} synth.py pnr {out} {size} {dev}"
     write(out, doc)
@@ -186,14 +186,14 @@ def cpu_model():
 
 def key(e):
     """An entry's identity: size and build variant (entries without one are the full build)."""
-    return e["clusters"], e["neurons"], e.get("variant", "full"), e.get("mode", "flat")
+    return e["clusters"], e["neurons"], e.get("variant", "full"), e.get("mode", "flat"), e.get("rtl")
 
 
 def merge(out, parts):
     """Adds the entries of other runs' synth.json to OUT_DIR's. A part's entry of the same size,
-    build and mode as one already there replaces its rows of the same family or device and keeps
-    the others (so the families of one size may come from separate runs); an entry of an older
-    RTL is replaced whole."""
+    build, mode and RTL as one already there replaces its rows of the same family or device and
+    keeps the others (so the families of one size may come from separate runs); entries of an
+    older RTL (marked "rtl") stay beside the current one's."""
     with open(os.path.join(out, "synth.json")) as f:
         doc = json.load(f)
     for part in parts:
@@ -202,8 +202,8 @@ def merge(out, parts):
         for e in other["sizes"]:
             e.setdefault("command", other["command"])  # (parts written before entries carried theirs)
             old = next((x for x in doc["sizes"] if key(x) == key(e)), None)
-            if old is None or "rtl" in old:
-                doc["sizes"] = [x for x in doc["sizes"] if x is not old] + [e]
+            if old is None:
+                doc["sizes"].append(e)
                 continue
             fams = {r["family"] for r in e["synth"]}
             devs = {p["device"] for p in e["pnr"]}
@@ -249,7 +249,7 @@ def main():
     old = os.path.join(out, "synth.json")
     if os.path.exists(old):
         with open(old) as f:
-            doc["sizes"] = [e for e in json.load(f)["sizes"] if key(e)[2:] != (VARIANT, MODE_NAME)
+            doc["sizes"] = [e for e in json.load(f)["sizes"] if key(e)[2:] != (VARIANT, MODE_NAME, None)
                             or key(e)[:2] not in parsed]
 
     def job(c, l, family):
@@ -285,7 +285,7 @@ def write(out, doc):
     for e in doc["sizes"]:
         e["synth"].sort(key=lambda r: ["ice40", "ecp5", "xilinx"].index(r["family"]))
     doc["sizes"].sort(key=lambda e: (order[e.get("variant", "full")], e["clusters"] * e["neurons"], e["clusters"],
-                                     e.get("mode", "flat") != "flat"))
+                                     e.get("mode", "flat") != "flat", "rtl" in e))
     with open(os.path.join(out, "synth.json.tmp"), "w") as f:
         json.dump(doc, f, indent=1)
     os.replace(os.path.join(out, "synth.json.tmp"), os.path.join(out, "synth.json"))
