@@ -306,7 +306,10 @@ fn fpga_reports_cycles_and_rejects_oversized_circuits() {
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success() && text.contains("measured Fmax, iCE40 HX8K"), "{text}");
     assert!(
-        text.contains("resources, formula") && text.contains("ice40 yosys synth_ice40 (post-synthesis estimate): LUT"),
+        text.contains("resources, formula")
+            && text.contains(
+                "full build, hierarchical: ice40 yosys synth_ice40 -noflatten (post-synthesis estimate): LUT"
+            ),
         "{text}"
     );
     let none = d.path().join("none.json");
