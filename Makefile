@@ -129,17 +129,15 @@ fpga-verilate:
 # Yosys + nextpnr (about an hour of CPU; not in make test): results/fpga/synth.json and synth.csv,
 # committed. Hierarchical synthesis (each module mapped once, counts multiplied) of the full
 # circuit and its sum-of-max-only build at every size; flat synthesis, which checks it and feeds
-# nextpnr-ice40, at the sizes where it finishes (place-and-route where the design fits, but not
-# the sum-of-max-only 4x16, whose HX8K routing did not converge in 24 min); the UART board top at
-# 3x3. One Yosys run at a time at nice 19, each capped at SYNTH_LIMIT_S seconds.
+# nextpnr-ice40, at the sizes where it finishes (place-and-route where the design fits); the UART
+# board top at 3x3. One tool run at a time at nice 19, each capped at SYNTH_LIMIT_S seconds.
 FPGA_SYNTH := nice -n 19 env SYNTH_LIMIT_S=$${SYNTH_LIMIT_S:-1800} python3 $(FPGA_RTL)/synth.py results/fpga
 fpga-synth: setup
 	$(FPGA_SYNTH) 3x3 4x8 4x16 8x16 8x50
 	SYNTH_VARIANT=som $(FPGA_SYNTH) 3x3 4x8 4x16 8x16 8x50
 	SYNTH_MODE=flat $(FPGA_SYNTH) 3x3 4x8
-	SYNTH_MODE=flat SYNTH_PNR=0 SYNTH_FAMILIES=ecp5,xilinx $(FPGA_SYNTH) 4x16
-	SYNTH_MODE=flat SYNTH_VARIANT=som $(FPGA_SYNTH) 3x3 4x8
-	SYNTH_MODE=flat SYNTH_VARIANT=som SYNTH_PNR=0 $(FPGA_SYNTH) 4x16
+	SYNTH_MODE=flat $(FPGA_SYNTH) 4x16
+	SYNTH_MODE=flat SYNTH_VARIANT=som $(FPGA_SYNTH) 3x3 4x8 4x16
 	SYNTH_MODE=flat SYNTH_VARIANT=uart SYNTH_FAMILIES=ice40 $(FPGA_SYNTH) 3x3
 
 # The firmware template (mcu/) on every target: a network trained on the host (generated messages
