@@ -133,8 +133,8 @@ fpga-verilate:
 # board top at 3x3. One tool run at a time at nice 19, each capped at SYNTH_LIMIT_S seconds.
 FPGA_SYNTH := nice -n 19 env SYNTH_LIMIT_S=$${SYNTH_LIMIT_S:-1800} python3 $(FPGA_RTL)/synth.py results/fpga
 fpga-synth: setup
-	$(FPGA_SYNTH) 3x3 4x8 4x16 8x16 8x50
-	SYNTH_VARIANT=som $(FPGA_SYNTH) 3x3 4x8 4x16 8x16 8x50
+	$(FPGA_SYNTH) 3x3 4x8 4x16 8x16 8x50 16x25 4x100
+	SYNTH_VARIANT=som $(FPGA_SYNTH) 3x3 4x8 4x16 8x16 8x50 16x25 4x100
 	SYNTH_MODE=flat $(FPGA_SYNTH) 3x3 4x8
 	SYNTH_MODE=flat $(FPGA_SYNTH) 4x16
 	SYNTH_MODE=flat SYNTH_VARIANT=som $(FPGA_SYNTH) 3x3 4x8 4x16
