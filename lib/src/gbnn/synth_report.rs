@@ -122,7 +122,10 @@ pub fn write_report(dir: &std::path::Path) -> Result<()> {
     crate::io::atomic::write_string(&dir.join("fpga-synth.md"), &markdown()?)?;
     let n = |z: &SizeResult| (z.clusters * z.neurons) as f64;
     // Formula points at every size that has a full-build row of either mode (once per size).
-    let mut full: Vec<&SizeResult> = r.sizes.iter().filter(|z| z.is_full()).collect();
+    // One size per neuron count, so that each curve is a function of C·L: at 400 neurons the
+    // paper's 8×50 (16×25 and 4×100, also 400 neurons, are in the table only).
+    let charted = |z: &&SizeResult| z.clusters * z.neurons < 400 || (z.clusters, z.neurons) == (8, 50);
+    let mut full: Vec<&SizeResult> = r.sizes.iter().filter(|z| z.is_full()).filter(charted).collect();
     full.sort_by_key(|z| z.clusters * z.neurons);
     full.dedup_by_key(|z| (z.clusters, z.neurons));
     let formula = |f: fn(&neurobits_fpga::Resources) -> u64| -> Vec<(f64, f64)> {
@@ -133,6 +136,7 @@ pub fn write_report(dir: &std::path::Path) -> Result<()> {
         let mut pts: Vec<(f64, f64)> = r
             .sizes
             .iter()
+            .filter(charted)
             .filter(|z| z.variant.as_deref().unwrap_or("full") == variant && z.mode() == mode && z.rtl.is_none())
             .filter_map(|z| z.synth.iter().find(|x| x.family == family).and_then(f).map(|v| (n(z), v as f64)))
             .collect();
