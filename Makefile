@@ -97,12 +97,13 @@ test: setup mcu-build
 FPGA_VERILATE_SIZES := 3x3 4x16 8x50
 FPGA_UART_RUNS := 3x3:104:250 4x16:4:200 3x3_som:4:250
 FPGA_SOM_SIZES := 3x3 4x16
+FPGA_CIRCUIT := $(addprefix $(CURDIR)/$(FPGA_RTL)/,gbnn_circuit.sv gbnn_pair.sv gbnn_cluster.sv)
 fpga-verilate:
 	$(CARGO) run -q -p neurobits-fpga --release --example rtl_vectors -- out/fpga/vectors 1000
 	for s in $(FPGA_VERILATE_SIZES); do \
 	  verilator --cc --exe --build -j 2 --unroll-count 8 --x-assign fast --x-initial fast -GC=$${s%x*} -GL=$${s#*x} \
 	    -CFLAGS -O1 -MAKEFLAGS "OPT_FAST=-O1 OPT_SLOW=-O1" --Mdir out/fpga/obj_$$s -o Vgbnn_$$s \
-	    $(CURDIR)/$(FPGA_RTL)/gbnn_circuit.sv $(CURDIR)/$(FPGA_RTL)/tb_gbnn.cpp > out/fpga/verilate_$$s.log 2>&1 \
+	    $(FPGA_CIRCUIT) $(CURDIR)/$(FPGA_RTL)/tb_gbnn.cpp > out/fpga/verilate_$$s.log 2>&1 \
 	    || { tail -20 out/fpga/verilate_$$s.log; exit 1; }; \
 	  out/fpga/obj_$$s/Vgbnn_$$s out/fpga/vectors/gbnn_$$s.vec || exit 1; done
 	@# The sum-of-max-only build (SUM_OF_SUM=0: no adders, score registers or WTA) on the vectors
@@ -110,10 +111,10 @@ fpga-verilate:
 	for s in $(FPGA_SOM_SIZES); do \
 	  verilator --cc --exe --build -j 2 --unroll-count 8 --x-assign fast --x-initial fast -GC=$${s%x*} -GL=$${s#*x} \
 	    -GSUM_OF_SUM=0 -CFLAGS -O1 -MAKEFLAGS "OPT_FAST=-O1 OPT_SLOW=-O1" --Mdir out/fpga/sobj_$$s -o Vgbnn_$$s \
-	    $(CURDIR)/$(FPGA_RTL)/gbnn_circuit.sv $(CURDIR)/$(FPGA_RTL)/tb_gbnn.cpp > out/fpga/som_$$s.log 2>&1 \
+	    $(FPGA_CIRCUIT) $(CURDIR)/$(FPGA_RTL)/tb_gbnn.cpp > out/fpga/som_$$s.log 2>&1 \
 	    || { tail -20 out/fpga/som_$$s.log; exit 1; }; \
 	  out/fpga/sobj_$$s/Vgbnn_$$s out/fpga/vectors/gbnn_$${s}_som.vec || exit 1; done
-	! verilator --lint-only -GSUM_OF_SUM=0 "-GRULES=4'b1111" $(FPGA_RTL)/gbnn_circuit.sv > out/fpga/refuse.log 2>&1 \
+	! verilator --lint-only -GSUM_OF_SUM=0 "-GRULES=4'b1111" $(FPGA_CIRCUIT) > out/fpga/refuse.log 2>&1 \
 	  || { echo "gbnn_circuit built without sum-of-sum accepted RULES with sum-of-sum"; exit 1; }
 	grep -q "RULES asks for sum-of-sum" out/fpga/refuse.log && echo "ok: SUM_OF_SUM=0 refuses sum-of-sum at elaboration"
 	@# The board top (gbnn_uart: the circuit behind an 8N1 UART) driven bit by bit on its rx line
@@ -123,17 +124,23 @@ fpga-verilate:
 	  o=$$(test $$s = $$z || echo "-GSUM_OF_SUM=0"); \
 	  verilator --cc --exe --build -j 2 --unroll-count 8 --x-assign fast --x-initial fast -GC=$${z%x*} -GL=$${z#*x} $$o \
 	    -GCLKS_PER_BIT=$$c --top-module gbnn_uart -CFLAGS -O1 -MAKEFLAGS "OPT_FAST=-O1 OPT_SLOW=-O1" \
-	    --Mdir out/fpga/uobj_$$s -o Vuart_$$s $(addprefix $(CURDIR)/$(FPGA_RTL)/,gbnn_uart.sv uart.sv gbnn_circuit.sv tb_uart.cpp) \
+	    --Mdir out/fpga/uobj_$$s -o Vuart_$$s $(addprefix $(CURDIR)/$(FPGA_RTL)/,gbnn_uart.sv uart.sv tb_uart.cpp) $(FPGA_CIRCUIT) \
 	    > out/fpga/uart_$$s.log 2>&1 || { tail -20 out/fpga/uart_$$s.log; exit 1; }; \
 	  out/fpga/uobj_$$s/Vuart_$$s out/fpga/vectors/gbnn_$$s.vec $$c $${r##*:} $${o:+som} || exit 1; done
 
-# Yosys + nextpnr for every size (minutes to hours; not in make test): results/fpga/synth.json and
-# synth.csv, committed: the full circuit, its sum-of-max-only build, the UART board top at 3x3.
-# SYNTH_LIMIT_S caps each tool run (default 600 s).
+# Yosys + nextpnr (about an hour of CPU; not in make test): results/fpga/synth.json and synth.csv,
+# committed. Hierarchical synthesis (each module mapped once, counts multiplied) of the full
+# circuit and its sum-of-max-only build at every size; flat synthesis, which checks it and feeds
+# nextpnr-ice40, at the sizes where it finishes (place-and-route where the design fits); the UART
+# board top at 3x3. One tool run at a time at nice 19, each capped at SYNTH_LIMIT_S seconds.
+FPGA_SYNTH := nice -n 19 env SYNTH_LIMIT_S=$${SYNTH_LIMIT_S:-1800} python3 $(FPGA_RTL)/synth.py results/fpga
 fpga-synth: setup
-	python3 $(FPGA_RTL)/synth.py results/fpga
-	SYNTH_VARIANT=som python3 $(FPGA_RTL)/synth.py results/fpga
-	SYNTH_VARIANT=uart SYNTH_FAMILIES=ice40 python3 $(FPGA_RTL)/synth.py results/fpga 3x3
+	$(FPGA_SYNTH) 3x3 4x8 4x16 8x16 8x50 16x25 4x100
+	SYNTH_VARIANT=som $(FPGA_SYNTH) 3x3 4x8 4x16 8x16 8x50 16x25 4x100
+	SYNTH_MODE=flat $(FPGA_SYNTH) 3x3 4x8
+	SYNTH_MODE=flat $(FPGA_SYNTH) 4x16
+	SYNTH_MODE=flat SYNTH_VARIANT=som $(FPGA_SYNTH) 3x3 4x8 4x16
+	SYNTH_MODE=flat SYNTH_VARIANT=uart SYNTH_FAMILIES=ice40 $(FPGA_SYNTH) 3x3
 
 # The firmware template (mcu/) on every target: a network trained on the host (generated messages
 # stored by `gbnn store`) exported by `gbnn export` and a FlyNN classifier (`flynn fit` on the

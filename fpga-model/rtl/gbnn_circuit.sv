@@ -2,6 +2,10 @@
 // for clock: Circuit::store is a clock with `store` high, Circuit::start a clock with `start`
 // high, every other clock is Circuit::tick. Written once; C and L are parameters (C·L ≤ 400, the
 // cycle model's compile-time limit). Bit-exact against the model: `make fpga-verilate`.
+// The repeated logic is module instances of one parameter set each: C(C−1)/2 gbnn_pair (a
+// cluster pair's weights, support and partial counts) and C gbnn_cluster (a cluster's update and
+// WTA), so that synthesis can map each once and multiply (synth.py's hierarchical mode); this
+// module keeps the registers but W, the probe decoding and the controller.
 //
 // Build option SUM_OF_SUM = 0 leaves out the sum-of-sum datapath (the adder trees, score
 // registers and WTA comparator trees): the sum-of-max-only circuit, serving sum-of-max,
@@ -58,14 +62,13 @@ module gbnn_circuit #(
   end
 
   // Edge (a, la)–(b, lb), a < b, is flip-flop `EDGE_AT(a, b, la, lb): pair blocks in (a, b)
-  // order (pair (a, b) is number a(2C − a − 1)/2 + b − a − 1), each L×L, row la, column lb.
-  // A macro, not a function: Yosys evaluates each constant function call by interpreting a
-  // copy of its body, and with one call per row operation that was 90 % of its elaboration
-  // time (8×8: 70 s of CPU with the function, 4 s with the macro; see the manual).
+  // order (pair (a, b) is number a(2C − a − 1)/2 + b − a − 1), each L×L, row la, column lb —
+  // bit la·L + lb of that pair's gbnn_pair. A macro, not a function: Yosys evaluates each
+  // constant function call by interpreting a copy of its body (see the manual).
   `define EDGE_AT(a, b, la, lb) (((((a) * (2 * C - (a) - 1)) / 2 + ((b) - (a) - 1)) * L + (la)) * L + (lb))
 
-  // ---- registers (Circuit's fields) ----
-  logic [E-1:0]        w_q;
+  // ---- registers (Circuit's fields; W is in the gbnn_pair instances) ----
+  logic [E-1:0]        w_q;                // the pairs' flip-flops, read out
   logic [N-1:0]        v_q, out_q;
   logic [N*SW-1:0]     score_q;            // score i at [i*SW +: SW]
   logic [C*SYMW-1:0]   probe_q;
@@ -88,22 +91,11 @@ module gbnn_circuit #(
     end
   end
 
-  // The message being stored, decoded.
+  // The message being stored, decoded (the pairs AND two of these per edge).
   logic [N-1:0] msg_hot;
   always_comb begin
     for (int c = 0; c < C; c++)
       for (int l = 0; l < L; l++) msg_hot[c*L+l] = sym[c*SYMW +: SYMW] == SYMW'(l);
-  end
-
-  // Storing: an edge's flip-flop is set when the message holds both its neurons (two decoder
-  // outputs, one AND); every edge of the clique in one clock.
-  logic [E-1:0] w_set;
-  always_comb begin
-    w_set = w_q;
-    for (int a = 0; a < C; a++)
-      for (int b = a + 1; b < C; b++)
-        for (int la = 0; la < L; la++)
-          if (msg_hot[a*L+la]) w_set[`EDGE_AT(a, b, la, 0) +: L] = w_q[`EDGE_AT(a, b, la, 0) +: L] | msg_hot[b*L +: L];
   end
 
   // Load: known clusters one-hot; erased all on (sum-of-max, bail-out-early) or off.
@@ -113,28 +105,8 @@ module gbnn_circuit #(
       init_v[c*L +: L] = erased[c] ? {L{rule_q == SOM || rule_q == BOE}} : onehot[c*L +: L];
   end
 
-  // ---- sum-of-max datapath (also bail-out-early and both joint updates) ----
-  // sup[(a*C+b)*L + l]: some active neuron of cluster b is wired to neuron (a, l) (an OR tree
-  // of L AND2). For a < b that is row l of block (a, b) against v_b; for a > b it is column l of
-  // block (b, a), computed as the OR of the block's rows whose neuron of b is active — the same
-  // AND2s and OR trees, written as L-bit vector operations so that no bit is transposed one
-  // statement at a time (Yosys's elaboration time grew as N⁴ with per-bit statements).
-  logic [C*C*L-1:0] sup;
-  always_comb begin : b_sup
-    logic [L-1:0] acc;
-    sup = '0;
-    for (int a = 0; a < C; a++)
-      for (int b = 0; b < C; b++) begin
-        acc = '0;
-        if (a < b)
-          for (int la = 0; la < L; la++) acc[la] = |(w_q[`EDGE_AT(a, b, la, 0) +: L] & v_q[b*L +: L]);
-        else if (a > b)
-          for (int lb = 0; lb < L; lb++) acc = acc | (w_q[`EDGE_AT(b, a, lb, 0) +: L] & {L{v_q[b*L+lb]}});
-        sup[(a*C+b)*L +: L] = acc;
-      end
-  end
-  // Neuron (a, l) stays on iff (joint's first pass: regardless of v) every cluster of the
-  // update's check set but a supports it; joint freezes known clusters.
+  // The update's check set: all clusters (sum-of-max, bail-out-early), the known ones (joint's
+  // first pass), the erased ones (later joint updates); joint freezes known clusters.
   logic [C-1:0] check;
   logic         first_pass, freeze_known;
   always_comb begin
@@ -142,74 +114,40 @@ module gbnn_circuit #(
     freeze_known = rule_q == JOINT;
     check = rule_q != JOINT ? '1 : first_pass ? ~erased : erased;
   end
-  logic [N-1:0] som_next;
-  always_comb begin : b_som
-    logic ok;
-    for (int a = 0; a < C; a++)
-      for (int l = 0; l < L; l++) begin
-        ok = first_pass | v_q[a*L+l];
-        for (int b = 0; b < C; b++)
-          if (b != a && check[b]) ok = ok & sup[(a*C+b)*L + l];
-        som_next[a*L+l] = (freeze_known && !erased[a]) ? v_q[a*L+l] : ok;
-      end
+
+  // ---- datapaths: one gbnn_pair per cluster pair, one gbnn_cluster per cluster ----
+  // Cluster a's inputs from the other clusters, numbered k = b (b < a) or b − 1 (b > a):
+  // sup_in[(a*(C-1) + k)*L +: L] and cnt_in[(a*(C-1) + k)*L*CW +: L*CW]. Pair (a, b) writes
+  // k = b − 1 of cluster a and k = a of cluster b. Every connection is an L-bit slice.
+  localparam int CW = $clog2(L + 1);
+  logic [C*(C-1)*L-1:0]    sup_in;
+  logic [C*(C-1)*L*CW-1:0] cnt_in;
+  logic [N*SW-1:0]         score_d;
+  logic [N-1:0]            som_next, wta_next;
+  for (genvar a = 0; a < C; a++) begin : g_row
+    for (genvar b = a + 1; b < C; b++) begin : g_pair
+      gbnn_pair #(.L(L), .SUM_OF_SUM(SUM_OF_SUM)) pair (
+          .clk, .rst, .store,
+          .hot_a(msg_hot[a*L +: L]), .hot_b(msg_hot[b*L +: L]),
+          .v_a(v_q[a*L +: L]), .v_b(v_q[b*L +: L]),
+          .w(w_q[`EDGE_AT(a, b, 0, 0) +: L*L]),
+          .sup_a(sup_in[(a*(C-1) + b - 1)*L +: L]), .sup_b(sup_in[(b*(C-1) + a)*L +: L]),
+          .cnt_a(cnt_in[(a*(C-1) + b - 1)*L*CW +: L*CW]), .cnt_b(cnt_in[(b*(C-1) + a)*L*CW +: L*CW]));
+    end
+    logic [C-2:0] check_other;
+    for (genvar k = 0; k < C - 1; k++) begin : g_check
+      assign check_other[k] = check[k < a ? k : k + 1];
+    end
+    gbnn_cluster #(.C(C), .L(L), .SUM_OF_SUM(SUM_OF_SUM)) cluster (
+        .sup(sup_in[a*(C-1)*L +: (C-1)*L]), .cnt(cnt_in[a*(C-1)*L*CW +: (C-1)*L*CW]),
+        .check(check_other), .v(v_q[a*L +: L]), .first_pass, .hold(freeze_known && !erased[a]),
+        .gamma(gamma_q), .score_q(score_q[a*L*SW +: L*SW]),
+        .som_next(som_next[a*L +: L]), .score_d(score_d[a*L*SW +: L*SW]), .wta_next(wta_next[a*L +: L]));
   end
 
-  // ---- sum-of-sum datapath: stage 1 the adders (score registers), stage 2 the WTA ----
-  // Both are balanced trees, depth about ⌈log₂ N⌉ adders and ⌈log₂ L⌉ comparators (heap order:
-  // node k adds or compares nodes 2k and 2k+1). The adder tree's leaves count 4 inputs each (a
-  // 4:3 compressor, three LUT4s); zero inputs pad to a power of two and vanish in synthesis (an
-  // add of zero, a maximum with zero: scores are never negative). Left out when SUM_OF_SUM = 0:
-  // the scores stay zero (constant registers, removed by synthesis).
-  logic [N*SW-1:0] score_d;
-  logic [N-1:0] wta_next;
-  if (SUM_OF_SUM) begin : g_sos
-    // W seen as rows: row i is neuron i's N inputs, at [i*N +: N]; the lower triangle is the
-    // upper one's flip-flops transposed (one flip-flop per edge), the diagonal blocks are zero.
-    // Pure wiring; loops rather than generate blocks so that Verilator keeps them rolled; every
-    // array a packed vector (Yosys turns an unpacked array written in a loop into registers
-    // with an address decoder per write).
-    logic [N*N-1:0] wrow;
-    always_comb begin
-      /* verilator lint_off WIDTHCONCAT */  // N² bits by design (160 000 at 8×50)
-      wrow = '0;
-      /* verilator lint_on WIDTHCONCAT */
-      for (int i = 0; i < N; i++)
-        for (int b = 0; b < C; b++)
-          if (i / L < b) wrow[i*N + b*L +: L] = w_q[`EDGE_AT(i / L, b, i % L, 0) +: L];
-          else if (i / L > b)
-            for (int lb = 0; lb < L; lb++) wrow[i*N + b*L + lb] = w_q[`EDGE_AT(b, i / L, lb, 0) + i % L];
-    end
-    localparam int NP = N <= 4 ? 4 : 1 << $clog2(N);
-    localparam int NG = NP / 4;
-    localparam int LP = 1 << $clog2(L);
-    function automatic logic [SW-1:0] popcount(input logic [N-1:0] x);
-      logic [NP-1:0] xp;
-      logic [2*NG*SW-1:0] t;                   // node k at [k*SW +: SW]
-      xp = NP'(x);
-      t = '0;
-      for (int k = 0; k < NG; k++) t[(NG+k)*SW +: SW] = SW'($countones(xp[4*k +: 4]));
-      for (int k = NG - 1; k >= 1; k--) t[k*SW +: SW] = t[2*k*SW +: SW] + t[(2*k+1)*SW +: SW];
-      popcount = t[SW +: SW];
-    endfunction
-    always_comb begin
-      for (int i = 0; i < N; i++)
-        score_d[i*SW +: SW] = (v_q[i] ? SW'(gamma_q) : '0) + popcount(wrow[i*N +: N] & v_q);
-    end
-    always_comb begin : b_wta
-      logic [2*LP*SW-1:0] m;                   // node k at [k*SW +: SW]
-      m = '0;
-      for (int c = 0; c < C; c++) begin
-        // select_max: the maximum from 0 up, so a cluster of zeros stays all on.
-        for (int k = 0; k < LP; k++) m[(LP+k)*SW +: SW] = k < L ? score_q[(c*L+k)*SW +: SW] : '0;
-        for (int k = LP - 1; k >= 1; k--)
-          m[k*SW +: SW] = m[2*k*SW +: SW] > m[(2*k+1)*SW +: SW] ? m[2*k*SW +: SW] : m[(2*k+1)*SW +: SW];
-        for (int l = 0; l < L; l++) wta_next[c*L+l] = score_q[(c*L+l)*SW +: SW] == m[SW +: SW];
-      end
-    end
-  end else begin : g_no_sos
-    assign score_d = '0;
-    assign wta_next = '0;
-  end
+  // Without sum-of-sum the clusters' scores and WTA outputs are zero, but a synthesis that keeps
+  // the hierarchy cannot see that across the instance boundary: the uses below test SUM_OF_SUM
+  // themselves, so the score and γ registers are constant within this module and removed here.
 
   // ---- controller: Schedule::next_update after an update, as Circuit::next_phase ----
   logic [31:0] limit;
@@ -219,7 +157,7 @@ module gbnn_circuit #(
   logic [31:0]  t_next;
   logic [2:0]   iterate, after_load, after_update;
   always_comb begin
-    upd_next = phase_q == SELECT ? wta_next : som_next;
+    upd_next = SUM_OF_SUM && phase_q == SELECT ? wta_next : som_next;
     same = upd_next == v_q;
     t_next = t_q + 32'd1;
     iterate = rule_q == SOS ? SCORE : UPDATE;
@@ -229,19 +167,16 @@ module gbnn_circuit #(
 
   always_ff @(posedge clk) begin
     if (rst) begin
-      /* verilator lint_off WIDTHCONCAT */  // W is wide by design: C(C−1)/2·L² bits
-      w_q <= '0;
-      /* verilator lint_on WIDTHCONCAT */
-      v_q <= '0; out_q <= '0; rule_q <= JOINT; gamma_q <= GW'(1); max_iter_q <= 32'd20;
+      v_q <= '0; out_q <= '0; rule_q <= JOINT; gamma_q <= GW'(SUM_OF_SUM); max_iter_q <= 32'd20;
       phase_q <= IDLE; t_q <= '0; conv_q <= 1'b0;
       score_q <= '0;
       probe_q <= '0;
     end else if (store) begin
-      w_q <= w_set;
+      // W: the pairs OR the message's clique in; nothing else changes
     end else if (start && RULES[rule]) begin
       probe_q <= sym;
       rule_q <= rule;
-      gamma_q <= gamma > 32'(GMAX) ? GW'(GMAX) : GW'(gamma);
+      gamma_q <= !SUM_OF_SUM ? '0 : gamma > 32'(GMAX) ? GW'(GMAX) : GW'(gamma);
       max_iter_q <= max_iter;
       phase_q <= LOAD;
     end else begin
@@ -253,7 +188,7 @@ module gbnn_circuit #(
           phase_q <= after_load;
         end
         SCORE: begin
-          score_q <= score_d;
+          score_q <= SUM_OF_SUM ? score_d : '0;
           phase_q <= SELECT;
         end
         SELECT, UPDATE: begin

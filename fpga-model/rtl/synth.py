@@ -11,9 +11,12 @@ usage: synth.py OUT_DIR [CxL ...]     (make fpga-synth)
 environment: SYNTH_VARIANT: full (default: gbnn_top, every rule), som (gbnn_top with
 SUM_OF_SUM=0, the sum-of-max-only build) or uart (gbnn_uart, the board top, placed on the
 iCE40-HX8K breakout board's pins from hx8k_breakout.pcf at its 12 MHz clock);
-SYNTH_LIMIT_S (per tool run, default 600), SYNTH_JOBS (Yosys runs at a time,
-default 1), SYNTH_PNR=0 (synthesis only, for a host without nextpnr), SYNTH_FAMILIES (default
-ice40,ecp5,xilinx).
+SYNTH_MODE: hier (default: every module mapped once, without flattening, and the totals taken
+from `stat -top`, which multiplies by the instance counts; no optimisation across module
+boundaries) or flat (the whole design flattened first, as a vendor flow would; only flat
+netlists go on to place-and-route); SYNTH_LIMIT_S (per tool run, default 600), SYNTH_JOBS (Yosys
+runs at a time, default 1), SYNTH_PNR=0 (synthesis only, for a host without nextpnr),
+SYNTH_FAMILIES (default ice40,ecp5,xilinx).
 """
 from concurrent.futures import ThreadPoolExecutor
 import json
@@ -29,14 +32,18 @@ VARIANT = os.environ.get("SYNTH_VARIANT", "full")
 if VARIANT not in ("full", "som", "uart"):
     sys.exit(f"synth.py: SYNTH_VARIANT must be full, som or uart, got {VARIANT!r}")
 TOP = "gbnn_uart" if VARIANT == "uart" else "gbnn_top"
-SOURCES = [os.path.join(RTL, f) for f in
-           (["gbnn_circuit.sv", "uart.sv", "gbnn_uart.sv"] if VARIANT == "uart" else ["gbnn_circuit.sv", "gbnn_top.sv"])]
+CIRCUIT = ["gbnn_circuit.sv", "gbnn_pair.sv", "gbnn_cluster.sv"]
+SOURCES = [os.path.join(RTL, f) for f in CIRCUIT + (["uart.sv", "gbnn_uart.sv"] if VARIANT == "uart" else ["gbnn_top.sv"])]
+MODE = os.environ.get("SYNTH_MODE", "hier")
+if MODE not in ("hier", "flat"):
+    sys.exit(f"synth.py: SYNTH_MODE must be hier or flat, got {MODE!r}")
+MODE_NAME = {"hier": "hierarchical", "flat": "flat"}[MODE]
 PARAMS = "-set SUM_OF_SUM 0 " if VARIANT == "som" else ""
-TAG = "" if VARIANT == "full" else "_" + VARIANT
+TAG = ("" if VARIANT == "full" else "_" + VARIANT) + "_" + MODE
 SIZES = ["3x3", "4x8", "4x16", "8x16", "8x25", "4x100", "8x50", "16x25"]
 LIMIT_S = int(os.environ.get("SYNTH_LIMIT_S", "600"))
 JOBS = int(os.environ.get("SYNTH_JOBS", "1"))
-DO_PNR = os.environ.get("SYNTH_PNR", "1") != "0"
+DO_PNR = os.environ.get("SYNTH_PNR", "1") != "0" and MODE == "flat"
 FAMILIES = os.environ.get("SYNTH_FAMILIES", "ice40,ecp5,xilinx").split(",")
 # Devices for place-and-route: (name, nextpnr flags, LUTs, FFs).
 PNR = [("ice40-hx8k", ["--hx8k", "--package", "ct256"], 7680, 7680),
@@ -79,6 +86,7 @@ def run(cmd, log):
             _, _, usage = os.wait4(p.pid, 0)
             rc = "timeout"
     run.cpu = round(usage.ru_utime + usage.ru_stime, 1)
+    run.mem_mb = round(usage.ru_maxrss / 1024)  # peak resident memory (kB on Linux)
     return rc, round(time.time() - t, 1)
 
 
@@ -96,20 +104,32 @@ def wait_limited(p):
 
 def synth(family, c, l, out):
     stem = os.path.join(out, f"gbnn_{c}x{l}{TAG}_{family}")
-    cmd = {"ice40": f"synth_ice40 -top {TOP} -json {stem}.json",
-           "ecp5": f"synth_ecp5 -top {TOP}", "xilinx": f"synth_xilinx -top {TOP} -family xc7 -flatten"}[family]
+    if MODE == "flat":
+        cmd = {"ice40": f"synth_ice40 -top {TOP} -json {stem}.json",
+               "ecp5": f"synth_ecp5 -nowidelut -top {TOP}", "xilinx": f"synth_xilinx -top {TOP} -family xc7 -flatten"}[family]
+    else:  # synth_xilinx keeps the hierarchy unless told -flatten
+        cmd = {"ice40": f"synth_ice40 -noflatten -top {TOP}", "ecp5": f"synth_ecp5 -nowidelut -noflatten -top {TOP}",
+               "xilinx": f"synth_xilinx -top {TOP} -family xc7"}[family]
+    # ECP5 without wide LUTs (-nowidelut: LUT4s only, no PFUMX/L6MUX21 LUT5–7): ABC's depth-driven
+    # choice of wide LUTs, made per module in a hierarchical run, put the full 4x8 61 % above its
+    # flat count; with LUT4s alone the two modes agree within 6 % (manual, "Hierarchical against flat").
     script = (f"read_verilog -sv {' '.join(SOURCES)}; chparam -set C {c} -set L {l} {PARAMS}{TOP}; {cmd}; "
-              f"tee -q -o {stem}.stat.json stat -json")
+              f"tee -q -o {stem}.stat.json stat -json -top {TOP}")
     # Pass headers with time stamps, and the time per pass at the end: where a long run spends it.
     rc, secs = run(["yosys", "-t", "-v", "2", "-d", "-p", script], stem + ".yosys.log")
-    row = {"family": family, "tool": "yosys " + cmd.split()[0], "seconds": secs, "cpu_seconds": run.cpu,
-           "kind": "post-synthesis estimate" if family != "ice40" else "post-synthesis"}
+    row = {"family": family, "tool": "yosys " + " ".join(x for x in cmd.split() if x in ("-noflatten", "-flatten", "-nowidelut")
+                                                         or x.startswith("synth_")),
+           "seconds": secs, "cpu_seconds": run.cpu, "mem_mb": run.mem_mb, "mode": MODE_NAME,
+           "kind": "post-synthesis estimate"}
     if rc != 0:
         row["error"] = f"yosys exceeded {LIMIT_S} s" if rc == "timeout" else f"yosys exit {rc}"
         return row
     with open(stem + ".stat.json") as f:  # (yosys -t stamps every line, tee'd ones too)
         text = re.sub(r"(?m)^\[[0-9.]+\] ", "", f.read())
-    cells = json.loads(text)["design"]["num_cells_by_type"]
+    # Yosys 0.23's `stat -json -top` prints its hierarchy listing into the JSON: keep JSON lines.
+    text = "\n".join(x for x in text.splitlines() if x.strip()[:1] in ('"', "{", "}", ""))
+    # "design" is the whole hierarchy under TOP, each module's cells times its instances.
+    cells = {k: v for k, v in json.loads(text)["design"]["num_cells_by_type"].items() if not k.startswith("$paramod")}
     row["cells"] = cells
     row.update(classify(family, cells))
     return row
@@ -151,9 +171,9 @@ def repnr(out, size, dev):
     print(f"{size} {dev}: {row}", flush=True)
     with open(os.path.join(out, "synth.json")) as f:
         doc = json.load(f)
-    entry = next(e for e in doc["sizes"] if key(e) == (c, l, VARIANT))
+    entry = next(e for e in doc["sizes"] if key(e) == (c, l, VARIANT, "flat", None))
     entry["pnr"] = [p for p in entry["pnr"] if p["device"] != dev] + [row]
-    doc["command"] += f"; SYNTH_LIMIT_S={LIMIT_S} synth.py pnr {out} {size} {dev}"
+    entry["command"] = entry.get("command", "") + f"; SYNTH_LIMIT_S={LIMIT_S} synth.py pnr {out} {size} {dev}"
     write(out, doc)
 
 
@@ -166,19 +186,31 @@ def cpu_model():
 
 def key(e):
     """An entry's identity: size and build variant (entries without one are the full build)."""
-    return e["clusters"], e["neurons"], e.get("variant", "full")
+    return e["clusters"], e["neurons"], e.get("variant", "full"), e.get("mode", "flat"), e.get("rtl")
 
 
 def merge(out, parts):
-    """Adds the sizes of other runs' synth.json to OUT_DIR's (a part's entry replaces one of the same size)."""
+    """Adds the entries of other runs' synth.json to OUT_DIR's. A part's entry of the same size,
+    build, mode and RTL as one already there replaces its rows of the same family or device and
+    keeps the others (so the families of one size may come from separate runs); entries of an
+    older RTL (marked "rtl") stay beside the current one's."""
     with open(os.path.join(out, "synth.json")) as f:
         doc = json.load(f)
     for part in parts:
         with open(os.path.join(part, "synth.json")) as f:
             other = json.load(f)
-        keep = {key(e) for e in other["sizes"]}
-        doc["sizes"] = [e for e in doc["sizes"] if key(e) not in keep] + other["sizes"]
-        doc["command"] += "; " + other["command"]
+        for e in other["sizes"]:
+            e.setdefault("command", other["command"])  # (parts written before entries carried theirs)
+            old = next((x for x in doc["sizes"] if key(x) == key(e)), None)
+            if old is None:
+                doc["sizes"].append(e)
+                continue
+            fams = {r["family"] for r in e["synth"]}
+            devs = {p["device"] for p in e["pnr"]}
+            old["synth"] = [r for r in old["synth"] if r["family"] not in fams] + e["synth"]
+            old["pnr"] = [p for p in old["pnr"] if p["device"] not in devs] + e["pnr"]
+            if old.get("command") != e["command"]:
+                old["command"] = f"{old.get('command', '')}; {e['command']}"
     write(out, doc)
 
 
@@ -198,13 +230,15 @@ def main():
             return (r.stdout + r.stderr).strip().splitlines()[0]
         except (OSError, IndexError):
             return "not installed"
-    doc = {"command": "make fpga-synth  (fpga-model/rtl/synth.py results/fpga " + " ".join(sizes) + ")",
+    # The run's own command goes into each of its entries; the file's is the target that makes it all.
+    command = " ".join(f"{k}={os.environ[k]}" for k in ("SYNTH_VARIANT", "SYNTH_MODE", "SYNTH_FAMILIES", "SYNTH_PNR",
+                                                        "SYNTH_LIMIT_S") if k in os.environ)
+    command += (f" nice -n {os.nice(0)}" if os.nice(0) else "") + " python3 fpga-model/rtl/synth.py " + " ".join(sys.argv[1:])
+    doc = {"command": "make fpga-synth (fpga-model/rtl/synth.py; each entry's command in the entry)",
            "machine": os.environ.get("SYNTH_MACHINE", f"{platform.machine()}, {os.cpu_count()} cores, {cpu_model()}"),
            "jobs": JOBS,
            "tools": {"yosys": version(["yosys", "-V"]), "nextpnr-ice40": version(["nextpnr-ice40", "--version"])},
            "top": "gbnn_top (gbnn_circuit behind a byte-wide host port)", "limit_s": LIMIT_S, "sizes": []}
-    if VARIANT != "full":
-        doc["command"] = f"SYNTH_VARIANT={VARIANT} " + doc["command"]
     parsed = []
     for size in sizes:
         m = re.fullmatch(r"(\d+)x(\d+)", size)
@@ -215,7 +249,8 @@ def main():
     old = os.path.join(out, "synth.json")
     if os.path.exists(old):
         with open(old) as f:
-            doc["sizes"] = [e for e in json.load(f)["sizes"] if key(e)[2] != VARIANT or key(e)[:2] not in parsed]
+            doc["sizes"] = [e for e in json.load(f)["sizes"] if key(e)[2:] != (VARIANT, MODE_NAME, None)
+                            or key(e)[:2] not in parsed]
 
     def job(c, l, family):
         row = synth(family, c, l, work)
@@ -235,7 +270,8 @@ def main():
     with ThreadPoolExecutor(JOBS) as pool:
         futures = [(c, l, [pool.submit(job, c, l, f) for f in FAMILIES]) for c, l in parsed]
         for c, l, fs in futures:
-            entry = {"clusters": c, "neurons": l, "variant": VARIANT, "top": TOP, "synth": [], "pnr": []}
+            entry = {"clusters": c, "neurons": l, "variant": VARIANT, "mode": MODE_NAME, "top": TOP,
+                     "command": command.strip(), "synth": [], "pnr": []}
             for f in fs:
                 row, pnrs = f.result()
                 entry["synth"].append(row)
@@ -246,22 +282,26 @@ def main():
 
 def write(out, doc):
     order = {"full": 0, "som": 1, "uart": 2}
-    doc["sizes"].sort(key=lambda e: (order[e.get("variant", "full")], e["clusters"] * e["neurons"], e["clusters"]))
+    for e in doc["sizes"]:
+        e["synth"].sort(key=lambda r: ["ice40", "ecp5", "xilinx"].index(r["family"]))
+    doc["sizes"].sort(key=lambda e: (order[e.get("variant", "full")], e["clusters"] * e["neurons"], e["clusters"],
+                                     e.get("mode", "flat") != "flat", "rtl" in e))
     with open(os.path.join(out, "synth.json.tmp"), "w") as f:
         json.dump(doc, f, indent=1)
     os.replace(os.path.join(out, "synth.json.tmp"), os.path.join(out, "synth.json"))
-    lines = ["clusters,neurons,variant,family,kind,lut,ff,carry,bram,lutram,mux,seconds,cpu_seconds,error"]
+    lines = ["clusters,neurons,variant,mode,family,kind,lut,ff,carry,bram,lutram,mux,seconds,cpu_seconds,rtl,error"]
     for e in doc["sizes"]:
-        v = e.get("variant", "full")
+        v, m, rtl = e.get("variant", "full"), e.get("mode", "flat"), e.get("rtl", "")
         for r in e["synth"]:
-            lines.append(",".join(str(x) for x in [e["clusters"], e["neurons"], v, r["family"], r["kind"],
+            lines.append(",".join(str(x) for x in [e["clusters"], e["neurons"], v, m, r["family"], r["kind"],
                                                    *(r.get(k, "") for k in ("lut", "ff", "carry", "bram", "lutram", "mux")),
-                                                   r["seconds"], r.get("cpu_seconds", ""), r.get("error", "")]))
+                                                   r["seconds"], r.get("cpu_seconds", ""), rtl,
+                                                   r.get("error", "").replace(",", ";")]))
         for p in e["pnr"]:
-            lines.append(",".join(str(x) for x in [e["clusters"], e["neurons"], v, p["device"], "place-and-route",
+            lines.append(",".join(str(x) for x in [e["clusters"], e["neurons"], v, m, p["device"], "placed and routed",
                                                    p.get("logic_cells", ""), "", "", "", "", "", p.get("seconds", ""),
-                                                   p.get("cpu_seconds", ""),
-                                                   p.get("error", f"fmax {p.get('fmax_mhz')} MHz")]))
+                                                   p.get("cpu_seconds", ""), rtl,
+                                                   p.get("error", f"fmax {p.get('fmax_mhz')} MHz").replace(",", ";")]))
     with open(os.path.join(out, "synth.csv"), "w") as f:
         f.write("\n".join(lines) + "\n")
 

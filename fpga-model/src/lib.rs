@@ -36,8 +36,8 @@
 //!   (per stage, the longer of the two) adder tree `⌈log₂((C−1)·L)⌉` carry-chain levels, WTA
 //!   `⌈log₂ L⌉ · 2` levels (compare + select)
 //!
-//! These are formula counts. The circuit also exists as RTL (`fpga-model/rtl/gbnn_circuit.sv`,
-//! replayed against this model bit for bit under Verilator by `make fpga-verilate`), whose
+//! These are formula counts. The circuit also exists as RTL (`fpga-model/rtl/gbnn_circuit.sv`
+//! with its `gbnn_pair` and `gbnn_cluster` instances, replayed against this model bit for bit under Verilator by `make fpga-verilate`), whose
 //! measured Yosys/nextpnr figures (`make fpga-synth`, `results/fpga/synth.json`) the CLI prints
 //! beside these; [`Report`] takes any clock.
 

@@ -132,7 +132,7 @@ pub fn run(a: &FpgaConfig) -> Result<()> {
     }
     if let Some(dir) = &a.synth_report {
         #[cfg(feature = "plots")]
-        super::synth::write_report(dir)?;
+        super::synth_report::write_report(dir)?;
         #[cfg(not(feature = "plots"))]
         bail!("--synth-report {}: this build has no plots feature", dir.display());
     }

@@ -253,7 +253,7 @@ fn fpga_rows(a: &HwcostConfig, rules: &[Rule]) -> Result<Vec<Row>> {
         Err(e) => return Ok(missing(&target, rules, "not available", &e.to_string())),
     };
     let r = neurobits_fpga::resources(a.clusters, a.neurons, a.gamma);
-    let measured = super::synth::lines(a.clusters, a.neurons)?.join("; ");
+    let measured = super::synth::summary(a.clusters, a.neurons)?;
     let kind = if a.fpga_clock_mhz.is_none() && clock.contains("measured") { "measured" } else { "estimate" };
     Ok(fr
         .into_iter()
@@ -267,7 +267,7 @@ fn fpga_rows(a: &HwcostConfig, rules: &[Rule]) -> Result<Vec<Row>> {
             state_bytes: Some((r.state_ffs + r.score_ffs).div_ceil(8)),
             digest: Some(x.digest),
             note: format!(
-                "measured cycles ({:.2} mean, {} max) at {clock}; W as flip-flops (symmetric half; formula {} weight FFs); RTL synthesis, measured: {measured}",
+                "measured cycles ({:.2} mean, {} max) at {clock}; W as flip-flops (symmetric half; formula {} weight FFs); RTL synthesis (Yosys): {measured}",
                 x.mean_cycles, x.max_cycles, r.weight_ffs
             ),
         })

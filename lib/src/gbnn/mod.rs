@@ -30,6 +30,7 @@ pub mod score;
 /// `gbnn store`.
 pub mod store;
 pub mod synth;
+pub mod synth_report;
 pub mod theory;
 
 use anyhow::{anyhow, Result};

@@ -37,6 +37,11 @@ pub struct SizeResult {
     /// Which RTL revision the runs are of, where it is not the current one.
     #[serde(default)]
     pub rtl: Option<String>,
+    /// How Yosys ran: `flat` (the design flattened first, as a vendor flow would; also when
+    /// absent) or `hierarchical` (each module mapped once without flattening and the totals
+    /// multiplied by the instance counts: no optimisation across module boundaries).
+    #[serde(default)]
+    pub mode: Option<String>,
     /// One Yosys run per family (ice40, ecp5, xilinx).
     pub synth: Vec<SynthRun>,
     /// nextpnr-ice40 runs (iCE40 HX8K, UP5K), where the design fits.
@@ -48,7 +53,8 @@ pub struct SizeResult {
 pub struct SynthRun {
     /// ice40, ecp5 or xilinx.
     pub family: String,
-    /// `post-synthesis` (iCE40, whose place-and-route follows) or `post-synthesis estimate`.
+    /// `post-synthesis estimate` (older runs: `post-synthesis` on iCE40, whose place-and-route
+    /// followed); placed-and-routed figures are the [`PnrRun`]s.
     pub kind: String,
     /// The Yosys pass.
     pub tool: String,
@@ -57,6 +63,9 @@ pub struct SynthRun {
     /// CPU time of the run (recorded since the UART and sum-of-max-only runs).
     #[serde(default)]
     pub cpu_seconds: Option<f64>,
+    /// Peak resident memory of the run in MB (recorded since the hierarchical runs).
+    #[serde(default)]
+    pub mem_mb: Option<u64>,
     /// LUTs (LUT4 on iCE40/ECP5, LUT1–6 on Xilinx 7).
     pub lut: Option<u64>,
     /// Flip-flops.
@@ -103,14 +112,23 @@ impl SizeResult {
         }
     }
 
-    fn is_full(&self) -> bool {
+    /// How Yosys ran: `flat` or `hierarchical`.
+    pub fn mode(&self) -> &str {
+        self.mode.as_deref().unwrap_or("flat")
+    }
+
+    pub(crate) fn is_full(&self) -> bool {
         matches!(self.variant.as_deref(), None | Some("full"))
     }
 }
 
-/// The runs of the full circuit of `clusters × neurons`, if that size was synthesised.
-pub fn for_size(clusters: usize, neurons: usize) -> Result<Option<&'static SizeResult>> {
-    Ok(results()?.sizes.iter().find(|s| (s.clusters, s.neurons) == (clusters, neurons) && s.is_full()))
+/// The runs of the full circuit of `clusters × neurons` (the current RTL's before older ones, flat
+/// before hierarchical), empty if that size was not synthesised.
+pub fn for_size(clusters: usize, neurons: usize) -> Result<Vec<&'static SizeResult>> {
+    let mut v: Vec<&SizeResult> =
+        results()?.sizes.iter().filter(|s| (s.clusters, s.neurons) == (clusters, neurons) && s.is_full()).collect();
+    v.sort_by_key(|s| (s.rtl.is_some(), s.mode() != "flat"));
+    Ok(v)
 }
 
 /// The clock for latencies: the one given, else the measured Fmax on the iCE40 HX8K, else an
@@ -119,16 +137,18 @@ pub fn clock(clusters: usize, neurons: usize, given: Option<f64>) -> Result<(f64
     if let Some(f) = given {
         return Ok((f, format!("{f} MHz (given)")));
     }
-    let fmax = for_size(clusters, neurons)?
-        .and_then(|s| s.pnr.iter().find(|p| p.device == "ice40-hx8k"))
-        .and_then(|p| p.fmax_mhz);
+    // The current RTL's place-and-route first (for_size's order), else an older RTL's, labelled.
+    let fmax = for_size(clusters, neurons)?.into_iter().find_map(|s| {
+        let p = s.pnr.iter().find(|p| p.device == "ice40-hx8k" && p.fmax_mhz.is_some())?;
+        Some((p.fmax_mhz?, s.rtl.as_ref().map_or(String::new(), |r| format!(", older RTL {r}"))))
+    });
     Ok(match fmax {
-        Some(f) => (f, format!("{f} MHz (measured Fmax, iCE40 HX8K, nextpnr-ice40)")),
+        Some((f, rtl)) => (f, format!("{f} MHz (measured Fmax, iCE40 HX8K, nextpnr-ice40{rtl})")),
         None => (100.0, "100 MHz (assumed; no place-and-route result for this size)".into()),
     })
 }
 
-fn count(x: Option<u64>) -> String {
+pub(crate) fn count(x: Option<u64>) -> String {
     x.map_or("—".into(), |v| v.to_string())
 }
 
@@ -141,7 +161,15 @@ pub fn lines(clusters: usize, neurons: usize) -> Result<Vec<String>> {
     }
     let mut out = Vec::new();
     for s in builds {
-        let pre = if s.is_full() { String::new() } else { format!("{} build: ", s.build()) };
+        // The full circuit's flat runs lead without a prefix; every other build and mode says which.
+        let mut pre = if s.is_full() && s.mode() == "flat" {
+            String::new()
+        } else {
+            format!("{} build, {}: ", s.build(), s.mode())
+        };
+        if let Some(rtl) = &s.rtl {
+            pre = format!("[older RTL {rtl}] {pre}");
+        }
         lines_of(s, &pre, &mut out);
     }
     Ok(out)
@@ -165,9 +193,9 @@ fn lines_of(s: &SizeResult, pre: &str, out: &mut Vec<String>) {
     }
     for p in &s.pnr {
         out.push(match (&p.error, p.fmax_mhz) {
-            (Some(e), _) => format!("{pre}{} place-and-route: none, {e}", p.device),
+            (Some(e), _) => format!("{pre}{} place and route: none, {e}", p.device),
             (None, f) => format!(
-                "{pre}{} place-and-route (nextpnr-ice40, measured): {}/{} logic cells, Fmax {} MHz",
+                "{pre}{} placed and routed (nextpnr-ice40, measured): {}/{} logic cells, Fmax {} MHz",
                 p.device,
                 count(p.logic_cells),
                 count(p.logic_cells_total),
@@ -177,110 +205,67 @@ fn lines_of(s: &SizeResult, pre: &str, out: &mut Vec<String>) {
     }
 }
 
-/// The synthesis table as Markdown: per size and family, measured counts beside the formula's.
-pub fn markdown() -> Result<String> {
-    let r = results()?;
-    let mut s = format!(
-        "Command: `{}`; machine: {}. ice40 rows are Yosys `synth_ice40` (post-synthesis) followed by \
-         nextpnr-ice40 where the design fits; ecp5 and xilinx rows are post-synthesis estimates \
-         (no place-and-route). Formula: `neurobits_fpga::resources` with γ = 1.\n\n",
-        r.command, r.machine
-    );
-    if let Some(load) = &r.load {
-        s += &format!("Load: {load}.\n\n");
-    }
-    s += "| size | build | family | LUT | FF | carry | BRAM | Fmax (MHz) | formula FFs (W + state + scores; sum-of-max only: W + state) | formula full adders + AND2 (sum-of-max only: AND2) | note |\n";
-    s += "|---|---|---|---|---|---|---|---|---|---|---|\n";
-    for z in &r.sizes {
-        let f = neurobits_fpga::resources(z.clusters, z.neurons, 1);
-        // The sum-of-max-only build has no score registers or adders: its formula is W, state, AND2.
-        let (ffs, gates) = if z.variant.as_deref() == Some("som") {
-            (f.weight_ffs + f.state_ffs, f.som_and2)
-        } else {
-            (f.weight_ffs + f.state_ffs + f.score_ffs, f.sos_full_adders + f.som_and2)
-        };
-        let rtl = z.rtl.as_ref().map_or(String::new(), |r| format!("; RTL {r}"));
-        for x in &z.synth {
-            let fmax: Vec<String> = if x.family == "ice40" {
-                z.pnr
-                    .iter()
-                    .filter_map(|p| p.fmax_mhz.map(|m| format!("{m} ({})", p.device.trim_start_matches("ice40-"))))
-                    .collect()
-            } else {
-                vec![]
-            };
-            s += &format!(
-                "| {}x{} | {} | {} | {} | {} | {} | {} | {} | {ffs} | {gates} | {} |\n",
-                z.clusters,
-                z.neurons,
-                z.build(),
-                x.family,
-                count(x.lut),
-                count(x.ff),
-                count(x.carry),
-                count(x.bram),
-                if fmax.is_empty() { "—".into() } else { fmax.join(", ") },
-                x.error.clone().unwrap_or_else(|| match x.cpu_seconds {
-                    Some(cpu) => format!("{}, {} s ({cpu} s CPU)", x.kind, x.seconds),
-                    None => format!("{}, {} s", x.kind, x.seconds),
-                }) + &rtl
-            );
+/// One line for a report cell (`hwcost`): the full circuit's counts per family from its current
+/// RTL's flat run where that has every family, else its hierarchical run, then the
+/// place-and-route clocks; each figure says what it is.
+pub fn summary(clusters: usize, neurons: usize) -> Result<String> {
+    let runs = for_size(clusters, neurons)?;
+    let complete = |s: &&&SizeResult| s.synth.len() == 3 && s.synth.iter().all(|x| x.error.is_none());
+    let Some(best) = runs.iter().find(complete).or(runs.first()) else {
+        return Ok(format!("none for {clusters}x{neurons}"));
+    };
+    let rtl = best.rtl.as_ref().map_or(String::new(), |r| format!(", older RTL {r}"));
+    let mut parts: Vec<String> = best
+        .synth
+        .iter()
+        .map(|x| match &x.error {
+            Some(e) => format!("{} none ({e})", x.family),
+            None => format!("{} {} LUT / {} FF", x.family, count(x.lut), count(x.ff)),
+        })
+        .collect();
+    parts = vec![format!("{} ({}, post-synthesis estimate{rtl})", parts.join(", "), best.mode())];
+    for s in &runs {
+        for p in s.pnr.iter().filter(|p| p.fmax_mhz.is_some()) {
+            let rtl = s.rtl.as_ref().map_or(String::new(), |r| format!(", older RTL {r}"));
+            parts.push(format!("{} Fmax {} MHz (placed and routed{rtl})", p.device, p.fmax_mhz.unwrap_or_default()));
         }
     }
-    Ok(s)
-}
-
-/// Writes `fpga-synth.md` (the table) and two charts against network size, measured and formula:
-/// `fpga-synth-ff.svg` (flip-flops) and `fpga-synth-lut.svg` (LUTs beside the formula's gates).
-#[cfg(feature = "plots")]
-pub fn write_report(dir: &std::path::Path) -> Result<()> {
-    use crate::plot::{line_chart, Labels, Series};
-    let r = results()?;
-    std::fs::create_dir_all(dir)?;
-    crate::io::atomic::write_string(&dir.join("fpga-synth.md"), &markdown()?)?;
-    let n = |z: &SizeResult| (z.clusters * z.neurons) as f64;
-    let full: Vec<&SizeResult> = r.sizes.iter().filter(|z| z.is_full()).collect();
-    let formula = |f: fn(&neurobits_fpga::Resources) -> u64| -> Vec<(f64, f64)> {
-        full.iter().map(|z| (n(z), f(&neurobits_fpga::resources(z.clusters, z.neurons, 1)) as f64)).collect()
-    };
-    let measured_of = |variant: &str, family: &str, f: fn(&SynthRun) -> Option<u64>| -> Vec<(f64, f64)> {
-        r.sizes
-            .iter()
-            .filter(|z| z.variant.as_deref().unwrap_or("full") == variant)
-            .filter_map(|z| z.synth.iter().find(|x| x.family == family).and_then(f).map(|v| (n(z), v as f64)))
-            .collect()
-    };
-    let measured = |family: &str, f: fn(&SynthRun) -> Option<u64>| measured_of("full", family, f);
-    let families = ["ice40", "ecp5", "xilinx"];
-    let mut ff =
-        vec![Series::new("formula: W + state + score FFs", formula(|f| f.weight_ffs + f.state_ffs + f.score_ffs))];
-    ff.extend(families.iter().map(|fam| Series::new(format!("measured FF, {fam} (Yosys)"), measured(fam, |x| x.ff))));
-    ff.push(Series::new("sum-of-max build FF, ecp5", measured_of("som", "ecp5", |x| x.ff)));
-    let labels = Labels { title: "GBNN circuit: flip-flops vs size", x: "neurons C·L", y: "flip-flops" };
-    line_chart(&dir.join("fpga-synth-ff.svg"), &labels, &ff, true)?;
-    let mut lut = vec![Series::new("formula: full adders + AND2 gates", formula(|f| f.sos_full_adders + f.som_and2))];
-    lut.extend(
-        families.iter().map(|fam| Series::new(format!("measured LUT, {fam} (Yosys)"), measured(fam, |x| x.lut))),
-    );
-    let som_formula = full.iter().map(|z| (n(z), neurobits_fpga::resources(z.clusters, z.neurons, 1).som_and2 as f64));
-    lut.push(Series::new("formula: AND2 (sum-of-max)", som_formula.collect()));
-    lut.extend(
-        families.iter().map(|fam| Series::new(format!("sum-of-max build, {fam}"), measured_of("som", fam, |x| x.lut))),
-    );
-    let labels =
-        Labels { title: "GBNN circuit: logic vs size", x: "neurons C·L", y: "LUTs (measured) / gates (formula)" };
-    line_chart(&dir.join("fpga-synth-lut.svg"), &labels, &lut, true)
+    Ok(parts.join("; "))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::SizeResult;
+
+    fn find(c: usize, l: usize, variant: &str, mode: &str) -> &'static SizeResult {
+        super::results()
+            .unwrap()
+            .sizes
+            .iter()
+            .find(|z| {
+                (z.clusters, z.neurons) == (c, l)
+                    && z.variant.as_deref().unwrap_or("full") == variant
+                    && z.mode() == mode
+                    && z.rtl.is_none()
+            })
+            .unwrap_or_else(|| panic!("{c}x{l} {variant} {mode} missing"))
+    }
+
     #[test]
     fn the_embedded_results_parse_and_cover_the_replayed_sizes() {
         let r = super::results().unwrap();
+        // Every replayed size has counts from every flow for both builds (hierarchical runs).
         for (c, l) in [(3, 3), (4, 16), (8, 50)] {
-            let s = super::for_size(c, l).unwrap().unwrap_or_else(|| panic!("{c}x{l} missing"));
-            assert_eq!(s.synth.len(), 3, "{c}x{l}: ice40, ecp5, xilinx");
+            for v in ["full", "som"] {
+                let z = find(c, l, v, "hierarchical");
+                assert_eq!(z.synth.len(), 3, "{c}x{l} {v}: ice40, ecp5, xilinx");
+                assert!(z.synth.iter().all(|x| x.error.is_none() && x.lut.unwrap_or(0) > 0), "{c}x{l} {v}");
+            }
+            assert!(!super::for_size(c, l).unwrap().is_empty());
         }
+        // The weight flip-flops alone are a floor no flow can go under.
+        let f = neurobits_fpga::resources(8, 50, 1);
+        assert!(find(8, 50, "full", "hierarchical").synth.iter().all(|x| x.ff.unwrap() >= f.weight_ffs));
         assert!(r.command.contains("fpga-synth"));
         // 3×3 places on an HX8K, so its clock is measured.
         let (f, label) = super::clock(3, 3, None).unwrap();
@@ -289,24 +274,25 @@ mod tests {
     }
 
     #[test]
-    fn the_builds_are_told_apart() {
-        let r = super::results().unwrap();
-        let find = |v: &str| {
-            r.sizes
-                .iter()
-                .find(|z| (z.clusters, z.neurons) == (4, 8) && z.variant.as_deref().unwrap_or("full") == v)
-                .unwrap_or_else(|| panic!("4x8 {v} missing"))
-        };
+    fn the_builds_and_modes_are_told_apart() {
         // Leaving out the adders and WTA leaves less logic in every flow.
-        for (full, som) in find("full").synth.iter().zip(&find("som").synth) {
-            assert_eq!(full.family, som.family);
-            assert!(som.lut < full.lut, "{}: {:?} vs {:?}", som.family, som.lut, full.lut);
+        for mode in ["flat", "hierarchical"] {
+            for (full, som) in find(4, 8, "full", mode).synth.iter().zip(&find(4, 8, "som", mode).synth) {
+                assert_eq!(full.family, som.family);
+                assert!(som.lut < full.lut, "{mode} {}: {:?} vs {:?}", som.family, som.lut, full.lut);
+            }
         }
-        // The full circuit's figures stay the ones a size's clock and report lead with.
-        assert_eq!(super::for_size(4, 8).unwrap().unwrap().build(), "full");
+        // The full circuit's flat figures are the ones a size's report leads with.
+        assert_eq!(super::for_size(4, 8).unwrap()[0].mode(), "flat");
         let lines = super::lines(3, 3).unwrap();
-        assert!(lines[0].starts_with("ice40 "), "{lines:?}");
-        assert!(lines.iter().any(|l| l.starts_with("UART board top build: ice40-hx8k")), "{lines:?}");
-        assert!(super::markdown().unwrap().contains("| 4x8 | sum-of-max only | ecp5 |"));
+        // The current RTL's full flat lines lead, unprefixed.
+        assert!(lines[0].starts_with("ice40 ") || lines[0].starts_with("ecp5 "), "{lines:?}");
+        assert!(lines.iter().any(|l| l.starts_with("full build, hierarchical: ecp5")), "{lines:?}");
+        assert!(lines.iter().any(|l| l.contains("UART board top build, flat: ice40-hx8k")), "{lines:?}");
+        let sum = super::summary(8, 50).unwrap();
+        assert!(sum.contains("LUT / 75049 FF") && sum.contains("hierarchical, post-synthesis"), "{sum}");
+        let md = super::super::synth_report::markdown().unwrap();
+        assert!(md.contains("| 4x8 | sum-of-max only | flat | ecp5 |"), "{md}");
+        assert!(md.contains("| 8x50 | full | hierarchical | ecp5 |"), "{md}");
     }
 }
