@@ -3,7 +3,7 @@
 
 #[cfg(feature = "plots")]
 use super::synth::SynthRun;
-use super::synth::{count, results, SizeResult, SynthResults};
+use super::synth::{count, results, SynthResults};
 use anyhow::Result;
 
 /// The synthesis table as Markdown: per size and family, measured counts beside the formula's.
@@ -116,6 +116,7 @@ fn hier_vs_flat(r: &SynthResults) -> String {
 /// `fpga-synth-ff.svg` (flip-flops) and `fpga-synth-lut.svg` (LUTs beside the formula's gates).
 #[cfg(feature = "plots")]
 pub fn write_report(dir: &std::path::Path) -> Result<()> {
+    use super::synth::SizeResult;
     use crate::plot::{line_chart, Labels, Series};
     let r = results()?;
     std::fs::create_dir_all(dir)?;
