@@ -64,7 +64,7 @@ impl Gbnn {
         max_iter: u32,
         mode: &str,
     ) -> PyResult<Retrieval<'py>> {
-        let rule: RuleArg = config(&serde_json::Value::String(rule.into()).to_string())?;
+        let rule = rule_arg(rule)?;
         let mode = Mode::from_name(mode)
             .ok_or_else(|| PyValueError::new_err(format!("mode: '{mode}' is not erasure, noisy or sparse")))?;
         let (k, c) = (probes.shape()[0], probes.shape()[1]);
@@ -108,7 +108,7 @@ impl Gbnn {
 
     /// Sets the retrieval options kept in the configuration (what `save` writes).
     fn set_options(&mut self, rule: &str, gamma: u32, max_iter: u32) -> PyResult<()> {
-        self.inner.config.rule = config(&serde_json::Value::String(rule.into()).to_string())?;
+        self.inner.config.rule = rule_arg(rule)?;
         self.inner.config.gamma = gamma;
         self.inner.config.max_iter = max_iter;
         Ok(())
@@ -155,11 +155,16 @@ pub fn time_retrieve(
     max_iter: u32,
 ) -> PyResult<f64> {
     let p = slice(&probes, "the probes")?;
-    let rule: RuleArg = config(&serde_json::Value::String(rule.into()).to_string())?;
+    let rule = rule_arg(rule)?;
     let (inner, t, params) = (&model.inner, target(device)?, Params { gamma, max_iter });
     detached(py, || {
         let t0 = std::time::Instant::now();
         inner.retrieve_with(p, rule, &params, t)?;
         Ok(t0.elapsed().as_secs_f64())
     })
+}
+
+/// A rule by its name (`sum-of-sum`, `joint`, …), read as the configuration reads it.
+fn rule_arg(rule: &str) -> PyResult<RuleArg> {
+    config(&serde_json::Value::String(rule.into()).to_string())
 }

@@ -5,7 +5,7 @@
 use clap::{Args, Subcommand};
 use neurobits::device::Target;
 use neurobits::flyhash::ann::FlyAnnIndex;
-use neurobits::flyhash::ann_args::AnnArgs;
+use neurobits::flyhash::ann_bench::AnnArgs;
 use neurobits::flyhash::ann_gpu::AnnDevice;
 use neurobits::flyhash::index::FlyIndex;
 use neurobits::io::model_file;

@@ -3,8 +3,6 @@
 
 pub mod ann;
 #[cfg(feature = "cli")]
-pub mod ann_args;
-#[cfg(feature = "cli")]
 pub mod ann_bench;
 #[cfg(feature = "cli")]
 pub mod ann_bench_data;
