@@ -156,6 +156,7 @@ kernels! {
     FlyPixelWta = "fly_pixel_wta",
     FlyHammingKeys = "fly_hamming_keys",
     FlyHammingKeysMma = "fly_hamming_keys_mma",
+    FlyHammingSelect = "fly_hamming_select",
     FlyCodesWordMajor = "fly_codes_word_major",
     FlyFloatSample = "fly_float_sample",
     FlyFloatInterval = "fly_float_interval",

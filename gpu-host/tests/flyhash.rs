@@ -304,3 +304,34 @@ fn tensor_core_keys_equal_cuda_core_keys_and_cpu() {
     }
     println!("tensor-core Hamming keys: bit-exact on {checked} query searches");
 }
+
+/// The select spread over chunks of the database keeps the lowest-index rule when the ties at
+/// the threshold fill many chunks: codes drawn from four distinct ones (so each query sees at
+/// most four distances, each shared by a quarter of the database), `r` from one to every code.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn select_ties_across_chunks_equal_cpu() {
+    let gpu = Gpu::open(0).unwrap();
+    let mix = |i: u64| {
+        let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let (words, n, nq) = (2usize, 300_001usize, 40usize);
+    let codes: Vec<u64> =
+        (0..n).flat_map(|j| (0..words).map(move |w| mix((mix(j as u64) % 4) * 8 + w as u64))).collect();
+    let q: Vec<u64> = (0..nq * words).map(|i| mix(!(i as u64))).collect();
+    let index = gpu.hamming_index(&codes, words).unwrap();
+    for r in [1, 1_000, 74_999, 150_000, n] {
+        let got = index.top_r(&q, r).unwrap().hits;
+        for (qi, row) in got.iter().enumerate() {
+            let query = &q[qi * words..(qi + 1) * words];
+            let mut all: Vec<(u32, u32)> =
+                (0..n).map(|j| (hamming(&codes[j * words..(j + 1) * words], query), j as u32)).collect();
+            all.sort_unstable();
+            let want: Vec<(u32, u32)> = all[..r].iter().map(|&(d, j)| (j, d)).collect();
+            assert_eq!(row, &want, "n={n} r={r} query {qi}: the chunked select differs from brute force");
+        }
+    }
+    println!("select over chunks: {nq} queries × r = 1 … {n} on {n} codes with four distances = brute force");
+}

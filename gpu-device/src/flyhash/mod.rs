@@ -22,6 +22,7 @@ mod floats;
 mod flynn;
 mod pixels;
 mod search;
+mod select;
 
 kernel! {
     /// Projection row `r` (the core's `projection_row`) into `proj[r · s ..]`, one thread per row.

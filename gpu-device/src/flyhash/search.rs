@@ -1,6 +1,6 @@
 //! Hamming distances as select keys: a block holds 16 queries in shared memory and streams its
 //! chunk of the database (word-major, so that an octet of codes is 64 contiguous bytes per word);
-//! the keys go to `fly_pixel_wta`, which picks the `r` largest, i.e. the `r` nearest codes.
+//! the keys go to `fly_hamming_select`, which picks the `r` largest, i.e. the `r` nearest codes.
 
 use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use neurobits_core::flyhash::kernels::{HammingKeys, HammingKeysMma, HAMMING_THREADS, HAMMING_TILE_QUERIES};

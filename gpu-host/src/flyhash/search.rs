@@ -1,7 +1,7 @@
 //! Hamming top-r on the GPU over a resident database: `fly_hamming_keys` turns every (code,
-//! query) distance into a 16-bit select key, `fly_pixel_wta` marks each query's `r` largest keys
-//! (nearest codes, ties to the lower index: the core's rule), and the host reads the marked
-//! indices and their distances back. Exact; at most 1 023 words per code (distances < 2¹⁶).
+//! query) distance into a 16-bit select key, `fly_hamming_select` marks each query's `r` largest
+//! keys (nearest codes, ties to the lower index: the core's rule; the database cut in chunks over
+//! every SM), and the host reads the marked indices and their distances back. Exact; at most 1 023 words per code (distances < 2¹⁶).
 
 use cudarc::driver::CudaSlice;
 use neurobits_core::bits::set_bits;
@@ -228,18 +228,35 @@ impl HammingIndex<'_, '_> {
             }
         }
         let words = words as usize;
-        let a = k::PixelWta {
-            m: np as u32,
-            k: r as u32,
-            b: nq as u32,
-            i0: 0,
-            bp: bp as u32,
-            keys: rd(g, &keys),
-            hist: rd(g, &hist),
-            codes: wr(g, &mut marks),
-        };
-        // SAFETY: a block per 32 queries (bp of them) over np keys each; `marks` holds nq·np/64.
-        unsafe { launch_shaped(g, Some(&mut t), ((bp / 32) as u32, k::PIXEL_WTA_THREADS, k::PIXEL_WTA_SHARED), a)? };
+        // The select over chunks of the database: about two resident blocks' worth per slot.
+        let groups = bp / 32;
+        let shape = (k::HAMMING_SELECT_THREADS, k::HAMMING_SELECT_SHARED);
+        let slots = resident_blocks_shaped::<k::HammingSelect>(g, shape.0, shape.1)? as usize;
+        let code_words = np / 64;
+        let cw = code_words.div_ceil((2 * slots).div_ceil(groups).max(1));
+        let chunks = code_words.div_ceil(cw);
+        let mut hist2 = g.stream.alloc_zeros::<u32>(bp * 256)?;
+        // SAFETY: phase 1 writes every part's count before phase 2 reads any.
+        let mut ties = unsafe { g.stream.alloc::<u32>(chunks * k::HAMMING_SELECT_PARTS as usize * bp)? };
+        for phase in 0..3 {
+            let a = k::HammingSelect {
+                m: np as u32,
+                k: r as u32,
+                b: nq as u32,
+                bp: bp as u32,
+                cw: cw as u32,
+                phase,
+                keys: rd(g, &keys),
+                hist: rd(g, &hist),
+                hist2: wr(g, &mut hist2),
+                ties: wr(g, &mut ties),
+                codes: wr(g, &mut marks),
+            };
+            // SAFETY: a block per (chunk of cw words, 32 queries) over np keys per query; `hist2`
+            // holds bp·256 counts, `ties` chunks·parts·bp, `marks` nq·np/64 words (phase 1 writes
+            // every one of the real queries').
+            unsafe { launch_shaped(g, Some(&mut t), ((chunks * groups) as u32, shape.0, shape.1), a)? };
+        }
         let mut m = Vec::new();
         g.download_into(&marks, &mut m)?;
         let (kernel_ms, keys_ms) = (t.total_ms()?, t.each_ms()?[0]);

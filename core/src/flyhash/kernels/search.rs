@@ -19,7 +19,7 @@ kernel_struct! {
     /// [`HAMMING_TILE_QUERIES`] queries, chunk of `octets` octets of database codes), tile-major.
     /// A thread holds eight distances (an octet of codes against one query, through the core's
     /// `hamming_word`) and writes them as keys `65 535 − distance` in the octet layout of the
-    /// pixel sums (so that `fly_pixel_wta`, selecting the `r` largest keys, finds the `r` nearest
+    /// pixel sums (so that `fly_hamming_select`, selecting the `r` largest keys, finds the `r` nearest
     /// codes with ties to the lower index), counting the select's first pass.
     HammingKeys => FlyHammingKeys {
         /// Words per code (at most 1 023: distances below 2¹⁶).
@@ -82,6 +82,51 @@ kernel_struct! {
         keys: DevMut<u16>,
         /// `bp · 256` first-pass counts, zeroed before the launch, added to.
         hist: DevMut<u32>,
+    }
+}
+
+/// Threads per block of `fly_hamming_select`: 32 queries (a lane each) × 16 parts of a chunk.
+pub const HAMMING_SELECT_THREADS: u32 = 512;
+/// Parts of a `fly_hamming_select` chunk (a warp each).
+pub const HAMMING_SELECT_PARTS: u32 = HAMMING_SELECT_THREADS / 32;
+/// Dynamic shared bytes of a `fly_hamming_select` block: per query a 256-bin histogram (`bin ·
+/// 32 + lane` words), then two words per thread (its part's tie count, its share of the earlier
+/// chunks' ties).
+pub const HAMMING_SELECT_SHARED: u32 = (256 * 32 + 2 * HAMMING_SELECT_THREADS) * 4;
+
+kernel_struct! {
+    /// `fly_hamming_select`: the select of the search keys spread over the whole GPU — the
+    /// radix select of `fly_pixel_wta` (`RadixSelect::new16`, the first pass counted by the key
+    /// kernel) with the database cut into chunks of `cw` code words instead of a block per 32
+    /// queries over all of it (100 queries over 10⁶ codes kept four blocks busy). Blocks of
+    /// [`HAMMING_SELECT_THREADS`], one per (chunk, 32 queries), chunk-major; launched three times:
+    /// `phase` 0 counts the second pass into `hist2`; 1 writes each query's mark words of the
+    /// keys above the threshold and counts each part's keys at it into `ties`; 2 adds the
+    /// winning ties (lowest index first, the core's `ties_left`/`select_range`) to the parts
+    /// that hold them. The marks equal `fly_pixel_wta`'s bit for bit.
+    HammingSelect => FlyHammingSelect {
+        /// Keys per query (codes rounded up to 64).
+        m: u32,
+        /// Winners per query.
+        k: u32,
+        /// Queries.
+        b: u32,
+        /// Queries rounded up to 32: the stride of an octet in `keys`.
+        bp: u32,
+        /// Code words (64 keys each) per chunk.
+        cw: u32,
+        /// 0, 1 or 2 (above).
+        phase: u32,
+        /// `m · bp` keys in octets (as `fly_hamming_keys` writes them).
+        keys: DevPtr<u16>,
+        /// `bp · 256` first-pass counts (from the key kernel).
+        hist: DevPtr<u32>,
+        /// `bp · 256` second-pass counts: zeroed before phase 0, added to by it.
+        hist2: DevMut<u32>,
+        /// `chunks · parts · bp` counts of keys at the threshold, written by phase 1.
+        ties: DevMut<u32>,
+        /// `b · m/64` mark words, written by phases 1 and 2.
+        codes: DevMut<Word>,
     }
 }
 
