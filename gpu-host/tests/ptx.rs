@@ -97,6 +97,7 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<fk::PixelWta>(&mut seen);
     check::<fk::HammingKeys>(&mut seen);
     check::<fk::HammingKeysMma>(&mut seen);
+    check::<fk::HammingSelect>(&mut seen);
     check::<fk::CodesWordMajor>(&mut seen);
     check::<fk::FloatSample>(&mut seen);
     check::<fk::FloatInterval>(&mut seen);
