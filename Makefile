@@ -31,6 +31,8 @@ setup:
 	@# The RTL's simulator (make fpga-verilate, in make test) and synthesis flow (make fpga-synth).
 	@command -v verilator >/dev/null && command -v yosys >/dev/null && command -v nextpnr-ice40 >/dev/null && command -v icetime >/dev/null \
 	  || (apt-get update -q && apt-get install -y -q verilator yosys nextpnr-ice40 fpga-icestorm)
+	@# mpirun (OpenMPI): tests/index_dist.rs launches the distributed index search with it.
+	@command -v mpirun >/dev/null || (apt-get update -q && apt-get install -y -q openmpi-bin)
 	@test -d /usr/share/datasets/fashion-mnist || (apt-get update -q && apt-get install -y -q dataset-fashion-mnist)
 	@# HDF5 (the ann-benchmarks files: `flyhash ann-data`, the library's `ann` feature the CLI turns on).
 	@dpkg -s libhdf5-dev >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q libhdf5-dev)

@@ -29,8 +29,10 @@ fn lost(peer: &str, e: std::io::Error, timeout: Duration) -> Error {
             TimedOut,
             format!("no answer within {:.0} s (NEUROBITS_DIST_TIMEOUT)", timeout.as_secs_f64()),
         ),
+        // Not UnexpectedEof's kind, which the CLI counts as malformed input (exit 2): a peer
+        // that is gone is a failure of the run (exit 1).
         UnexpectedEof | ConnectionReset | BrokenPipe | ConnectionAborted => {
-            std::io::Error::new(e.kind(), "connection lost (the process exited or failed)")
+            std::io::Error::new(ConnectionAborted, "connection lost (the process exited or failed)")
         }
         _ => e,
     };
