@@ -223,3 +223,18 @@ fn a_rank_with_other_options_or_no_peer_ends_the_job_in_one_line() {
     assert!(err(&o).contains("rank(s) 1 did not connect within"), "{}", err(&o));
     assert!(!out.exists());
 }
+
+#[test]
+fn the_distributed_gbnn_bench_without_a_gpu_stops_every_rank_in_one_line() {
+    let args = |_| {
+        "gbnn bench-gpus --distributed --clusters 4 --neurons 8 --stored 10 --probes 10 --erased 1"
+            .split(' ')
+            .map(String::from)
+            .collect()
+    };
+    for (r, o) in by_hand(2, "20", args).iter().enumerate() {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "rank {r}: {err}");
+        assert!(err.trim_end().lines().count() == 1 && err.starts_with("error: no CUDA"), "rank {r}: {err}");
+    }
+}

@@ -17,6 +17,7 @@
 
 pub mod tcp;
 
+use crate::device::Target;
 use crate::error::{Error, Result};
 use std::time::Duration;
 
@@ -165,6 +166,19 @@ pub fn join_from_env() -> Result<Group> {
         return Ok(Group::single());
     }
     Group::join(world, &master_from_env()?, timeout_from_env()?)
+}
+
+/// The device rank `world` uses for `t`: a GPU choice means this host's GPU `local rank`
+/// (plus `N` for `cuda:N`), modulo the GPUs this process sees (one, where the launcher gives each
+/// rank its own through `CUDA_VISIBLE_DEVICES`); `auto` likewise when a GPU is seen, else the CPU.
+pub fn rank_target(t: Target, world: &World) -> Target {
+    let seen = neurobits_gpu_host::Gpu::count();
+    match t {
+        Target::Gpu(n) if seen > 0 => Target::Gpu((n + world.local_rank) % seen),
+        Target::Auto if seen > 0 => Target::Gpu(world.local_rank % seen),
+        Target::Auto => Target::CPU,
+        t => t,
+    }
 }
 
 /// The host collectives of a job, rooted at rank 0 where a root is needed. Every rank calls the

@@ -152,21 +152,8 @@ pub fn read_share(path: &Path, world: &World) -> Result<IndexShare> {
     Ok(IndexShare { index, codes, ids, total })
 }
 
-/// The device rank `world` uses for `t`: a GPU choice means this host's GPU `local rank`
-/// (plus `N` for `cuda:N`), modulo the GPUs this process sees (one, where the launcher gives each
-/// rank its own through `CUDA_VISIBLE_DEVICES`); `auto` likewise when a GPU is seen, else the CPU.
-pub fn rank_target(t: Target, world: &World) -> Target {
-    let seen = neurobits_gpu_host::Gpu::count();
-    match t {
-        Target::Gpu(n) if seen > 0 => Target::Gpu((n + world.local_rank) % seen),
-        Target::Auto if seen > 0 => Target::Gpu(world.local_rank % seen),
-        Target::Auto => Target::CPU,
-        t => t,
-    }
-}
-
 /// The k nearest codes of each query over the index at `path`, searched by every rank of `group`
-/// on `device` (see [`rank_target`]); `queries` are read at rank 0 only (`None` elsewhere).
+/// on `device` (see [`crate::dist::rank_target`]); `queries` are read at rank 0 only (`None` elsewhere).
 /// Rank 0 returns the neighbours, exactly those of [`FlyIndex::search`] in one process; the
 /// other ranks `None`.
 pub fn search(
@@ -181,7 +168,7 @@ pub fn search(
     }
     let world = group.world().clone();
     let share = read_share(path, &world)?;
-    let device = rank_target(device, &world);
+    let device = crate::dist::rank_target(device, &world);
     let index = share.index.with_device(device);
     let words = index.hasher().params()?.code_words();
     // Rank 0 hashes the queries once; the codes go to every rank, after the index's size and k,
