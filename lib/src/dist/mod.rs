@@ -181,6 +181,47 @@ pub fn rank_target(t: Target, world: &World) -> Target {
     }
 }
 
+/// A deadline for work that cannot be interrupted (NCCL's collectives wait for every rank, for
+/// ever, when one is gone): armed before the work, dropped after it; if the deadline passes
+/// first, the process ends with one line on stderr and exit code 1, as a lost TCP peer does.
+pub struct Watchdog {
+    done: std::sync::Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watchdog {
+    /// Ends the process if not dropped within `timeout`; `what` names the work in the line.
+    pub fn arm(what: impl Into<String>, timeout: Duration) -> Watchdog {
+        let what = what.into();
+        let done = std::sync::Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+        let d = done.clone();
+        let thread = std::thread::spawn(move || {
+            let (lock, cv) = &*d;
+            let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+            let (guard, _) = cv.wait_timeout_while(guard, timeout, |done| !*done).unwrap_or_else(|e| e.into_inner());
+            if !*guard {
+                eprintln!(
+                    "error: {what}: not finished within {:.0} s (NEUROBITS_DIST_TIMEOUT): a rank is gone or stuck",
+                    timeout.as_secs_f64()
+                );
+                std::process::exit(1);
+            }
+        });
+        Watchdog { done, thread: Some(thread) }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        let (lock, cv) = &*self.done;
+        *lock.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        cv.notify_all();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
 /// The host collectives of a job, rooted at rank 0 where a root is needed. Every rank calls the
 /// same collectives in the same order (as in MPI); a rank that stops calling makes the others
 /// fail at their deadline, never wait for ever.

@@ -151,3 +151,10 @@ fn shares_cover_every_item_once() {
         }
     }
 }
+
+#[test]
+fn a_watchdog_dropped_in_time_does_nothing() {
+    let t = Instant::now();
+    drop(Watchdog::arm("quick work", Duration::from_secs(30)));
+    assert!(t.elapsed() < Duration::from_secs(1), "dropping waits for the deadline: {:?}", t.elapsed());
+}

@@ -96,16 +96,29 @@ pub fn run(a: &GpusBenchConfig) -> Result<()> {
         id.as_slice().try_into().map_err(|_| anyhow::anyhow!("rank 0 sent an NCCL id of {} bytes", id.len()))?;
     // Everyone alive and holding the id before NCCL's collective init (which has no deadline).
     group.barrier()?;
+    let timeout = dist::timeout_from_env()?;
+    let nccl = |what: &str| dist::Watchdog::arm(format!("rank {}: {what} (NCCL)", world.rank), timeout);
     let t = Instant::now();
-    let net = ShardedNetwork::store_rank(&gpu, g, &msgs, world.rank, world.size, id)?;
-    gpu.synchronize()?;
+    let net = {
+        let _w = nccl("storing the shard");
+        let net = ShardedNetwork::store_rank(&gpu, g, &msgs, world.rank, world.size, id)?;
+        gpu.synchronize()?;
+        net
+    };
     let store_seconds = max_f64(&mut group, t.elapsed().as_secs_f64())?;
     let params = Params::default();
-    net.retrieve_decoded(&probes[..c * 64.min(a.probes as usize)], &params)?;
+    let retrieve = |into: Vec<Decoded>| {
+        let _w = nccl("joint retrieval");
+        net.retrieve_decoded_in(&probes, &params, into)
+    };
+    {
+        let _w = nccl("warm-up retrieval");
+        net.retrieve_decoded(&probes[..c * 64.min(a.probes as usize)], &params)?;
+    }
     group.barrier()?;
-    let cold = net.retrieve_decoded(&probes, &params)?;
+    let cold = retrieve(Vec::new())?;
     group.barrier()?;
-    let out = net.retrieve_decoded_in(&probes, &params, cold.decoded.clone())?;
+    let out = retrieve(cold.decoded.clone())?;
     anyhow::ensure!(out.decoded == cold.decoded, "rank {}: two runs of the same batch differ", world.rank);
     let (cold_seconds, seconds) = (max_f64(&mut group, cold.total_ms / 1e3)?, max_f64(&mut group, out.total_ms / 1e3)?);
     let digest = sha(&out.decoded);
