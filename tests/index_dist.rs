@@ -238,3 +238,31 @@ fn the_distributed_gbnn_bench_without_a_gpu_stops_every_rank_in_one_line() {
         assert!(err.trim_end().lines().count() == 1 && err.starts_with("error: no CUDA"), "rank {r}: {err}");
     }
 }
+
+/// On the GPU machine (`make gpu-test`): ranks as threads, each searching its share on its own GPU
+/// (`--device gpu` means the local rank's GPU; one GPU serves both where there is one), equal to
+/// one process on the CPU.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn ranks_on_their_gpus_find_what_the_cpu_finds() {
+    assert!(neurobits_gpu_host::Gpu::count() >= 1, "a CUDA GPU");
+    let d = tempfile::tempdir().unwrap();
+    let (path, index) = index_file(d.path());
+    let q = vectors(41, 24, 11);
+    for k in [1, 10, 250] {
+        let one = index.search(&q, k).unwrap();
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap().to_string();
+        let path1 = path.clone();
+        let peer = std::thread::spawn(move || {
+            let w = World { rank: 1, size: 2, local_rank: 1, launcher: "test" };
+            let mut g = Group::peer(w, &addr, Duration::from_secs(60)).unwrap();
+            index_dist::search(&path1, None, k, neurobits::device::Target::Gpu(0), &mut g).unwrap()
+        });
+        let mut g = Group::root(l, 2, Duration::from_secs(60)).unwrap();
+        let got = index_dist::search(&path, Some(&q), k, neurobits::device::Target::Gpu(0), &mut g).unwrap();
+        assert!(peer.join().unwrap().is_none());
+        assert_eq!(got.as_ref(), Some(&one), "k = {k}: 2 ranks on GPUs differ from one process on the CPU");
+        println!("k = {k}: 2 ranks on their GPUs = one process on the CPU");
+    }
+}
