@@ -181,6 +181,16 @@ pub fn rank_target(t: Target, world: &World) -> Target {
     }
 }
 
+/// Seconds as people write them: `300`, `0.5`.
+fn secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0}")
+    } else {
+        format!("{s}")
+    }
+}
+
 /// A deadline for work that cannot be interrupted (NCCL's collectives wait for every rank, for
 /// ever, when one is gone): armed before the work, dropped after it; if the deadline passes
 /// first, the process ends with one line on stderr and exit code 1, as a lost TCP peer does.
@@ -201,8 +211,8 @@ impl Watchdog {
             let (guard, _) = cv.wait_timeout_while(guard, timeout, |done| !*done).unwrap_or_else(|e| e.into_inner());
             if !*guard {
                 eprintln!(
-                    "error: {what}: not finished within {:.0} s (NEUROBITS_DIST_TIMEOUT): a rank is gone or stuck",
-                    timeout.as_secs_f64()
+                    "error: {what}: not finished within {} s (NEUROBITS_DIST_TIMEOUT): a rank is gone or stuck",
+                    secs(timeout)
                 );
                 std::process::exit(1);
             }

@@ -27,7 +27,7 @@ fn lost(peer: &str, e: std::io::Error, timeout: Duration) -> Error {
     let error = match e.kind() {
         WouldBlock | TimedOut => std::io::Error::new(
             TimedOut,
-            format!("no answer within {:.0} s (NEUROBITS_DIST_TIMEOUT)", timeout.as_secs_f64()),
+            format!("no answer within {} s (NEUROBITS_DIST_TIMEOUT)", super::secs(timeout)),
         ),
         // Not UnexpectedEof's kind, which the CLI counts as malformed input (exit 2): a peer
         // that is gone is a failure of the run (exit 1).
@@ -102,9 +102,9 @@ impl Group {
                             error: std::io::Error::new(
                                 std::io::ErrorKind::TimedOut,
                                 format!(
-                                    "rank(s) {} did not connect within {:.0} s (NEUROBITS_DIST_TIMEOUT)",
+                                    "rank(s) {} did not connect within {} s (NEUROBITS_DIST_TIMEOUT)",
                                     absent.join(", "),
-                                    timeout.as_secs_f64()
+                                    super::secs(timeout)
                                 ),
                             ),
                         });
@@ -143,7 +143,7 @@ impl Group {
                     name,
                     error: std::io::Error::new(
                         std::io::ErrorKind::TimedOut,
-                        format!("not reachable within {:.0} s ({why})", timeout.as_secs_f64()),
+                        format!("not reachable within {} s ({why})", super::secs(timeout)),
                     ),
                 });
             }

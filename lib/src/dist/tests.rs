@@ -158,3 +158,27 @@ fn a_watchdog_dropped_in_time_does_nothing() {
     drop(Watchdog::arm("quick work", Duration::from_secs(30)));
     assert!(t.elapsed() < Duration::from_secs(1), "dropping waits for the deadline: {:?}", t.elapsed());
 }
+
+/// The child of `a_watchdog_past_its_deadline_ends_the_process`: work that never finishes.
+#[test]
+fn watchdog_child() {
+    if std::env::var_os("NEUROBITS_WATCHDOG_CHILD").is_none() {
+        return; // run by the test below only
+    }
+    let _w = Watchdog::arm("stuck work", Duration::from_millis(200));
+    std::thread::sleep(Duration::from_secs(30));
+}
+
+#[test]
+fn a_watchdog_past_its_deadline_ends_the_process() {
+    let t = Instant::now();
+    let o = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "dist::tests::watchdog_child", "--nocapture"])
+        .env("NEUROBITS_WATCHDOG_CHILD", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("error: stuck work: not finished within 0.2 s (NEUROBITS_DIST_TIMEOUT)"), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(10));
+}
