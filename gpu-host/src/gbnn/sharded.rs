@@ -130,7 +130,12 @@ impl<'g> ShardedNetwork<'g> {
             }
             keep_nvls_off();
             let id = Id::uninit(id.map(|b| b as core::ffi::c_char));
-            vec![Comm::from_rank(net.gpu().stream.clone(), rank, ranks, id).map_err(nccl_err)?]
+            // ncclCommInitRank takes the calling thread's current device: make it this GPU's
+            // (cudarc's `from_rank` does not; another GPU opened later in this thread may be
+            // current).
+            let stream = net.gpu().stream.clone();
+            stream.context().bind_to_thread()?;
+            vec![Comm::from_rank(stream, rank, ranks, id).map_err(nccl_err)?]
         } else {
             Vec::new()
         };
