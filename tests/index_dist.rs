@@ -147,6 +147,20 @@ fn mpirun_ranks_write_what_one_process_writes() {
         ok(&o, &format!("mpirun -np {np}"));
         assert_eq!(std::fs::read_to_string(&out).unwrap(), one, "mpirun -np {np}");
     }
+    // Queries on standard input (mpirun gives it to rank 0) and hits on standard output (rank 0
+    // alone writes).
+    let o = Command::new("mpirun")
+        .args(["-np", "2", "--oversubscribe", "-x", "NEUROBITS_MASTER"])
+        .arg(env!("CARGO_BIN_EXE_neurobits"))
+        .args(["flyhash", "index", "search", "--distributed", "--index", &index, "-i", "-", "-k", "12", "-o", "-"])
+        .env("NEUROBITS_MASTER", free_port())
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .stdin(std::fs::File::open(&q).unwrap())
+        .output()
+        .unwrap();
+    ok(&o, "mpirun -np 2, standard input and output");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), one);
 }
 
 /// Starts `size` ranks by hand (`RANK`, `WORLD_SIZE`, `NEUROBITS_MASTER`), `args(rank)` each.
