@@ -62,14 +62,14 @@ fn every_rank_count_finds_what_one_process_finds() {
                 .map(|rank| {
                     let (addr, path) = (addr.clone(), path.clone());
                     std::thread::spawn(move || {
-                        let w = World { rank, size, local_rank: rank, launcher: "test" };
+                        let w = World { rank, size, local_rank: rank, launcher: "test", job: 0 };
                         let mut g = Group::peer(w, &addr, Duration::from_secs(20)).unwrap();
                         index_dist::search(&path, None, k, neurobits::device::Target::CPU, &mut g).unwrap()
                     })
                 })
                 .collect();
             let mut g =
-                if size == 1 { Group::single() } else { Group::root(l, size, Duration::from_secs(20)).unwrap() };
+                if size == 1 { Group::single() } else { Group::root(l, size, 0, Duration::from_secs(20)).unwrap() };
             let got = index_dist::search(&path, Some(&q), k, neurobits::device::Target::CPU, &mut g).unwrap();
             assert_eq!(got.as_ref(), Some(&one), "k = {k}, {size} ranks");
             assert!(peers.into_iter().all(|h| h.join().unwrap().is_none()));
@@ -81,7 +81,7 @@ fn every_rank_count_finds_what_one_process_finds() {
 fn a_rank_reads_its_share_only_and_checks_whole_blocks() {
     let d = tempfile::tempdir().unwrap();
     let (path, index) = index_file(d.path());
-    let w = |rank, size| World { rank, size, local_rank: rank, launcher: "test" };
+    let w = |rank, size| World { rank, size, local_rank: rank, launcher: "test", job: 0 };
     let s = index_dist::read_share(&path, &w(1, 2)).unwrap();
     assert_eq!((s.ids.clone(), s.total), (99..197, 197));
     assert_eq!(s.codes, index.codes()[99 * 2..]);
@@ -269,11 +269,11 @@ fn ranks_on_their_gpus_find_what_the_cpu_finds() {
         let addr = l.local_addr().unwrap().to_string();
         let path1 = path.clone();
         let peer = std::thread::spawn(move || {
-            let w = World { rank: 1, size: 2, local_rank: 1, launcher: "test" };
+            let w = World { rank: 1, size: 2, local_rank: 1, launcher: "test", job: 0 };
             let mut g = Group::peer(w, &addr, Duration::from_secs(60)).unwrap();
             index_dist::search(&path1, None, k, neurobits::device::Target::Gpu(0), &mut g).unwrap()
         });
-        let mut g = Group::root(l, 2, Duration::from_secs(60)).unwrap();
+        let mut g = Group::root(l, 2, 0, Duration::from_secs(60)).unwrap();
         let got = index_dist::search(&path, Some(&q), k, neurobits::device::Target::Gpu(0), &mut g).unwrap();
         assert!(peer.join().unwrap().is_none());
         assert_eq!(got.as_ref(), Some(&one), "k = {k}: 2 ranks on GPUs differ from one process on the CPU");

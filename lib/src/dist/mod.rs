@@ -37,6 +37,10 @@ pub struct World {
     pub local_rank: usize,
     /// Which launcher's variables said so (`openmpi`, `pmi`, `slurm`, `torchrun`, `single`).
     pub launcher: &'static str,
+    /// The launcher's name for the job, hashed ([`job_key`]; 0: none known): rank 0 admits only
+    /// ranks of its own job, and the default rendezvous port depends on it, so that two jobs on
+    /// one host do not meet.
+    pub job: u64,
 }
 
 /// The launchers' variables, first match wins: (name, rank, size, local rank). OpenMPI before
@@ -51,7 +55,7 @@ const LAUNCHERS: [(&str, &str, &str, &str); 4] = [
 
 impl World {
     /// One process alone.
-    pub const SINGLE: World = World { rank: 0, size: 1, local_rank: 0, launcher: "single" };
+    pub const SINGLE: World = World { rank: 0, size: 1, local_rank: 0, launcher: "single", job: 0 };
 
     /// This process's place, from the environment (see [`World::from_vars`]).
     pub fn from_env() -> Result<World> {
@@ -66,7 +70,7 @@ impl World {
     /// use neurobits::dist::World;
     /// let env = |k: &str| match k { "SLURM_PROCID" => Some("3".into()), "SLURM_NTASKS" => Some("4".into()),
     ///     "SLURM_LOCALID" => Some("1".into()), _ => None };
-    /// assert_eq!(World::from_vars(env)?, World { rank: 3, size: 4, local_rank: 1, launcher: "slurm" });
+    /// assert_eq!(World::from_vars(env)?, World { rank: 3, size: 4, local_rank: 1, launcher: "slurm", job: 0 });
     /// assert_eq!(World::from_vars(|_| None)?, World::SINGLE);
     /// # Ok::<(), neurobits::Error>(())
     /// ```
@@ -86,7 +90,7 @@ impl World {
                 Some(l) => num(local, &l)?,
                 None => r,
             };
-            return Ok(World { rank: r, size: s, local_rank, launcher });
+            return Ok(World { rank: r, size: s, local_rank, launcher, job: job_key(&var) });
         }
         Ok(World::SINGLE)
     }
@@ -101,7 +105,7 @@ impl World {
     ///
     /// ```
     /// use neurobits::dist::World;
-    /// let w = |rank| World { rank, size: 3, local_rank: rank, launcher: "single" };
+    /// let w = |rank| World { rank, size: 3, local_rank: rank, launcher: "single", job: 0 };
     /// assert_eq!([w(0).share(10), w(1).share(10), w(2).share(10)], [0..4, 4..7, 7..10]);
     /// ```
     pub fn share(&self, n: usize) -> std::ops::Range<usize> {
@@ -111,9 +115,25 @@ impl World {
     }
 }
 
+/// The job's name from its launcher, hashed (FNV-1a; 0 when none is set): `NEUROBITS_JOB`, else
+/// OpenMPI's job id (`OMPI_MCA_ess_base_jobid`), PMIx's namespace, Slurm's job and step ids,
+/// torchrun's run id.
+pub fn job_key(var: &impl Fn(&str) -> Option<String>) -> u64 {
+    let slurm = || var("SLURM_JOB_ID").map(|j| format!("{j}.{}", var("SLURM_STEP_ID").unwrap_or_default()));
+    let name = var("NEUROBITS_JOB")
+        .or_else(|| var("OMPI_MCA_ess_base_jobid"))
+        .or_else(|| var("PMIX_NAMESPACE"))
+        .or_else(slurm)
+        .or_else(|| var("TORCHELASTIC_RUN_ID"));
+    name.map_or(0, |n| {
+        n.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3)).max(1)
+    })
+}
+
 /// Rank 0's rendezvous address: `NEUROBITS_MASTER` (`host:port`), else `MASTER_ADDR` and
 /// `MASTER_PORT` (torchrun's names; Slurm jobs set them in the batch script), else
-/// `127.0.0.1` and [`DEFAULT_PORT`] (one host).
+/// `127.0.0.1` and [`DEFAULT_PORT`] (one host), plus `job mod 1000` when the launcher names the
+/// job ([`job_key`]), so that two `mpirun`s on one host choose different ports.
 pub fn master_from_env() -> Result<String> {
     master_from_vars(|k| std::env::var(k).ok())
 }
@@ -139,7 +159,7 @@ pub fn master_from_vars(var: impl Fn(&str) -> Option<String>) -> Result<String> 
             .trim()
             .parse::<u16>()
             .map_err(|_| Error::input("the environment", format!("MASTER_PORT = {p:?}: not a port")))?,
-        None => DEFAULT_PORT,
+        None => DEFAULT_PORT + (job_key(&var) % 1000) as u16,
     };
     Ok(format!("{host}:{port}"))
 }

@@ -10,6 +10,10 @@ use std::net::{TcpListener, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 const HELLO: &[u8; 8] = b"NBDIST1\n";
+/// Rank 0's answer to a connection that is not one of its job's ranks.
+const REFUSED: &[u8; 8] = b"NBDISTNO";
+/// A rank's introduction: magic, rank (`u32`), size (`u32`), job key (`u64`).
+const HELLO_LEN: usize = 24;
 
 /// The processes of one job, connected to rank 0.
 #[derive(Debug)]
@@ -55,15 +59,17 @@ impl Group {
                 name: format!("rank 0 listening at {master} (set NEUROBITS_MASTER or MASTER_PORT)"),
                 error: e,
             })?;
-            Group::root(l, world.size, timeout)
+            Group::root(l, world.size, world.job, timeout)
         } else {
             Group::peer(world, master, timeout)
         }
     }
 
-    /// Rank 0 of `size` on a bound listener: waits for every other rank to connect.
-    pub fn root(listener: TcpListener, size: usize, timeout: Duration) -> Result<Group> {
-        let world = World { rank: 0, size, local_rank: 0, launcher: "tcp" };
+    /// Rank 0 of `size` in job `job` (see [`World::job`]) on a bound listener: waits for every
+    /// other rank to connect. A connection that is not a rank of this job (another job's, a
+    /// port scanner's) is told so and dropped, and the wait goes on.
+    pub fn root(listener: TcpListener, size: usize, job: u64, timeout: Duration) -> Result<Group> {
+        let world = World { rank: 0, size, local_rank: 0, launcher: "tcp", job };
         let at = listener.local_addr().map(|a| a.to_string()).unwrap_or_default();
         let name = format!("rank 0 at {at}");
         listener.set_nonblocking(true).map_err(|e| lost(&name, e, timeout))?;
@@ -72,24 +78,23 @@ impl Group {
         let mut missing = size - 1;
         while missing > 0 {
             match listener.accept() {
-                Ok((mut s, from)) => {
+                Ok((mut s, _)) => {
                     s.set_nonblocking(false).map_err(|e| lost(&name, e, timeout))?;
+                    configure(&s, timeout.min(Duration::from_secs(10))).map_err(|e| lost(&name, e, timeout))?;
+                    let mut hello = [0u8; HELLO_LEN];
+                    if s.read_exact(&mut hello).is_err() {
+                        continue; // said nothing that a rank says
+                    }
+                    let word = |at: usize| u32::from_le_bytes(hello[at..at + 4].try_into().expect("4")) as usize;
+                    let (r, n) = (word(8), word(12));
+                    let j = u64::from_le_bytes(hello[16..24].try_into().expect("8"));
+                    let ours = &hello[..8] == HELLO && n == size && j == job && r > 0 && r < size;
+                    if !ours || links[r - 1].is_some() {
+                        let _ = s.write_all(REFUSED);
+                        continue;
+                    }
                     configure(&s, timeout).map_err(|e| lost(&name, e, timeout))?;
-                    let peer = format!("a rank connecting from {from}");
-                    let mut hello = [0u8; 16];
-                    s.read_exact(&mut hello).map_err(|e| lost(&peer, e, timeout))?;
-                    let r = u32::from_le_bytes(hello[8..12].try_into().expect("4")) as usize;
-                    let n = u32::from_le_bytes(hello[12..16].try_into().expect("4")) as usize;
-                    if &hello[..8] != HELLO || n != size || r == 0 || r >= size {
-                        return Err(Error::input(
-                            &peer,
-                            format!("says rank {r} of {n}; this job has {size} ranks (another job on the same port?)"),
-                        ));
-                    }
-                    if links[r - 1].is_some() {
-                        return Err(Error::input(&peer, format!("rank {r} connected twice")));
-                    }
-                    s.write_all(HELLO).map_err(|e| lost(&peer, e, timeout))?;
+                    s.write_all(HELLO).map_err(|e| lost(&format!("rank {r}"), e, timeout))?;
                     links[r - 1] = Some(s);
                     missing -= 1;
                 }
@@ -154,9 +159,19 @@ impl Group {
         let mut hello = HELLO.to_vec();
         hello.extend_from_slice(&(world.rank as u32).to_le_bytes());
         hello.extend_from_slice(&(world.size as u32).to_le_bytes());
+        hello.extend_from_slice(&world.job.to_le_bytes());
         s.write_all(&hello).map_err(|e| lost(&name, e, timeout))?;
         let mut ack = [0u8; 8];
         s.read_exact(&mut ack).map_err(|e| lost(&name, e, timeout))?;
+        if &ack == REFUSED {
+            return Err(Error::input(
+                &name,
+                format!(
+                    "rank 0 there belongs to another job, or rank {} of {} is taken (set NEUROBITS_MASTER or MASTER_PORT per job)",
+                    world.rank, world.size
+                ),
+            ));
+        }
         if &ack != HELLO {
             return Err(Error::input(&name, "answered with something other than a neurobits rank 0"));
         }

@@ -14,11 +14,11 @@ fn ranks<R: Send + 'static>(size: usize, f: impl Fn(Group) -> R + Send + Sync + 
     for rank in 1..size {
         let (f, addr) = (f.clone(), addr.clone());
         hs.push(std::thread::spawn(move || {
-            let w = World { rank, size, local_rank: rank, launcher: "test" };
+            let w = World { rank, size, local_rank: rank, launcher: "test", job: 0 };
             f(Group::peer(w, &addr, T).unwrap())
         }));
     }
-    let mut out = vec![f(Group::root(l, size, T).unwrap())];
+    let mut out = vec![f(Group::root(l, size, 0, T).unwrap())];
     out.extend(hs.into_iter().map(|h| h.join().unwrap()));
     out
 }
@@ -74,11 +74,11 @@ fn a_silent_peer_times_out() {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = l.local_addr().unwrap().to_string();
     let h = std::thread::spawn(move || {
-        let g = Group::peer(World { rank: 1, size: 2, local_rank: 1, launcher: "test" }, &addr, T).unwrap();
+        let g = Group::peer(World { rank: 1, size: 2, local_rank: 1, launcher: "test", job: 0 }, &addr, T).unwrap();
         std::thread::sleep(Duration::from_millis(1500));
         drop(g);
     });
-    let mut g = Group::root(l, 2, Duration::from_millis(300)).unwrap();
+    let mut g = Group::root(l, 2, 0, Duration::from_millis(300)).unwrap();
     let e = g.gather(b"x").unwrap_err().to_string();
     assert!(e.contains("rank 1: no answer within"), "{e}");
     h.join().unwrap();
@@ -88,26 +88,55 @@ fn a_silent_peer_times_out() {
 fn a_missing_rank_or_a_missing_root_is_named() {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = l.local_addr().unwrap().to_string();
-    let h = std::thread::spawn(move || Group::peer(World { rank: 1, size: 3, local_rank: 1, launcher: "t" }, &addr, T));
-    let e = Group::root(l, 3, Duration::from_millis(400)).unwrap_err().to_string();
+    let h = std::thread::spawn(move || {
+        Group::peer(World { rank: 1, size: 3, local_rank: 1, launcher: "t", job: 0 }, &addr, T)
+    });
+    let e = Group::root(l, 3, 0, Duration::from_millis(400)).unwrap_err().to_string();
     assert!(e.contains("rank(s) 2 did not connect within"), "{e}");
     // Rank 1 was accepted before rank 0 gave up; its connection is then closed.
     let _ = h.join().unwrap();
     // Nobody listens on a port just freed.
     let free = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().to_string();
-    let w = World { rank: 1, size: 2, local_rank: 1, launcher: "t" };
+    let w = World { rank: 1, size: 2, local_rank: 1, launcher: "t", job: 0 };
     let e = Group::peer(w, &free, Duration::from_millis(300)).unwrap_err().to_string();
     assert!(e.starts_with(&format!("rank 0 at {free}: not reachable within")), "{e}");
 }
 
 #[test]
-fn a_rank_of_another_job_is_refused() {
+fn ranks_of_another_job_are_turned_away_and_the_wait_goes_on() {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = l.local_addr().unwrap().to_string();
-    let h = std::thread::spawn(move || Group::peer(World { rank: 1, size: 4, local_rank: 1, launcher: "t" }, &addr, T));
-    let e = Group::root(l, 2, T).unwrap_err().to_string();
-    assert!(e.contains("says rank 1 of 4; this job has 2 ranks"), "{e}");
-    assert!(h.join().unwrap().is_err());
+    let w = |size, job| World { rank: 1, size, local_rank: 1, launcher: "t", job };
+    let h = std::thread::spawn(move || {
+        // Another size, another job key, a stray connection that says nothing: each turned away.
+        let e1 = Group::peer(w(4, 7), &addr, T).unwrap_err().to_string();
+        let e2 = Group::peer(w(2, 8), &addr, T).unwrap_err().to_string();
+        drop(std::net::TcpStream::connect(&addr).unwrap());
+        let ours = Group::peer(w(2, 7), &addr, T).map(|g| g.world().rank);
+        (e1, e2, ours)
+    });
+    let g = Group::root(l, 2, 7, T).unwrap();
+    assert_eq!(g.world().size, 2);
+    let (e1, e2, ours) = h.join().unwrap();
+    for e in [e1, e2] {
+        assert!(e.contains("rank 0 there belongs to another job, or rank 1 of"), "{e}");
+    }
+    assert_eq!(ours.unwrap(), 1);
+}
+
+#[test]
+fn the_job_key_comes_from_the_launcher_and_moves_the_default_port() {
+    let env = |pairs: &'static [(&'static str, &'static str)]| {
+        move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+    };
+    let a = env(&[("OMPI_MCA_ess_base_jobid", "2015166465")]);
+    let b = env(&[("OMPI_MCA_ess_base_jobid", "2015166466")]);
+    assert!(job_key(&a) != 0 && job_key(&a) != job_key(&b));
+    assert_eq!(job_key(&env(&[])), 0);
+    assert_ne!(master_from_vars(a).unwrap(), master_from_vars(b).unwrap());
+    assert_eq!(master_from_vars(env(&[])).unwrap(), "127.0.0.1:29517");
+    let slurm = env(&[("SLURM_JOB_ID", "5"), ("SLURM_STEP_ID", "0"), ("SLURM_PROCID", "0"), ("SLURM_NTASKS", "2")]);
+    assert_eq!(World::from_vars(&slurm).unwrap().job, job_key(&slurm));
 }
 
 #[test]
@@ -121,9 +150,12 @@ fn launchers_are_read_in_order_and_checked() {
         ("SLURM_PROCID", "5"),
         ("SLURM_NTASKS", "8"),
     ]);
-    assert_eq!(World::from_vars(both).unwrap(), World { rank: 1, size: 2, local_rank: 1, launcher: "openmpi" });
+    assert_eq!(World::from_vars(both).unwrap(), World { rank: 1, size: 2, local_rank: 1, launcher: "openmpi", job: 0 });
     let torch = env(&[("RANK", "2"), ("WORLD_SIZE", "4"), ("LOCAL_RANK", "0")]);
-    assert_eq!(World::from_vars(torch).unwrap(), World { rank: 2, size: 4, local_rank: 0, launcher: "torchrun" });
+    assert_eq!(
+        World::from_vars(torch).unwrap(),
+        World { rank: 2, size: 4, local_rank: 0, launcher: "torchrun", job: 0 }
+    );
     let pmi = env(&[("PMI_RANK", "0"), ("PMI_SIZE", "3")]);
     assert_eq!(World::from_vars(pmi).unwrap().launcher, "pmi");
     let e = World::from_vars(env(&[("RANK", "4"), ("WORLD_SIZE", "4")])).unwrap_err().to_string();
@@ -142,7 +174,7 @@ fn shares_cover_every_item_once() {
         for size in 1..9 {
             let mut next = 0;
             for rank in 0..size {
-                let s = World { rank, size, local_rank: rank, launcher: "t" }.share(n);
+                let s = World { rank, size, local_rank: rank, launcher: "t", job: 0 }.share(n);
                 assert_eq!(s.start, next);
                 assert!(s.len() == n / size || s.len() == n / size + 1);
                 next = s.end;
