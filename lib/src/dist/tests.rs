@@ -136,7 +136,8 @@ fn the_job_key_comes_from_the_launcher_and_moves_the_default_port() {
     assert_ne!(master_from_vars(a).unwrap(), master_from_vars(b).unwrap());
     assert_eq!(master_from_vars(env(&[])).unwrap(), "127.0.0.1:29517");
     let slurm = env(&[("SLURM_JOB_ID", "5"), ("SLURM_STEP_ID", "0"), ("SLURM_PROCID", "0"), ("SLURM_NTASKS", "2")]);
-    assert_eq!(World::from_vars(&slurm).unwrap().job, job_key(&slurm));
+    let key = job_key(&slurm);
+    assert_eq!(World::from_vars(slurm).unwrap().job, key);
 }
 
 #[test]
