@@ -31,6 +31,8 @@ setup:
 	@# The RTL's simulator (make fpga-verilate, in make test) and synthesis flow (make fpga-synth).
 	@command -v verilator >/dev/null && command -v yosys >/dev/null && command -v nextpnr-ice40 >/dev/null && command -v icetime >/dev/null \
 	  || (apt-get update -q && apt-get install -y -q verilator yosys nextpnr-ice40 fpga-icestorm)
+	@# mpirun (OpenMPI): tests/index_dist.rs launches the distributed index search with it.
+	@command -v mpirun >/dev/null || (apt-get update -q && apt-get install -y -q openmpi-bin)
 	@test -d /usr/share/datasets/fashion-mnist || (apt-get update -q && apt-get install -y -q dataset-fashion-mnist)
 	@# HDF5 (the ann-benchmarks files: `flyhash ann-data`, the library's `ann` feature the CLI turns on).
 	@dpkg -s libhdf5-dev >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q libhdf5-dev)
@@ -288,7 +290,7 @@ gpu-bundle: setup
 	cp $(BIN) .bundle/neurobits
 	for t in bit_exact modes sharded flyhash ocnn_rows; do cp $$($(CARGO) test --release -p neurobits-gpu-host --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/$$t; done
-	for t in ocnn_gpu cortical_gpu flyhash_ann_gpu; do cp $$($(CARGO) test --release --no-default-features --test $$t --no-run --message-format=json 2>/dev/null \
+	for t in ocnn_gpu cortical_gpu flyhash_ann_gpu index_dist; do cp $$($(CARGO) test --release --no-default-features --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable') and m['target']['name'] == sys.argv[1]]" $$t) .bundle/$$t; done
 	$(CARGO) build -p neurobits --release --examples
 	mkdir -p .bundle/examples && for e in $(EXAMPLES); do cp target/release/examples/$$e .bundle/examples/; done
@@ -317,6 +319,7 @@ gpu-test: nccl-link
 	cd .bundle && ./ocnn_gpu --ignored --nocapture --test-threads=1
 	cd .bundle && ./cortical_gpu --ignored --nocapture --test-threads=1
 	cd .bundle && ./flyhash_ann_gpu --ignored --nocapture --test-threads=1
+	cd .bundle && ./index_dist --ignored --nocapture --test-threads=1
 	cd .bundle && for e in $(EXAMPLES); do ./examples/$$e gpu . || exit 1; done
 
 # On a machine with a CUDA GPU: the side-by-side tables of Scenarios 2 and 3.

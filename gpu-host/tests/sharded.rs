@@ -98,3 +98,48 @@ fn sharded_retrieval_equals_the_cpu() {
     }
     assert!(checked >= CONFIGS.len());
 }
+
+/// One shard per rank, communicator from ranks (`store_rank`, `ncclCommInitRank`): two ranks as
+/// two threads here (each its own GPU, context and communicator, as two processes would have)
+/// find what the CPU finds. The processes themselves: `gbnn bench-gpus --distributed`.
+#[test]
+#[ignore = "needs 2 CUDA GPUs and NCCL"]
+fn ranks_with_a_communicator_from_ranks_equal_the_cpu() {
+    assert!(Gpu::count() >= 2, "2 CUDA GPUs");
+    let (c, l, m, per_e) = CONFIGS[0];
+    let mut net = Network::new(c, l).unwrap();
+    net.store_random(1, m);
+    let g = *net.geometry();
+    let mut msgs = vec![0u16; m as usize * c];
+    for (k, msg) in msgs.chunks_mut(c).enumerate() {
+        message(&g, 1, k as u64, msg);
+    }
+    let plan = ProbePlan::new(g, 1, m, 9, per_e, c / 2).unwrap();
+    let mut pr = vec![0u16; per_e as usize * c];
+    for (i, p) in pr.chunks_mut(c).enumerate() {
+        plan.probe(i as u64, p);
+    }
+    let k = pr.len() / c;
+    let params = Params::default();
+    let mut decoded = vec![Decoded::default(); k * c];
+    let mut stats = vec![Stats::default(); k];
+    retrieve_batch_decoded(&g, net.weights(), &pr, Rule::Joint, &params, &mut decoded, &mut stats).unwrap();
+    let id = neurobits_gpu_host::gbnn::nccl_id().unwrap();
+    let (msgs, pr) = (std::sync::Arc::new(msgs), std::sync::Arc::new(pr));
+    let ranks: Vec<_> = (0..2)
+        .map(|rank| {
+            let (msgs, pr) = (msgs.clone(), pr.clone());
+            std::thread::spawn(move || {
+                let gpu = Gpu::open(rank).unwrap();
+                let sharded = ShardedNetwork::store_rank(&gpu, g, &msgs, rank, 2, id).unwrap();
+                assert_eq!(sharded.ranks(), 2);
+                sharded.retrieve_decoded(&pr, &Params::default()).unwrap()
+            })
+        })
+        .collect();
+    for (rank, h) in ranks.into_iter().enumerate() {
+        let out = h.join().unwrap();
+        assert!(out.decoded == decoded && out.stats == stats, "rank {rank} of 2 differs from the CPU");
+    }
+    println!("{c}x{l}: {k} probes over 2 ranks (communicator from ranks): decoded results and counts = CPU");
+}

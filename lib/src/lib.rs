@@ -66,6 +66,7 @@ pub mod cancel;
 pub mod console;
 pub mod cortical;
 pub mod device;
+pub mod dist;
 #[cfg(doctest)]
 pub mod doc_blocks;
 pub mod error;

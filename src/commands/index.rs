@@ -4,10 +4,12 @@
 
 use clap::{Args, Subcommand};
 use neurobits::device::Target;
+use neurobits::dist::Collectives;
 use neurobits::flyhash::ann::FlyAnnIndex;
 use neurobits::flyhash::ann_bench::AnnArgs;
 use neurobits::flyhash::ann_gpu::AnnDevice;
-use neurobits::flyhash::index::FlyIndex;
+use neurobits::flyhash::index::{FlyIndex, Neighbours};
+use neurobits::flyhash::index_dist;
 use neurobits::io::model_file;
 use neurobits::model::Model;
 use std::path::{Path, PathBuf};
@@ -98,6 +100,12 @@ pub struct SearchArgs {
     /// (its ids sharded over every GPU here) or gpus:N (over the first N).
     #[arg(long, default_value = "cpu", value_parser = parse_ann_device)]
     pub device: AnnDevice,
+    /// Search as one rank of a job of several processes (mpirun, srun, torchrun, or RANK and
+    /// WORLD_SIZE set by hand; alone, a job of one): each rank reads its share of the codes and
+    /// searches it on its device (gpu: the host's GPU of its local rank), rank 0 reads the
+    /// queries and writes --out. Exact index only.
+    #[arg(long)]
+    pub distributed: bool,
 }
 
 fn parse_ann_device(s: &str) -> Result<AnnDevice, String> {
@@ -155,6 +163,7 @@ pub fn run(c: &IndexCommand) -> anyhow::Result<()> {
             };
             neurobits::noteln!("added ids {}..{} to {}", ids.start, ids.end, a.index.display());
         }
+        IndexCommand::Search(a) if a.distributed => search_distributed(a)?,
         IndexCommand::Search(a) => {
             neurobits::io::atomic::check_writable(&a.out)?;
             let approx = is_approx(&a.index)?;
@@ -164,19 +173,20 @@ pub fn run(c: &IndexCommand) -> anyhow::Result<()> {
                 }
             }
             let q = super::read_matrix(&a.input, &a.read)?;
-            let mut s = String::from("query,rank,id,distance\n");
-            let mut line = |qi: usize, rank: usize, id: i64, d: String| {
-                if id >= 0 {
-                    s += &format!("{qi},{rank},{id},{d}\n");
-                }
-            };
-            if approx {
+            let s = if approx {
+                let mut s = String::from("query,rank,id,distance\n");
+                let mut line = |qi: usize, rank: usize, id: i64, d: String| {
+                    if id >= 0 {
+                        s += &format!("{qi},{rank},{id},{d}\n");
+                    }
+                };
                 let index = FlyAnnIndex::load(&a.index)?.with_ann_device(a.device);
                 let hits = index.search_probes(&q, a.neighbours, a.probes.unwrap_or(index.config().probes))?;
                 let rows = hits.ids.chunks(hits.k).zip(hits.distances.chunks(hits.k));
                 for (qi, (ids, ds)) in rows.enumerate() {
                     ids.iter().zip(ds).enumerate().for_each(|(rank, (&id, d))| line(qi, rank, id, d.to_string()));
                 }
+                s
             } else {
                 let AnnDevice::One(device) = a.device else {
                     anyhow::bail!(
@@ -185,14 +195,51 @@ pub fn run(c: &IndexCommand) -> anyhow::Result<()> {
                     );
                 };
                 let index = FlyIndex::load(&a.index)?.with_device(device);
-                let hits = index.search(&q, a.neighbours)?;
-                let rows = hits.ids.chunks(hits.k).zip(hits.distances.chunks(hits.k));
-                for (qi, (ids, ds)) in rows.enumerate() {
-                    ids.iter().zip(ds).enumerate().for_each(|(rank, (&id, d))| line(qi, rank, id, d.to_string()));
-                }
-            }
+                exact_csv(&index.search(&q, a.neighbours)?)
+            };
             neurobits::io::atomic::write_string(&a.out, &s)?;
         }
+    }
+    Ok(())
+}
+
+/// The exact search's CSV: `query,rank,id,distance`, padding (id −1) left out.
+fn exact_csv(hits: &Neighbours) -> String {
+    let mut s = String::from("query,rank,id,distance\n");
+    let rows = hits.ids.chunks(hits.k).zip(hits.distances.chunks(hits.k));
+    for (qi, (ids, ds)) in rows.enumerate() {
+        for (rank, (&id, d)) in ids.iter().zip(ds).enumerate().filter(|(_, (&id, _))| id >= 0) {
+            s += &format!("{qi},{rank},{id},{d}\n");
+        }
+    }
+    s
+}
+
+/// `flyhash index search --distributed`: the ranks join first, so that a rank that fails later
+/// (bad queries, an unwritable output) ends the others at once instead of at their deadline.
+fn search_distributed(a: &SearchArgs) -> anyhow::Result<()> {
+    let mut group = neurobits::dist::join_from_env()?;
+    let root = group.world().is_root();
+    if let Some(p) = a.probes {
+        anyhow::bail!("--probes {p}: --distributed searches an exact index only");
+    }
+    let AnnDevice::One(device) = a.device else {
+        anyhow::bail!("--device gpus: with --distributed each rank uses its own GPU (--device gpu)");
+    };
+    if index_dist::peek_kind(&a.index)?.as_deref() == Some(FlyAnnIndex::KIND) {
+        anyhow::bail!(
+            "{}: --distributed searches an exact index; this one is approximate (--approx)",
+            a.index.display()
+        );
+    }
+    let q = if root {
+        neurobits::io::atomic::check_writable(&a.out)?;
+        Some(super::read_matrix(&a.input, &a.read)?)
+    } else {
+        None
+    };
+    if let Some(hits) = index_dist::search(&a.index, q.as_ref(), a.neighbours, device, &mut group)? {
+        neurobits::io::atomic::write_string(&a.out, &exact_csv(&hits))?;
     }
     Ok(())
 }

@@ -4,9 +4,16 @@
 //! clusters as sparse records (3 words for a cluster with at most two nonzero words) with an NCCL
 //! all-gather, and rank 0's compacted list of active probes is broadcast so
 //! that all GPUs keep the same order. Bit-identical to one GPU and to the CPU.
+//!
+//! The same network spans processes (and hosts): [`ShardedNetwork::store_rank`] makes this
+//! process rank `r` of `R`, one GPU and one shard each, with a communicator built from ranks
+//! (`ncclCommInitRank`, the unique id made by rank 0 with [`nccl_id`] and passed on by the caller:
+//! `neurobits::dist` sends it over its TCP rendezvous). The schedule is the same; what one process
+//! read on the host from every GPU is then reduced by NCCL: the chunk size (minimum over ranks),
+//! the overflow count (maximum), and rank 0's count of active probes goes with its list.
 
 use cudarc::driver::CudaSlice;
-use cudarc::nccl::{result as nccl, Comm};
+use cudarc::nccl::{result as nccl, Comm, Id, ReduceOp};
 use neurobits_core::gbnn::decode::Decoded;
 use neurobits_core::gbnn::kernels::{self as k, Shape};
 use neurobits_core::gbnn::shard::{Shard, RECORD_WORDS};
@@ -35,10 +42,23 @@ pub(super) fn nccl_err(e: nccl::NcclError) -> GpuError {
     GpuError::Cuda(format!("NCCL: {e:?}"))
 }
 
-/// A network sharded over the GPUs of one host, one [`Shard`] per GPU.
+/// A new NCCL unique id (128 bytes), made by rank 0 and given to every rank's
+/// [`ShardedNetwork::store_rank`].
+pub fn nccl_id() -> Result<[u8; 128], GpuError> {
+    if !nccl_available() {
+        return Err(GpuError::Input("NCCL (libnccl.so) not found on the library path".into()));
+    }
+    let id = Id::new().map_err(nccl_err)?;
+    Ok(id.internal().map(|c| c as u8))
+}
+
+/// A network sharded over GPUs, one [`Shard`] per GPU: all of them in this process, or one per
+/// process (`span`).
 pub struct ShardedNetwork<'g> {
     nets: Vec<DeviceNetwork<'g>>,
     comms: Vec<Comm>,
+    /// Over processes: this process's rank and the ranks in all.
+    span: Option<(usize, usize)>,
 }
 
 impl<'g> ShardedNetwork<'g> {
@@ -62,6 +82,71 @@ impl<'g> ShardedNetwork<'g> {
         Self::connect(nets)
     }
 
+    /// Rank `rank` of `ranks` processes (one GPU each, `gpu` here) storing `msgs` into its own
+    /// shard of a network of shape `geom`; `id` is rank 0's [`nccl_id`], the same at every rank.
+    /// Every rank must call this (NCCL builds the communicator collectively), and later calls the
+    /// same retrievals with the same probes; every rank then holds the same results.
+    pub fn store_rank(
+        gpu: &'g Gpu,
+        geom: Geometry,
+        msgs: &[u16],
+        rank: usize,
+        ranks: usize,
+        id: [u8; 128],
+    ) -> Result<Self, GpuError> {
+        Self::check_ranks(&geom, rank, ranks)?;
+        let net = gpu.store_shard(geom, Shard::of(&geom, rank, ranks), msgs)?;
+        Self::connect_rank(net, rank, ranks, id)
+    }
+
+    /// [`ShardedNetwork::store_rank`] from a stored network `net` (this rank uploads its shard).
+    pub fn upload_rank(
+        gpu: &'g Gpu,
+        net: &Network,
+        rank: usize,
+        ranks: usize,
+        id: [u8; 128],
+    ) -> Result<Self, GpuError> {
+        Self::check_ranks(net.geometry(), rank, ranks)?;
+        let dn = gpu.upload_shard(net, Shard::of(net.geometry(), rank, ranks))?;
+        Self::connect_rank(dn, rank, ranks, id)
+    }
+
+    /// Shards are whole clusters: every process must hold one, so at most `C` processes.
+    fn check_ranks(g: &Geometry, rank: usize, ranks: usize) -> Result<(), GpuError> {
+        if rank >= ranks || ranks > g.clusters() {
+            return Err(GpuError::Input(format!(
+                "rank {rank} of {ranks}: W is sharded by whole clusters, so at most {} processes serve this network",
+                g.clusters()
+            )));
+        }
+        Ok(())
+    }
+
+    fn connect_rank(net: DeviceNetwork<'g>, rank: usize, ranks: usize, id: [u8; 128]) -> Result<Self, GpuError> {
+        let comms = if ranks > 1 {
+            if !nccl_available() {
+                return Err(GpuError::Input("NCCL (libnccl.so) not found on the library path".into()));
+            }
+            keep_nvls_off();
+            let id = Id::uninit(id.map(|b| b as core::ffi::c_char));
+            // ncclCommInitRank takes the calling thread's current device: make it this GPU's
+            // (cudarc's `from_rank` does not; another GPU opened later in this thread may be
+            // current).
+            let stream = net.gpu().stream.clone();
+            stream.context().bind_to_thread()?;
+            vec![Comm::from_rank(stream, rank, ranks, id).map_err(nccl_err)?]
+        } else {
+            Vec::new()
+        };
+        Ok(ShardedNetwork { nets: vec![net], comms, span: Some((rank, ranks)) })
+    }
+
+    /// Shards in all: the GPUs of this process, or the ranks of the job.
+    pub fn ranks(&self) -> usize {
+        self.span.map_or(self.nets.len(), |(_, r)| r)
+    }
+
     /// Shards are whole clusters: a GPU beyond the `C`-th would hold nothing, so more GPUs than
     /// clusters use the first `C` (splitting a cluster's rows would need a second exchange per
     /// update for the per-cluster winner, which costs more than the idle GPUs would bring).
@@ -82,10 +167,10 @@ impl<'g> ShardedNetwork<'g> {
         } else {
             Vec::new()
         };
-        Ok(ShardedNetwork { nets, comms })
+        Ok(ShardedNetwork { nets, comms, span: None })
     }
 
-    /// GPUs the network is spread over.
+    /// GPUs of this process the network is spread over (1 for a rank of several processes).
     pub fn devices(&self) -> usize {
         self.nets.len()
     }
@@ -151,15 +236,15 @@ impl<'g> ShardedNetwork<'g> {
         lean: bool,
         mut finish: impl FnMut(&DeviceNetwork<'g>, &mut Chunk, u32, &mut KernelTimer) -> Result<(), GpuError>,
     ) -> Result<(Vec<Stats>, f64), GpuError> {
-        let (g, ranks) = (self.nets[0].geom, self.nets.len());
+        let (g, ranks) = (self.nets[0].geom, self.ranks());
         let (c, wpc) = (g.clusters(), g.words_per_cluster());
         // Owned erased clusters of any probe on any shard: the exchange's slots per probe.
-        let shards: Vec<Shard> = self.nets.iter().map(|n| n.shard).collect();
+        let shards: Vec<Shard> = (0..ranks).map(|r| Shard::of(&g, r, ranks)).collect();
         let Scan { k, e_max, eo_max } = scan_probes(&g, probes, &shards, (Rule::Joint, Mode::Erasure))?;
         let eo = eo_max.max(1) as usize;
         let per_probe = bytes_per_probe(&g, Rule::Joint) + (1 + ranks as u64) * (eo * (wpc + RECORD_WORDS) * 8) as u64;
         let cap = self.nets.iter().map(|n| n.chunk_cap(k, per_probe)).collect::<Result<Vec<_>, _>>()?;
-        let cap = cap.into_iter().min().unwrap_or(1);
+        let cap = self.min_over_ranks(cap.into_iter().min().unwrap_or(1) as u64)? as usize;
         let mut chs = self.nets.iter().map(|n| n.take_chunk(cap, Rule::Joint)).collect::<Result<Vec<_>, _>>()?;
         let mut xs = Vec::new();
         if ranks > 1 {
@@ -200,6 +285,10 @@ impl<'g> ShardedNetwork<'g> {
                     nccl::group_start().map_err(nccl_err)?;
                     for (comm, ch) in self.comms.iter().zip(&mut chs) {
                         comm.broadcast_in_place(&mut ch.lists[1].slice_mut(0..n as usize), 0).map_err(nccl_err)?;
+                        if self.span.is_some() {
+                            // Every process reads its own count below: rank 0's, as for the list.
+                            comm.broadcast_in_place(&mut ch.count, 0).map_err(nccl_err)?;
+                        }
                     }
                     nccl::group_end().map_err(nccl_err)?;
                 }
@@ -236,7 +325,7 @@ impl<'g> ShardedNetwork<'g> {
         eo: usize,
     ) -> Result<(), GpuError> {
         let g = self.nets[0].geom;
-        let (shape, ranks, wpc) = (Shape::of(&g), self.nets.len(), g.words_per_cluster());
+        let (shape, ranks, wpc) = (Shape::of(&g), self.ranks(), g.words_per_cluster());
         let slots = n as u64 * eo as u64;
         let next_of = |t: u32| (t as usize + 1) % 2;
         for (((net, ch), x), tm) in self.nets.iter().zip(chs.iter()).zip(xs.iter_mut()).zip(timers.iter_mut()) {
@@ -259,6 +348,12 @@ impl<'g> ShardedNetwork<'g> {
             unsafe { launch(gpu, tm, slots, a)? };
         }
         let mut ovf_max = 0;
+        if self.span.is_some() {
+            // Other processes' counts: the maximum through NCCL, then read here.
+            for (comm, x) in self.comms.iter().zip(xs.iter_mut()) {
+                comm.all_reduce_in_place(&mut x.ovf_count, &ReduceOp::Max).map_err(nccl_err)?;
+            }
+        }
         for (net, x) in self.nets.iter().zip(xs.iter()) {
             ovf_max = ovf_max.max(net.gpu().stream.clone_dtoh(&x.ovf_count)?[0] as usize);
         }
@@ -297,6 +392,17 @@ impl<'g> ShardedNetwork<'g> {
             unsafe { launch(gpu, tm, slots, a)? };
         }
         Ok(())
+    }
+}
+
+impl ShardedNetwork<'_> {
+    /// The smallest of every rank's `x` (this process's alone when it holds every shard).
+    fn min_over_ranks(&self, x: u64) -> Result<u64, GpuError> {
+        let (Some(_), Some(comm)) = (self.span, self.comms.first()) else { return Ok(x) };
+        let st = &self.nets[0].gpu().stream;
+        let mut d = st.clone_htod(&[x])?;
+        comm.all_reduce_in_place(&mut d, &ReduceOp::Min).map_err(nccl_err)?;
+        Ok(st.clone_dtoh(&d)?[0])
     }
 }
 

@@ -32,6 +32,7 @@ pub mod export;
 pub mod flynn;
 pub mod gpu;
 pub mod index;
+pub mod index_dist;
 pub mod model;
 pub mod search;
 #[cfg(feature = "cli")]

@@ -45,6 +45,11 @@ pub struct GpusBenchConfig {
     /// Also write the report as JSON to this file (`-`: standard output).
     #[cfg_attr(feature = "cli", arg(short = 'o', long))]
     pub out: Option<PathBuf>,
+    /// One process per GPU, W sharded over the ranks of the job that started them (mpirun, srun,
+    /// torchrun, or RANK and WORLD_SIZE by hand; `--gpus` does not apply): rank 0 compares the
+    /// results with one GPU's and writes the report.
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub distributed: bool,
 }
 
 /// One GPU count's measurements.
@@ -109,6 +114,9 @@ pub struct GpusReport {
 
 /// Runs `gbnn bench-gpus`.
 pub fn run(a: &GpusBenchConfig) -> Result<()> {
+    if a.distributed {
+        return super::ranks::run(a);
+    }
     if let Some(out) = &a.out {
         crate::io::atomic::check_writable(out)?;
     }

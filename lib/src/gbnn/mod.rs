@@ -23,6 +23,7 @@ pub mod hwcost;
 mod hwcost_mcu;
 pub mod mcu;
 pub mod model;
+pub mod ranks;
 /// `gbnn retrieve`.
 pub mod retrieve;
 pub mod scenario;
