@@ -90,6 +90,31 @@ pub fn nearest(train: &[i32], test: &[i32], n_hc: usize) -> Vec<usize> {
         .collect()
 }
 
+/// The population-code readout of the competitive rule: for each test code row (`width` values,
+/// [`super::cpu::population`]), the training row nearest in L1 distance (exact `u64` sums; ties:
+/// the earliest training image) — 1-NN on every minicolumn's matched mass.
+///
+/// ```
+/// use neurobits::cortical::quality::nearest_code;
+/// let train = [0, 10, 10, 0, 5, 5];
+/// assert_eq!(nearest_code(&train, &[9, 1, 0, 0, 5, 6], 2), [1, 0, 2]);
+/// ```
+pub fn nearest_code(train: &[u32], test: &[u32], width: usize) -> Vec<usize> {
+    use rayon::prelude::*;
+    test.par_chunks(width)
+        .map(|x| {
+            let mut best = (u64::MAX, 0usize);
+            for (k, y) in train.chunks(width).enumerate() {
+                let d: u64 = x.iter().zip(y).map(|(&a, &b)| a.abs_diff(b) as u64).sum();
+                if d < best.0 {
+                    best = (d, k);
+                }
+            }
+            best.1
+        })
+        .collect()
+}
+
 /// Normalised mutual information `I(A; B) / sqrt(H(A)·H(B))` (0 when either is constant).
 ///
 /// ```
@@ -142,6 +167,9 @@ pub struct HeldOut {
     pub readout_accuracy: f64,
     /// The readout's NMI of (predicted, true).
     pub readout_nmi: f64,
+    /// The competitive rule's earlier readout, [`vote`] over the winners, for comparison (the
+    /// readout is now [`nearest_code`]); `None` under the spec's rule.
+    pub vote_accuracy: Option<f64>,
 }
 
 /// Scores held-out top winners `top` (labels `labels`) against the training images' top winners
@@ -176,10 +204,11 @@ pub fn held_out(top: &[i32], labels: &[u32], train_top: &[i32], train_labels: &[
         cluster_accuracy: right as f64 / n,
         readout_accuracy: truth.iter().filter(|(p, t)| p == t).count() as f64 / n,
         readout_nmi: nmi(&truth),
+        vote_accuracy: None,
     }
 }
 
-/// The vote readout of the competitive rule: every hypercolumn's winner votes for each label
+/// The competitive rule's readout until 2026-11-26 (kept for comparison): every hypercolumn's winner votes for each label
 /// with the log of its smoothed frequency among the training images that chose that winner
 /// (naive Bayes over the hypercolumns' winners, add-one smoothing, `m` minicolumns + silence);
 /// the label with the largest sum wins (ties: the smallest label). `train`/`test` are
