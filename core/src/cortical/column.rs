@@ -232,6 +232,27 @@ pub fn population_code(w: &[u16], omega: &[u32], x: &Input, out: &mut [u32]) -> 
     winner(best).map_or(-1, |w| w as i32)
 }
 
+/// The competitive rule's readout for one image: the row of `train` (rows of `code.len()`
+/// values, [`population_code`] of every hypercolumn) nearest to `code` in L1 distance (exact
+/// `u64` sums; ties → the earliest row), `None` when `train` is empty.
+///
+/// ```
+/// use neurobits_core::cortical::nearest_code;
+/// let train = [0, 10, 10, 0, 5, 5];
+/// assert_eq!((nearest_code(&train, &[9, 1]), nearest_code(&train, &[0, 0])), (Some(1), Some(0)));
+/// assert_eq!((nearest_code(&train, &[5, 6]), nearest_code(&[], &[5, 6])), (Some(2), None));
+/// ```
+pub fn nearest_code(train: &[u32], code: &[u32]) -> Option<usize> {
+    let mut best: Option<(u64, usize)> = None;
+    for (k, row) in train.chunks_exact(code.len().max(1)).enumerate() {
+        let d: u64 = code.iter().zip(row).map(|(&a, &b)| a.abs_diff(b) as u64).sum();
+        if best.is_none_or(|b| d < b.0) {
+            best = Some((d, k));
+        }
+    }
+    best.map(|b| b.1)
+}
+
 /// The readout's nearest feature of a hypercolumn: among the minicolumns that hold a feature
 /// (`Ω > 0`), the one with the largest `G` whether or not it fires (ties → lowest index); `-1`
 /// for an input with no active bit or a hypercolumn that has learnt nothing. Learning off.

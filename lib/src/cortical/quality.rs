@@ -90,9 +90,10 @@ pub fn nearest(train: &[i32], test: &[i32], n_hc: usize) -> Vec<usize> {
         .collect()
 }
 
-/// The population-code readout of the competitive rule: for each test code row (`width` values,
-/// [`super::cpu::population`]), the training row nearest in L1 distance (exact `u64` sums; ties:
-/// the earliest training image) — 1-NN on every minicolumn's matched mass.
+/// The population-code readout of the competitive rule over many images: for each test code
+/// row (`width` values, [`super::cpu::population`]), the core's
+/// [`neurobits_core::cortical::nearest_code`] among the training rows (1-NN in L1 on every
+/// minicolumn's matched mass; ties → the earliest training image), test rows in parallel.
 ///
 /// ```
 /// use neurobits::cortical::quality::nearest_code;
@@ -101,18 +102,7 @@ pub fn nearest(train: &[i32], test: &[i32], n_hc: usize) -> Vec<usize> {
 /// ```
 pub fn nearest_code(train: &[u32], test: &[u32], width: usize) -> Vec<usize> {
     use rayon::prelude::*;
-    test.par_chunks(width)
-        .map(|x| {
-            let mut best = (u64::MAX, 0usize);
-            for (k, y) in train.chunks(width).enumerate() {
-                let d: u64 = x.iter().zip(y).map(|(&a, &b)| a.abs_diff(b) as u64).sum();
-                if d < best.0 {
-                    best = (d, k);
-                }
-            }
-            best.1
-        })
-        .collect()
+    test.par_chunks(width).map(|x| neurobits_core::cortical::nearest_code(train, x).unwrap_or(0)).collect()
 }
 
 /// Normalised mutual information `I(A; B) / sqrt(H(A)·H(B))` (0 when either is constant).
