@@ -1,5 +1,6 @@
-//! What a trained network is judged by (spec §11.5): strict memorisation of the training list
-//! and the nearest-feature readout of the test list.
+//! What a trained network is judged by (spec §11.5): strict memorisation of the training list,
+//! the held-out scores, and the readouts (the competitive rule's population-code 1-NN, the spec
+//! rule's nearest-feature agreement, the earlier vote).
 
 use serde::Serialize;
 
@@ -198,11 +199,11 @@ pub fn held_out(top: &[i32], labels: &[u32], train_top: &[i32], train_labels: &[
     }
 }
 
-/// The competitive rule's readout until 2026-11-26 (kept for comparison): every hypercolumn's winner votes for each label
-/// with the log of its smoothed frequency among the training images that chose that winner
-/// (naive Bayes over the hypercolumns' winners, add-one smoothing, `m` minicolumns + silence);
-/// the label with the largest sum wins (ties: the smallest label). `train`/`test` are
-/// `[image][hc]` winners.
+/// The competitive rule's readout until 2026-11-26 (kept for comparison): every hypercolumn's
+/// winner votes for each label with the log of its smoothed frequency among the training images
+/// that chose that winner (naive Bayes over the hypercolumns' winners, add-one smoothing, `m`
+/// minicolumns + silence); the label with the largest sum wins (ties: the smallest label).
+/// `train`/`test` are `[image][hc]` winners.
 ///
 /// ```
 /// use neurobits::cortical::quality::vote;
