@@ -5,15 +5,19 @@ level has minicolumns, fitted on the training images, each cluster labelled by t
 its training images, applied to the test images) and 1-NN on pixels (scikit-learn).
 
     python3 peers/cortical_quality.py --bin target/release/neurobits [--data data/digits/digits.csv.gz]
-        [--out results/cortical] [--seeds 1,2,3] [--sweep]
+        [--out results/cortical] [--seeds 1,2,3] [--sweep | --validation]
 
 Split ("digits hold-out", the one `neurobits cortical train` uses): per class, in file order, the
 last 50 images are the test list (500 images); the training list is the first n of the others
 (n = 1, 5, 10, 25, 50, 100 and all: 124-133 per class, 1 297 images). With --sweep, the constants
 are chosen instead: the last 25 of the training images of each class are the validation list,
-the test list is not read, and every (shape, rate, epochs) is trained with seeds 1-3.
+the test list is not read, and every (shape, rate, epochs) is trained with seeds 1-3. With
+--validation, the learning curve of the default network (readout and the earlier vote readout)
+and of k-means transfer and 1-NN on that validation list instead of the test list (what the
+readout was chosen on).
 
-Writes quality.json, quality.csv and learning-curve.svg (or validation.csv) under --out.
+Writes quality.json, quality.csv and learning-curve.svg (or validation.csv, or
+validation-curve.csv) under --out.
 """
 import argparse, csv, gzip, json, os, statistics, subprocess, sys, tempfile
 
@@ -52,6 +56,7 @@ def network(binary, data, n, seed, extra, val=0):
         r = json.load(open(j))
     h = r["held_out"]
     return {**{k: h[k] for k in ("coverage", "distinct_top", "purity", "nmi", "cluster_accuracy", "readout_accuracy")},
+            "vote_accuracy": h.get("vote_accuracy") if h.get("vote_accuracy") is not None else float("nan"),
             "random_readout_accuracy": r["random_baseline"][1], "minicolumns": r["minicolumns"],
             "levels": r["levels"], "train_images": r["train_images"]}
 
@@ -77,7 +82,8 @@ def svg(points, path):
     xs = [p["per_class"] for p in points]  # in training-size order; the last is "all"
     xpos = {n: l + (w - l - r) * i / (len(xs) - 1) for i, n in enumerate(xs)}
     ypos = lambda a: t + (h - t - b) * (1 - a)
-    lines = [("network readout", "readout_accuracy", "#1f77b4"), ("network top level (cluster)", "cluster_accuracy", "#9467bd"),
+    lines = [("network readout (population code)", "readout_accuracy", "#1f77b4"),
+             ("network vote readout (before)", "vote_accuracy", "#17becf"), ("network top level (cluster)", "cluster_accuracy", "#9467bd"),
              ("spec rule readout (before)", "spec_readout_accuracy", "#8c564b"), ("k-means transfer (k = M)", "kmeans", "#d62728"),
              ("1-NN on pixels", "one_nn", "#2ca02c"), ("held-out coverage", "coverage", "#7f7f7f"),
              ("spec rule coverage (before)", "spec_coverage", "#e377c2")]
@@ -124,6 +130,24 @@ def sweep(a, x, y):
         wr.writerows(rows)
 
 
+def validation_curve(a, x, y):
+    rows = []
+    for n in SIZES:
+        tr, va, _ = holdout(y, n, val=25)
+        runs = [network(a.bin, a.data, n, s, [], val=25) for s in a.seeds]
+        m = runs[0]["minicolumns"]
+        row = {"per_class": n or "all", "train_images": len(tr), "validation_images": len(va),
+               "readout_accuracy": mean(runs, "readout_accuracy"), "vote_accuracy": mean(runs, "vote_accuracy"),
+               "coverage": mean(runs, "coverage"), "kmeans_k": min(m, len(tr)),
+               "kmeans": statistics.mean(kmeans_transfer(x, y, tr, va, m, s) for s in a.seeds), "one_nn": one_nn(x, y, tr, va)}
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    with open(os.path.join(a.out, "validation-curve.csv"), "w", newline="") as f:
+        wr = csv.DictWriter(f, fieldnames=list(rows[0]))
+        wr.writeheader()
+        wr.writerows(rows)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--bin", default="target/release/neurobits")
@@ -131,12 +155,15 @@ def main():
     p.add_argument("--out", default="results/cortical")
     p.add_argument("--seeds", default="1,2,3", type=lambda s: [int(v) for v in s.split(",")])
     p.add_argument("--sweep", action="store_true")
+    p.add_argument("--validation", action="store_true")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     raw = np.loadtxt(gzip.open(a.data), delimiter=",")
     x, y = raw[:, :64], raw[:, 64].astype(int)
     if a.sweep:
         return sweep(a, x, y)
+    if a.validation:
+        return validation_curve(a, x, y)
     points = []
     for n in SIZES:
         tr, _, te = holdout(y, n)
@@ -144,7 +171,7 @@ def main():
         spec = [network(a.bin, a.data, n, s, SPEC) for s in a.seeds]
         m = runs[0]["minicolumns"]
         pt = {"per_class": n or "all", "train_images": len(tr), "test_images": len(te),
-              **{k: mean(runs, k) for k in ("coverage", "distinct_top", "purity", "nmi", "cluster_accuracy", "readout_accuracy", "random_readout_accuracy")},
+              **{k: mean(runs, k) for k in ("coverage", "distinct_top", "purity", "nmi", "cluster_accuracy", "readout_accuracy", "vote_accuracy", "random_readout_accuracy")},
               "spec_coverage": mean(spec, "coverage"), "spec_purity": mean(spec, "purity"),
               "spec_readout_accuracy": mean(spec, "readout_accuracy"),
               "kmeans_k": min(m, len(tr)), "kmeans": statistics.mean(kmeans_transfer(x, y, tr, te, m, s) for s in a.seeds),
@@ -153,7 +180,7 @@ def main():
         print(json.dumps(pt), flush=True)
         points.append(pt)
     meta = {"data": a.data, "split": "digits hold-out: per class the last 50 images (file order) are the test list; training = the first n of the others",
-            "network": "neurobits cortical train defaults (competitive rule, 5 levels x 16 minicolumns, upsample 2, 20 epochs, exposure 1, rate 2)",
+            "network": "neurobits cortical train defaults (competitive rule, 5 levels x 16 minicolumns, upsample 2, 20 epochs, exposure 1, rate 2); readout = 1-NN (L1) on the population code, vote_accuracy = the earlier vote readout over the winners",
             "spec": "the spec's rule and configuration A's shape: " + " ".join(SPEC), "seeds": a.seeds,
             "kmeans": "sklearn KMeans(k = top-level minicolumns (capped at the training images), n_init=10, random_state=seed); clusters labelled by their training majority",
             "command": "python3 peers/cortical_quality.py --bin " + a.bin, "points": points}

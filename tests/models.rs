@@ -200,6 +200,14 @@ fn cortical_fit_predict_twice_and_after_loading() {
     assert_eq!(back.predict(&x).unwrap(), first);
     assert_eq!(back.transform(&x).unwrap(), net.transform(&x).unwrap());
     assert_eq!(back.network().unwrap().weights_sha256(), net.network().unwrap().weights_sha256());
+    // A file saved before the population-code readout (its payload ends after the labels) is
+    // refused by name, not read with a readout it cannot run.
+    let saved = neurobits::io::model_file::decode(&net.to_bytes().unwrap(), "mem", "cortical").unwrap();
+    let codes = 8 + 4 * x.rows * 31 * 16;
+    let old = &saved.payload[..saved.payload.len() - codes];
+    let b = neurobits::io::model_file::encode("cortical", &saved.config, old).unwrap();
+    let e = Cortical::from_bytes(&b, "old.nbm").unwrap_err().to_string();
+    assert!(e.starts_with("old.nbm: ") && e.contains("fit it again"), "{e}");
 }
 
 /// Damaged files: each refusal is one line naming the file and what is wrong.

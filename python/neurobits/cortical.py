@@ -14,9 +14,9 @@ _KEYS = ("levels", "minicolumns", "epochs", "exposure", "seed", "beta", "rule", 
 
 class Cortical(ClassifierMixin, Estimator):
     """A tree of hypercolumns of minicolumns that learns features of square images without
-    supervision; ``predict`` gives the readout's label (under the default competitive rule
-    each hypercolumn's winner votes with the label frequencies of the training images that
-    chose it; under ``rule="spec"`` the label of the training image whose features agree most).
+    supervision; ``predict`` gives the readout's label (under the default competitive rule the
+    label of the training image whose population code — every minicolumn's matched mass — is
+    nearest in L1; under ``rule="spec"`` that of the training image whose features agree most).
 
     Parameters
     ----------

@@ -70,7 +70,8 @@ impl Cortical {
         array2(py, f, x.rows, hc)
     }
 
-    /// The label of each image: that of the training image whose features agree most.
+    /// The label of each image: that of the training image whose population code is nearest
+    /// (competitive rule) or whose features agree most (spec's rule).
     fn predict<'py>(&self, py: Python<'py>, x: PyReadonlyArray2<'py, f32>) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let x = Rows::of(&x, "the images")?;
         let m = &self.inner;

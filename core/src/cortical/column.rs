@@ -193,6 +193,66 @@ pub fn tally_inputs(w: &[u16], x: &Input, tally: &mut [Tally]) {
     }
 }
 
+/// One hypercolumn's population code under the competitive rule, learning off: `out[m]` = the
+/// matched mass `d` of minicolumn `m` (Σ of its weights on the active inputs, the input
+/// projected on its feature: the low 24 bits of the ranking value [`super::rules::normalised`]
+/// the competition compares) if it takes part in the competition (`Ω > 0`), else 0; returns the
+/// winner (`-1` silent), the one [`column_step`] picks with learning off. The readout compares
+/// images by every minicolumn's response, not only by the one-hot winner (manual, "Quality").
+///
+/// ```
+/// use neurobits_core::cortical::population_code;
+/// // Two minicolumns over 4 inputs (striped [i][m]); minicolumn 1 holds inputs 0 and 1.
+/// let w = [9u16, 65535, 9, 30000, 0, 0, 0, 0];
+/// let mut out = [7u32; 2];
+/// assert_eq!(population_code(&w, &[0, 95535], &[0b0011, 0, 0, 0], &mut out), 1);
+/// assert_eq!(out, [0, 95535]); // minicolumn 0 holds nothing: 0, whatever its weights
+/// assert_eq!(population_code(&w, &[0, 95535], &[0b0100, 0, 0, 0], &mut out), 1);
+/// assert_eq!(out, [0, 0]);
+/// assert_eq!(population_code(&w, &[0, 95535], &[0; 4], &mut out), -1);
+/// ```
+pub fn population_code(w: &[u16], omega: &[u32], x: &Input, out: &mut [u32]) -> i32 {
+    let m_count = omega.len();
+    out[..m_count].fill(0);
+    if x.iter().all(|&w| w == 0) {
+        return -1;
+    }
+    let mut tally = [Tally::default(); MAX_MINICOLUMNS];
+    let tally = &mut tally[..m_count];
+    tally_inputs(w, x, tally);
+    // The evaluation context: learning and random firing off; the competitive rule (its shift
+    // plays no part in the key).
+    let ctx = StepCtx { m: m_count, n_hc: 1, t: 0, fire_key: 0, learn: false, rule: Rule::competitive(1) };
+    let mut best = NO_KEY;
+    for (m, t) in tally.iter().enumerate() {
+        let k = minicolumn_key(*t, omega[m], 0, &ctx, 0, m);
+        best = best.max(k);
+        out[m] = if k == NO_KEY { 0 } else { t.d };
+    }
+    winner(best).map_or(-1, |w| w as i32)
+}
+
+/// The competitive rule's readout for one image: the row of `train` (rows of `code.len()`
+/// values, [`population_code`] of every hypercolumn) nearest to `code` in L1 distance (exact
+/// `u64` sums; ties → the earliest row), `None` when `train` is empty.
+///
+/// ```
+/// use neurobits_core::cortical::nearest_code;
+/// let train = [0, 10, 10, 0, 5, 5];
+/// assert_eq!((nearest_code(&train, &[9, 1]), nearest_code(&train, &[0, 0])), (Some(1), Some(0)));
+/// assert_eq!((nearest_code(&train, &[5, 6]), nearest_code(&[], &[5, 6])), (Some(2), None));
+/// ```
+pub fn nearest_code(train: &[u32], code: &[u32]) -> Option<usize> {
+    let mut best: Option<(u64, usize)> = None;
+    for (k, row) in train.chunks_exact(code.len().max(1)).enumerate() {
+        let d: u64 = code.iter().zip(row).map(|(&a, &b)| a.abs_diff(b) as u64).sum();
+        if best.is_none_or(|b| d < b.0) {
+            best = Some((d, k));
+        }
+    }
+    best.map(|b| b.1)
+}
+
 /// The readout's nearest feature of a hypercolumn: among the minicolumns that hold a feature
 /// (`Ω > 0`), the one with the largest `G` whether or not it fires (ties → lowest index); `-1`
 /// for an input with no active bit or a hypercolumn that has learnt nothing. Learning off.

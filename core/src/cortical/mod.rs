@@ -45,7 +45,8 @@ mod train;
 
 pub use column::bottom_input;
 pub use column::{
-    bit, column_step, minicolumn_key, nearest_feature, parent_input, settle, tally_inputs, Column, Input, StepCtx,
+    bit, column_step, minicolumn_key, nearest_code, nearest_feature, parent_input, population_code, settle,
+    tally_inputs, Column, Input, StepCtx,
 };
 pub use fixed::FixedNetwork;
 pub use geometry::{Geometry, MAX_LEVELS};

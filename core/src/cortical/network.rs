@@ -1,7 +1,7 @@
 //! A whole network's state over borrowed slices (heap-backed on the host, arrays in
 //! [`super::FixedNetwork`] on the firmware) and the level schedules of D-11.
 
-use super::column::{column_step, nearest_feature, Column, StepCtx};
+use super::column::{column_step, nearest_feature, population_code, Column, StepCtx};
 use super::geometry::Geometry;
 use super::part::Part;
 use super::rng::{key, INIT};
@@ -127,6 +127,24 @@ impl Net<'_> {
                 let hc = s.slot as usize + k;
                 let w = &self.w[hc * wp..(hc + 1) * wp];
                 out[s.out as usize + k] = nearest_feature(w, &self.omega[hc * m..(hc + 1) * m], &xin);
+            }
+        }
+    }
+
+    /// The competitive rule's evaluation pass with the population code: `winners` receives
+    /// every hypercolumn's winner (the same as [`Net::step`] with learning off under the
+    /// competitive rule; parents read them), `codes` every minicolumn's response
+    /// ([`population_code`], `[hc][m]`).
+    pub fn population(&self, x: &[u64], winners: &mut [i32], codes: &mut [u32]) {
+        let geo = self.geo;
+        let (m, wp) = (geo.minicolumns(), geo.weights_per_column());
+        for s in self.part.spans() {
+            for k in 0..s.count as usize {
+                let xin = s.input(&geo, k, x, winners);
+                let (hc, out) = (s.slot as usize + k, s.out as usize + k);
+                let w = &self.w[hc * wp..(hc + 1) * wp];
+                let code = &mut codes[out * m..(out + 1) * m];
+                winners[out] = population_code(w, &self.omega[hc * m..(hc + 1) * m], &xin, code);
             }
         }
     }

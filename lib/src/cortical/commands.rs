@@ -56,8 +56,8 @@ pub struct EvalConfig {
     pub json: Option<PathBuf>,
 }
 
-/// Runs `neurobits cortical eval`: strict memorisation of the training list and the
-/// nearest-feature readout on the test list, with the digests, as `train` prints them.
+/// Runs `neurobits cortical eval`: strict memorisation of the training list and the held-out
+/// scores and readout on the test list, with the digests, as `train` prints them.
 pub fn run_eval(e: &EvalConfig) -> Result<()> {
     if let Some(p) = &e.json {
         crate::io::atomic::check_writable(p)?;

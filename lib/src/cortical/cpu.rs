@@ -138,3 +138,19 @@ pub fn features(net: &mut Network, images: &[u64]) -> Vec<i32> {
     out.par_chunks_mut(n_hc).zip(images.par_chunks(nw)).for_each(|(o, x)| view.features(x, o));
     out
 }
+
+/// The competitive rule's evaluation pass with the population code ([`Net::population`]) over
+/// `images`, in parallel over the images: winners `[image][hc]` and codes `[image][hc][m]`
+/// (every minicolumn's matched mass; the readout's input).
+pub fn population(net: &mut Network, images: &[u64]) -> (Vec<i32>, Vec<u32>) {
+    let (nw, n_hc, m) = (net.geo.bottom_words(), net.geo.hypercolumns(), net.geo.minicolumns());
+    let n = images.len() / nw;
+    let (mut winners, mut codes) = (vec![-1; n * n_hc], vec![0; n * n_hc * m]);
+    let view = net.net();
+    winners
+        .par_chunks_mut(n_hc)
+        .zip(codes.par_chunks_mut(n_hc * m))
+        .zip(images.par_chunks(nw))
+        .for_each(|((w, c), x)| view.population(x, w, c));
+    (winners, codes)
+}

@@ -311,11 +311,16 @@ pub fn report(net: &mut Network, p: &Prepared, c: &Config, device: String, secon
         let winners = cpu::evaluate(net, &p.train_x, cpu::Threads::Rayon);
         let top: Vec<i32> = winners.chunks(n_hc).map(|w| w[n_hc - 1]).collect();
         let mem = quality::memorisation(&top, &p.train_labels, &winners, n_hc, &levels);
-        let (ftrain, ftest) = (cpu::features(net, &p.train_x), cpu::features(net, &p.test_x));
-        let pred = readout(net, &ftrain, &p.train_labels, &ftest);
+        let (train, test) = (readout_input(net, &p.train_x), readout_input(net, &p.test_x));
+        let pred = readout(net, &train, &p.train_labels, &test);
         let test_top = cpu::evaluate(net, &p.test_x, cpu::Threads::Rayon);
         let test_top: Vec<i32> = test_top.chunks(n_hc).map(|w| w[n_hc - 1]).collect();
-        let held = quality::held_out(&test_top, &p.test_labels, &top, &p.train_labels, &pred);
+        let mut held = quality::held_out(&test_top, &p.test_labels, &top, &p.train_labels, &pred);
+        if net.rule.is_competitive() {
+            let vote = quality::vote(&train.features, &p.train_labels, &test.features, n_hc, geo.minicolumns());
+            let right = vote.iter().zip(&p.test_labels).filter(|(v, l)| **v == **l as i64).count();
+            held.vote_accuracy = Some(right as f64 / p.test_labels.len().max(1) as f64);
+        }
         (winners, mem, held)
     };
     let (winners, train, held_out) = judge(net);
@@ -351,13 +356,38 @@ pub fn report(net: &mut Network, p: &Prepared, c: &Config, device: String, secon
     }
 }
 
-/// The readout's labels for held-out features `test` from the training features: the vote
-/// readout under the competitive rule, the spec's nearest-feature readout under the spec's rule.
-pub fn readout(net: &Network, train: &[i32], train_labels: &[u32], test: &[i32]) -> Vec<i64> {
-    let (n_hc, m) = (net.geo.hypercolumns(), net.geo.minicolumns());
+/// What the readout reads of a list of images: the features (`[image][hc]`: the evaluation
+/// winners under the competitive rule, the nearest features under the spec's) and, under the
+/// competitive rule, the population codes (`[image][hc][m]`, [`cpu::population`]; empty
+/// otherwise). Computed on the host CPU whatever device trained the network.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReadoutInput {
+    /// Features per hypercolumn.
+    pub features: Vec<i32>,
+    /// Population codes (competitive rule only).
+    pub codes: Vec<u32>,
+}
+
+/// The readout's input for `images` (bottom inputs) under `net`'s rule.
+pub fn readout_input(net: &mut Network, images: &[u64]) -> ReadoutInput {
     if net.rule.is_competitive() {
-        quality::vote(train, train_labels, test, n_hc, m)
+        let (features, codes) = cpu::population(net, images);
+        ReadoutInput { features, codes }
     } else {
-        quality::nearest(train, test, n_hc).into_iter().map(|k| train_labels[k] as i64).collect()
+        ReadoutInput { features: cpu::features(net, images), codes: vec![] }
     }
+}
+
+/// The readout's labels for held-out images `test` from the training images `train`: under the
+/// competitive rule the label of the training image whose population code is nearest in L1
+/// ([`quality::nearest_code`]), under the spec's rule that of the training image whose nearest
+/// features agree most ([`quality::nearest`]).
+pub fn readout(net: &Network, train: &ReadoutInput, train_labels: &[u32], test: &ReadoutInput) -> Vec<i64> {
+    let (n_hc, m) = (net.geo.hypercolumns(), net.geo.minicolumns());
+    let near = if net.rule.is_competitive() {
+        quality::nearest_code(&train.codes, &test.codes, n_hc * m)
+    } else {
+        quality::nearest(&train.features, &test.features, n_hc)
+    };
+    near.into_iter().map(|k| train_labels[k] as i64).collect()
 }

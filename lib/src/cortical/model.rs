@@ -1,14 +1,15 @@
 //! The cortical network as an estimator: `fit` trains it on labelled square images (spec §3–4)
-//! and keeps the training images' features; `transform` gives any image's features (the winner
-//! of each hypercolumn's nearest minicolumn), `predict` the label of the training image whose
-//! features agree with it most (the spec's nearest-feature readout), `score` the accuracy.
+//! and keeps what the readout needs of the training images; `transform` gives any image's
+//! features (each hypercolumn's winner), `predict` the label of the training image whose
+//! population code is nearest (competitive rule; the features that agree most under the spec's
+//! rule), `score` the accuracy.
 //! The split is the caller's: what `fit` saw is the reference, nothing is re-drawn.
 
 use neurobits_core::cortical::{lgn::THETA, Geometry};
 use serde::{Deserialize, Serialize};
 
 use super::data::{pixels, Dataset};
-use super::{cpu, quality, Config, Network, Prepared};
+use super::{cpu, quality, readout_input, Config, Network, Prepared, ReadoutInput};
 use crate::device::{DeviceCache, Target};
 use crate::error::{Error, Result};
 use crate::flyhash::data::Matrix;
@@ -45,7 +46,7 @@ pub struct Cortical {
 struct Fitted {
     net: Network,
     side: usize,
-    features: Vec<i32>,
+    train: ReadoutInput,
     labels: Vec<i64>,
 }
 
@@ -100,8 +101,8 @@ impl Cortical {
             |g| super::gpu::train_gpu(g, &p, c, c.variant.for_schedule(c.schedule)),
             |cpu| cpu.install(|| super::train_cpu(&p, c, threads)),
         )?;
-        let features = cpu::features(&mut net, &p.train_x);
-        self.fitted = Some(Fitted { net, side, features, labels: y.to_vec() });
+        let train = readout_input(&mut net, &p.train_x);
+        self.fitted = Some(Fitted { net, side, train, labels: y.to_vec() });
         Ok(self)
     }
 
@@ -130,16 +131,21 @@ impl Cortical {
         Ok(cpu::features(&mut net, &bottom))
     }
 
-    /// The label of each image: that of the training image whose features agree most.
+    /// The label of each image: that of the training image whose population code is nearest
+    /// (competitive rule) or whose features agree most (spec's rule).
     pub fn predict(&self, x: &Matrix) -> Result<Vec<i64>> {
         let f = self.fitted()?;
-        let feats = self.transform(x)?;
+        if x.rows == 0 {
+            return Err(Error::input("the images", "no images"));
+        }
+        let (bottom, _) = self.bottom(&f.net.geo, x, Some(f.side))?;
+        let test = readout_input(&mut f.net.clone(), &bottom);
         // The readout reads labels as u32 class ids: map the caller's labels to their ranks.
         let mut classes = f.labels.clone();
         classes.sort_unstable();
         classes.dedup();
         let ids: Vec<u32> = f.labels.iter().map(|l| classes.binary_search(l).unwrap() as u32).collect();
-        let pred = super::readout(&f.net, &f.features, &ids, &feats);
+        let pred = super::readout(&f.net, &f.train, &ids, &test);
         Ok(pred.into_iter().map(|c| classes[c as usize]).collect())
     }
 
@@ -175,7 +181,8 @@ impl Model for Cortical {
         };
         let labels: Vec<u64> = f.labels.iter().map(|&l| l as u64).collect();
         let mut p = Payload::default();
-        p.bytes(&f.net.encode()).i32s(&f.features).words(&labels);
+        // The codes come last: files saved before the population-code readout end after the labels.
+        p.bytes(&f.net.encode()).i32s(&f.train.features).words(&labels).u32s(&f.train.codes);
         let v = serde_json::to_value(head).map_err(|e| Error::input("cortical", e.to_string()))?;
         Ok((v, p.0))
     }
@@ -186,9 +193,19 @@ impl Model for Cortical {
         let net = Network::decode(r.bytes()?, name)?;
         let features = r.i32s()?;
         let labels: Vec<i64> = r.words()?.into_iter().map(|l| l as i64).collect();
+        let old = r.at_end();
+        let codes = if old { vec![] } else { r.u32s()? };
         r.finish()?;
-        let n_hc = net.geo.hypercolumns();
-        if labels.len() != head.images || features.len() != head.images * n_hc || head.side == 0 {
+        let (n_hc, m) = (net.geo.hypercolumns(), net.geo.minicolumns());
+        if old && net.rule.is_competitive() {
+            return Err(Error::input(name, "saved before the population-code readout (no codes): fit it again"));
+        }
+        let want_codes = if net.rule.is_competitive() { head.images * n_hc * m } else { 0 };
+        if labels.len() != head.images
+            || features.len() != head.images * n_hc
+            || codes.len() != want_codes
+            || head.side == 0
+        {
             return Err(Error::input(name, "features and labels do not match the network (a corrupted file?)"));
         }
         let shape = (head.config.levels as usize, head.config.minicolumns);
@@ -199,7 +216,7 @@ impl Model for Cortical {
             config: head.config,
             device: Target::CPU,
             opened: DeviceCache::default(),
-            fitted: Some(Fitted { net, side: head.side, features, labels }),
+            fitted: Some(Fitted { net, side: head.side, train: ReadoutInput { features, codes }, labels }),
         })
     }
 }

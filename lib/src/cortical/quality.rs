@@ -1,5 +1,6 @@
-//! What a trained network is judged by (spec §11.5): strict memorisation of the training list
-//! and the nearest-feature readout of the test list.
+//! What a trained network is judged by (spec §11.5): strict memorisation of the training list,
+//! the held-out scores, and the readouts (the competitive rule's population-code 1-NN, the spec
+//! rule's nearest-feature agreement, the earlier vote).
 
 use serde::Serialize;
 
@@ -90,6 +91,21 @@ pub fn nearest(train: &[i32], test: &[i32], n_hc: usize) -> Vec<usize> {
         .collect()
 }
 
+/// The population-code readout of the competitive rule over many images: for each test code
+/// row (`width` values, [`super::cpu::population`]), the core's
+/// [`neurobits_core::cortical::nearest_code`] among the training rows (1-NN in L1 on every
+/// minicolumn's matched mass; ties → the earliest training image), test rows in parallel.
+///
+/// ```
+/// use neurobits::cortical::quality::nearest_code;
+/// let train = [0, 10, 10, 0, 5, 5];
+/// assert_eq!(nearest_code(&train, &[9, 1, 0, 0, 5, 6], 2), [1, 0, 2]);
+/// ```
+pub fn nearest_code(train: &[u32], test: &[u32], width: usize) -> Vec<usize> {
+    use rayon::prelude::*;
+    test.par_chunks(width).map(|x| neurobits_core::cortical::nearest_code(train, x).unwrap_or(0)).collect()
+}
+
 /// Normalised mutual information `I(A; B) / sqrt(H(A)·H(B))` (0 when either is constant).
 ///
 /// ```
@@ -142,6 +158,9 @@ pub struct HeldOut {
     pub readout_accuracy: f64,
     /// The readout's NMI of (predicted, true).
     pub readout_nmi: f64,
+    /// The competitive rule's earlier readout, [`vote`] over the winners, for comparison (the
+    /// readout is now [`nearest_code`]); `None` under the spec's rule.
+    pub vote_accuracy: Option<f64>,
 }
 
 /// Scores held-out top winners `top` (labels `labels`) against the training images' top winners
@@ -176,14 +195,15 @@ pub fn held_out(top: &[i32], labels: &[u32], train_top: &[i32], train_labels: &[
         cluster_accuracy: right as f64 / n,
         readout_accuracy: truth.iter().filter(|(p, t)| p == t).count() as f64 / n,
         readout_nmi: nmi(&truth),
+        vote_accuracy: None,
     }
 }
 
-/// The vote readout of the competitive rule: every hypercolumn's winner votes for each label
-/// with the log of its smoothed frequency among the training images that chose that winner
-/// (naive Bayes over the hypercolumns' winners, add-one smoothing, `m` minicolumns + silence);
-/// the label with the largest sum wins (ties: the smallest label). `train`/`test` are
-/// `[image][hc]` winners.
+/// The competitive rule's readout until 2026-11-26 (kept for comparison): every hypercolumn's
+/// winner votes for each label with the log of its smoothed frequency among the training images
+/// that chose that winner (naive Bayes over the hypercolumns' winners, add-one smoothing, `m`
+/// minicolumns + silence); the label with the largest sum wins (ties: the smallest label).
+/// `train`/`test` are `[image][hc]` winners.
 ///
 /// ```
 /// use neurobits::cortical::quality::vote;

@@ -287,6 +287,12 @@ impl<'a> Reader<'a> {
         s
     }
 
+    /// Whether the payload has been read to its end (a member added in a later version is
+    /// absent from files written before it).
+    pub fn at_end(&self) -> bool {
+        self.at == self.b.len()
+    }
+
     /// Refuses bytes left over (a payload longer than its model).
     pub fn finish(&self) -> Result<()> {
         if self.at != self.b.len() {
