@@ -200,14 +200,30 @@ fn cortical_fit_predict_twice_and_after_loading() {
     assert_eq!(back.predict(&x).unwrap(), first);
     assert_eq!(back.transform(&x).unwrap(), net.transform(&x).unwrap());
     assert_eq!(back.network().unwrap().weights_sha256(), net.network().unwrap().weights_sha256());
-    // A file saved before the population-code readout (its payload ends after the labels) is
-    // refused by name, not read with a readout it cannot run.
+    // A file saved before the population-code readout (its payload ends after the labels) still
+    // loads and predicts with the vote it was saved with: the same labels as the vote over the
+    // same training features.
     let saved = neurobits::io::model_file::decode(&net.to_bytes().unwrap(), "mem", "cortical").unwrap();
     let codes = 8 + 4 * x.rows * 31 * 16;
     let old = &saved.payload[..saved.payload.len() - codes];
     let b = neurobits::io::model_file::encode("cortical", &saved.config, old).unwrap();
-    let e = Cortical::from_bytes(&b, "old.nbm").unwrap_err().to_string();
-    assert!(e.starts_with("old.nbm: ") && e.contains("fit it again"), "{e}");
+    let back_old = Cortical::from_bytes(&b, "old.nbm").unwrap();
+    let feats = net.transform(&x).unwrap();
+    let (n_hc, m) = (31, 16);
+    let mut classes = y.clone();
+    classes.sort_unstable();
+    classes.dedup();
+    let ids: Vec<u32> = y.iter().map(|l| classes.binary_search(l).unwrap() as u32).collect();
+    let want: Vec<i64> = neurobits::cortical::quality::vote(&feats, &ids, &feats, n_hc, m)
+        .into_iter()
+        .map(|c| classes[c as usize])
+        .collect();
+    assert_eq!(back_old.predict(&x).unwrap(), want, "an old file predicts with its vote");
+    // A file cut elsewhere is still refused by name.
+    let b = neurobits::io::model_file::encode("cortical", &saved.config, &saved.payload[..saved.payload.len() - 4])
+        .unwrap();
+    let e = Cortical::from_bytes(&b, "cut.nbm").unwrap_err().to_string();
+    assert!(e.starts_with("cut.nbm: "), "{e}");
 }
 
 /// Damaged files: each refusal is one line naming the file and what is wrong.

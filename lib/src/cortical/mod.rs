@@ -384,6 +384,11 @@ pub fn readout_input(net: &mut Network, images: &[u64]) -> ReadoutInput {
 /// features agree most ([`quality::nearest`]).
 pub fn readout(net: &Network, train: &ReadoutInput, train_labels: &[u32], test: &ReadoutInput) -> Vec<i64> {
     let (n_hc, m) = (net.geo.hypercolumns(), net.geo.minicolumns());
+    if net.rule.is_competitive() && train.codes.is_empty() {
+        // A model saved before the population code (no training codes): the vote it was saved
+        // with, so its predictions stay what they were.
+        return quality::vote(&train.features, train_labels, &test.features, n_hc, m);
+    }
     let near = if net.rule.is_competitive() {
         quality::nearest_code(&train.codes, &test.codes, n_hc * m)
     } else {

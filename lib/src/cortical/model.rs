@@ -197,10 +197,9 @@ impl Model for Cortical {
         let codes = if old { vec![] } else { r.u32s()? };
         r.finish()?;
         let (n_hc, m) = (net.geo.hypercolumns(), net.geo.minicolumns());
-        if old && net.rule.is_competitive() {
-            return Err(Error::input(name, "saved before the population-code readout (no codes): fit it again"));
-        }
-        let want_codes = if net.rule.is_competitive() { head.images * n_hc * m } else { 0 };
+        // A file saved before the population-code readout has no codes: it keeps the vote it was
+        // saved with (`readout`), so a model that predicted yesterday predicts the same today.
+        let want_codes = if net.rule.is_competitive() && !old { head.images * n_hc * m } else { 0 };
         if labels.len() != head.images
             || features.len() != head.images * n_hc
             || codes.len() != want_codes
