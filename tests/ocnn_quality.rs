@@ -106,7 +106,7 @@ fn consensus_over_scales_recovers_circles_and_moons() {
     // outlive the moon; at the larger scales both shapes stay whole and the runs agree, so the
     // consensus of the six runs keeps them (the stable selection at a alone does not).
     for (circles, name) in [(true, "circles"), (false, "moons")] {
-        let (p, truth) = shapes(circles, 400, 0.05, 7);
+        let (p, truth) = shapes(circles, 500, 0.05, 1);
         let r = ocnn::cluster_cpu::<f32>(&p, None, &Config::default()).unwrap();
         let score = ari(&truth, &r.labels);
         assert!(score >= 0.95, "{name}: consensus ARI {score:.4} (scale ×{}, {:?})", r.scale_factor, r.agreement);
