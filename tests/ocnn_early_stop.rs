@@ -20,9 +20,11 @@ fn early_stop_gives_the_full_runs_clustering_on_the_fcps_sets() {
     for s in &SETS {
         let p = set(s.file, s.skip);
         let a = ocnn::scale::scale(&p).unwrap();
-        let full = ocnn::cluster_cpu::<f32>(&p, Some(a), &Config::default()).unwrap();
+        // One run per set (`--select stable`): the window was chosen on single runs.
+        let single = Config { select: ocnn::Select::Stable, ..Config::default() };
+        let full = ocnn::cluster_cpu::<f32>(&p, Some(a), &single).unwrap();
         assert_eq!(full.observed_iters, 1000);
-        let c = Config { early_stop: Some(WINDOW), ..Config::default() };
+        let c = Config { early_stop: Some(WINDOW), ..single };
         let early = ocnn::cluster_cpu::<f32>(&p, Some(a), &c).unwrap();
         assert_eq!(early.labels, full.labels, "{}: labels", s.file);
         assert_eq!((early.k, early.k_non_singleton), (full.k, full.k_non_singleton), "{}", s.file);
@@ -41,6 +43,7 @@ fn without_early_stop_a_run_is_unchanged_and_the_cli_reports_the_stop() {
     let full = ocnn::cluster_cpu::<f32>(&p, None, &Config { iters: 300, ..Config::default() }).unwrap();
     let never = ocnn::cluster_cpu::<f32>(&p, None, &Config { iters: 300, early_stop: Some(1000), ..Config::default() })
         .unwrap();
+    assert_eq!((full.scale_factor, full.run_seed), (never.scale_factor, never.run_seed));
     assert_eq!((full.hits_sha256, full.state_sha256), (never.hits_sha256, never.state_sha256));
     assert_eq!(never.observed_iters, 300);
     let d = tempfile::tempdir().unwrap();

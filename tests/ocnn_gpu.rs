@@ -16,6 +16,8 @@ fn config(sync: SyncArg, dtype: Dtype, iters: u32) -> Config {
         threshold: None,
         select: ocnn::Select::Stable,
         min_cluster: None,
+        scales: vec![1.0],
+        restarts: 1,
         scale: None,
         cutoff: None,
         dtype,
@@ -95,10 +97,23 @@ fn ocnn_gpu_equals_cpu_bit_for_bit() {
             (ocnn::cluster(&sets[0].1, &c, None).unwrap(), ocnn::cluster(&sets[0].1, &c, Some(&gpu)).unwrap());
         assert_eq!((cpu.labels, cpu.k, cpu.curve), (gpu_r.labels, gpu_r.k, gpu_r.curve), "Lsun at {threshold} %");
     }
+    // The default consensus selection (three scales, two initial states each) keeps the same run
+    // on both: the same labels, scale, seed and agreements.
+    for (name, p) in [("Lsun", &sets[0].1), ("Tetra", &sets[6].1), ("random 2-D n=1000", &sets[9].1)] {
+        let c = Config::default();
+        let (cpu, gpu_r) = (ocnn::cluster(p, &c, None).unwrap(), ocnn::cluster(p, &c, Some(&gpu)).unwrap());
+        assert_eq!(cpu.agreement.len(), 6, "{name}");
+        assert_eq!(
+            (&cpu.labels, cpu.scale_factor, cpu.run_seed, &cpu.agreement, &cpu.hits_sha256),
+            (&gpu_r.labels, gpu_r.scale_factor, gpu_r.run_seed, &gpu_r.agreement, &gpu_r.hits_sha256),
+            "{name}: consensus"
+        );
+    }
     println!(
         "OCNN GPU = CPU bit for bit on {} point sets (2-D, 3-D, f32, f64, phase, fragmentary), all three decompositions \
          and lane rows; \
-         clusters from the GPU's spanning forest = from all pairs (auto, 35 % and 80 %)",
+         clusters from the GPU's spanning forest = from all pairs (auto, 35 % and 80 %); the consensus selection keeps \
+         the same run (Lsun, Tetra, random 1000)",
         sets.len()
     );
 }

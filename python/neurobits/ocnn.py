@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
 from . import _neurobits
 from ._base import HAVE_SKLEARN, ClusterMixin, Estimator, as_rows, config_json
 
-_KEYS = ("seed", "iters", "transient", "sync", "eps", "threshold", "select", "min_cluster", "scale", "cutoff", "dtype", "variant")
+_KEYS = ("seed", "iters", "transient", "sync", "eps", "threshold", "select", "scales", "restarts", "min_cluster", "scale", "cutoff", "dtype", "variant")
 
 
 class OCNN(ClusterMixin, Estimator):
@@ -31,14 +31,22 @@ class OCNN(ClusterMixin, Estimator):
     eps : float, default=0.2
         ε of fragmentary synchronization.
     threshold : int or None, default=None
-        Link threshold in percent (0 to 99); ``None``: automatic (the most stable clusters
-        over the thresholds, as HDBSCAN selects them; see ``select``).
-    select : {"stable", "plateau"}, default="stable"
-        The automatic rule: the most stable clusters (excess of mass over the thresholds), or
-        the first rule, the middle of the longest run of equal cluster counts.
+        Link threshold in percent (0 to 99); ``None``: automatic (see ``select``).
+    select : {"consensus", "stable", "plateau"}, default="consensus"
+        The automatic rule: ``"consensus"`` runs the dynamics at each of ``scales`` from
+        ``restarts`` initial states each, selects
+        each run's most stable clusters (excess of mass over the thresholds, as HDBSCAN selects
+        them) and keeps the clustering that agrees best with the others (mean adjusted Rand
+        index); ``"stable"`` is the most stable clusters at the scale a alone; ``"plateau"`` the
+        first rule, the middle of the longest run of equal cluster counts.
+    scales : sequence of float, default=(1.0, 1.5, 2.5)
+        Coupling scales of ``select="consensus"`` as multiples of a, ascending (each is a whole
+        run of the dynamics per restart).
+    restarts : int, default=2
+        Initial states per scale of ``select="consensus"`` (1 to 8).
     min_cluster : int or None, default=None
-        Smallest cluster of ``select="stable"`` (at least 2); ``None``: a tenth of the points,
-        at least 5.
+        Smallest cluster of ``select="consensus"``/``"stable"`` (at least 2); ``None``: a tenth
+        of the points, at least 5.
     scale : float or None, default=None
         Scale constant a; ``None``: from the Delaunay triangulation of the points.
     cutoff : float or None, default=None
@@ -88,7 +96,9 @@ class OCNN(ClusterMixin, Estimator):
         sync: str = "phase",
         eps: float = 0.2,
         threshold: Optional[int] = None,
-        select: str = "stable",
+        select: str = "consensus",
+        scales: Sequence[float] = (1.0, 1.5, 2.5),
+        restarts: int = 2,
         min_cluster: Optional[int] = None,
         scale: Optional[float] = None,
         cutoff: Optional[float] = None,
@@ -103,6 +113,8 @@ class OCNN(ClusterMixin, Estimator):
         self.eps = eps
         self.threshold = threshold
         self.select = select
+        self.scales = scales
+        self.restarts = restarts
         self.min_cluster = min_cluster
         self.scale = scale
         self.cutoff = cutoff

@@ -40,11 +40,22 @@ pub struct ClusterArgs {
     #[arg(long, default_value = "auto", value_parser = threshold)]
     // Spelled out so that clap takes the parser's `Option` as the value, not as "optional flag".
     pub threshold: std::option::Option<u32>,
-    /// The automatic rule: `stable` (the most stable clusters over the thresholds, as HDBSCAN
-    /// selects them) or `plateau` (the longest run of equal k, the first rule).
-    #[arg(long, value_enum, default_value_t = Select::Stable)]
+    /// The automatic rule: `consensus` (the most stable clusters at each of `--scales`, and of
+    /// those the clustering that agrees best with the others), `stable` (the most stable clusters
+    /// over the thresholds at the scale a alone, as HDBSCAN selects them) or `plateau` (the
+    /// longest run of equal k, the first rule).
+    #[arg(long, value_enum, default_value_t = Select::Consensus)]
     pub select: Select,
-    /// Smallest cluster of `--select stable` (default: N/10, at least 5; half of fewer than 10 points).
+    /// Coupling scales of `--select consensus`, as multiples of the scale a, ascending (each
+    /// scale is `--restarts` whole runs of the dynamics; `--scales 1 --restarts 1` is `--select
+    /// stable`).
+    #[arg(long, value_name = "F,F,…", value_delimiter = ',', default_values_t = neurobits_core::ocnn::DEFAULT_SCALE_FACTORS)]
+    pub scales: Vec<f64>,
+    /// Initial states per scale of `--select consensus` (the seed, then streams of it).
+    #[arg(long, default_value_t = neurobits_core::ocnn::DEFAULT_RESTARTS, value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub restarts: u32,
+    /// Smallest cluster of `--select consensus`/`stable` (default: N/10, at least 5; half of fewer
+    /// than 10 points).
     #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(2..))]
     pub min_cluster: Option<u32>,
     /// Scale constant a (default: from the Delaunay triangulation up to 3-D, the mean distance
@@ -105,6 +116,8 @@ impl ClusterArgs {
             threshold: self.threshold,
             select: self.select,
             min_cluster: self.min_cluster,
+            scales: self.scales.clone(),
+            restarts: self.restarts,
             scale: self.scale,
             cutoff: self.cutoff,
             dtype: self.dtype,
@@ -159,8 +172,14 @@ pub fn run(c: &ClusterArgs) -> anyhow::Result<()> {
             c.iters
         );
     }
+    let chosen = if report.agreement.is_empty() {
+        String::new()
+    } else {
+        let n = report.agreement.len();
+        format!(" ({}× the base scale, seed {}: the best agreeing of {n} runs)", report.scale_factor, report.run_seed)
+    };
     neurobits::noteln!(
-        "{} points in {}-D, a = {:.17}: {} clusters ({} of more than one point) at threshold {} % -> {}",
+        "{} points in {}-D, a = {:.17}{chosen}: {} clusters ({} of more than one point) at threshold {} % -> {}",
         report.n,
         report.dim,
         report.a,

@@ -15,6 +15,8 @@
 //! clusters numbered by their smallest member.
 
 mod cluster;
+#[cfg(feature = "alloc")]
+mod consensus;
 mod dynamics;
 mod early;
 pub mod kernels;
@@ -27,6 +29,8 @@ mod sync;
 pub use cluster::{
     forest_key, forest_pair, labels_at, linked, linked_prefix, plateau, UnionFind, FOREST_MAX_HITS, FOREST_MAX_N,
 };
+#[cfg(feature = "alloc")]
+pub use consensus::{adjusted_rand, most_agreeing, restart_seed, DEFAULT_RESTARTS, DEFAULT_SCALE_FACTORS};
 pub use dynamics::{
     butterfly, combine, initial_state, lane_sum, lane_sum_sparse, lanes32, lanes32_sparse, row_norm, transfer,
     update_neuron, update_neuron_lanes, update_neuron_sparse,

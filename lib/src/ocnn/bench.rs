@@ -235,6 +235,8 @@ fn sparse(b: &BenchConfig, r: f64, use_cpu: bool, gpu: Option<&neurobits_gpu_hos
             iters: b.iters,
             cutoff: Some(r),
             variant: super::Variant::XThreads,
+            // One run of the dynamics (the default consensus makes six): the benchmark's unit.
+            select: super::Select::Stable,
             ..Default::default()
         };
         let mut devices: Vec<(String, Option<&neurobits_gpu_host::Gpu>)> = Vec::new();

@@ -21,6 +21,19 @@ pub enum Rule {
     },
 }
 
+/// The stable selection found no cluster (no component of the smallest cluster's size at any
+/// threshold): a scale the consensus selection passes over.
+#[derive(Debug)]
+pub struct NoCluster(pub String);
+
+impl std::fmt::Display for NoCluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NoCluster {}
+
 /// The clustering of one run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Clustering {
@@ -123,7 +136,10 @@ pub fn cluster_pairs(
     if let Rule::Stable { min_cluster, attach_floor } = rule {
         let s = stable_clusters(n, &edges, &start, &grid, min_cluster, attach_floor);
         let level = s.level.ok_or_else(|| {
-            anyhow::anyhow!("no group of {min_cluster} points or more stays synchronized above {} %: give --threshold P or --min-cluster", grid[0])
+            anyhow::Error::new(NoCluster(format!(
+                "no group of {min_cluster} points or more stays synchronized above {} %: give --threshold P or --min-cluster",
+                grid[0]
+            )))
         })?;
         let k_non_singleton = non_singleton(&s.labels, s.k);
         return Ok(Clustering { p: grid[level], labels: s.labels, k: s.k, k_non_singleton, curve });

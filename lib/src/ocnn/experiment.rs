@@ -90,8 +90,9 @@ pub struct ExperimentConfig {
     /// Observed iterations T.
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000)))]
     pub iters: u32,
-    /// The automatic rule: the most stable clusters, or the first rule's plateau.
-    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Select::Stable))]
+    /// The automatic rule: the consensus of the most stable clusters over three coupling
+    /// scales, the most stable clusters at the scale a alone, or the first rule's plateau.
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Select::Consensus))]
     pub select: Select,
     /// Where to compute.
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = DeviceChoice::Cpu))]

@@ -68,9 +68,14 @@ impl From<Variant> for Decomposition {
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Select {
-    /// The most stable clusters over the thresholds (excess of mass, as HDBSCAN selects; the
-    /// default).
+    /// The most stable clusters at each of the coupling scales `scales` (multiples of `a`), each
+    /// from `restarts` initial states, and of those clusterings the one that agrees best with the
+    /// others (the median partition under the adjusted Rand index;
+    /// `neurobits_core::ocnn::most_agreeing`; the default).
     #[default]
+    Consensus,
+    /// The most stable clusters over the thresholds (excess of mass, as HDBSCAN selects) at the
+    /// scale `a` alone (the default before the scales were chosen).
     Stable,
     /// The middle of the longest run of equal cluster counts, singletons counted (the first rule).
     Plateau,
@@ -113,6 +118,12 @@ pub struct Config {
     pub select: Select,
     /// Smallest cluster of the stable selection; `None`: `max(N/10, min(5, N/2))`.
     pub min_cluster: Option<u32>,
+    /// The coupling scales the consensus selection tries, as multiples of the scale `a`
+    /// (ascending; the first wins ties); other rules run at `a` alone.
+    pub scales: Vec<f64>,
+    /// Initial states per scale of the consensus selection: the seed, then
+    /// `neurobits_core::ocnn::restart_seed(seed, r)` for `r = 1, …` (1..=8).
+    pub restarts: u32,
     /// Scale constant a (positive); `None`: from the Delaunay triangulation.
     pub scale: Option<f64>,
     /// Couple only pairs within R·a (sparse rows; synchronization counted on those pairs only);
@@ -138,8 +149,10 @@ impl Default for Config {
             sync: SyncArg::Phase,
             eps: 0.2,
             threshold: None,
-            select: Select::Stable,
+            select: Select::Consensus,
             min_cluster: None,
+            scales: neurobits_core::ocnn::DEFAULT_SCALE_FACTORS.to_vec(),
+            restarts: neurobits_core::ocnn::DEFAULT_RESTARTS,
             scale: None,
             cutoff: None,
             dtype: Dtype::F32,
@@ -168,6 +181,18 @@ impl Config {
         if let Some(m) = self.min_cluster.filter(|&m| m < 2) {
             return Err(Error::config("min_cluster", m, "must be at least 2 points"));
         }
+        if self.scales.is_empty() || self.scales.len() > MAX_SCALES {
+            return Err(Error::config("scales", self.scales.len(), "must list 1 to 8 scale factors"));
+        }
+        if let Some(f) = self.scales.iter().find(|f| !(f.is_finite() && **f > 0.0)) {
+            return Err(Error::config("scales", f, "must be positive numbers (multiples of the scale a)"));
+        }
+        if self.scales.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(Error::config("scales", format!("{:?}", self.scales), "must be ascending"));
+        }
+        if !(1..=8).contains(&self.restarts) {
+            return Err(Error::config("restarts", self.restarts, "must be 1..=8 initial states per scale"));
+        }
         if let Some(a) = self.scale.filter(|a| !(a.is_finite() && *a > 0.0)) {
             return Err(Error::config("scale", a, "must be a positive number"));
         }
@@ -181,14 +206,30 @@ impl Config {
     }
 }
 
+/// Most scale factors of one consensus selection (each is a whole run of the dynamics).
+pub const MAX_SCALES: usize = 8;
+
 impl Config {
+    /// The runs the clustering makes, `(scale factor, seed)`, scale by scale: `scales` ×
+    /// `restarts` for the consensus selection, else `(1, seed)` alone.
+    pub fn candidates(&self) -> Vec<(f64, u64)> {
+        match (self.threshold, self.select) {
+            (None, Select::Consensus) => self
+                .scales
+                .iter()
+                .flat_map(|&f| (0..self.restarts).map(move |r| (f, neurobits_core::ocnn::restart_seed(self.seed, r))))
+                .collect(),
+            _ => vec![(1.0, self.seed)],
+        }
+    }
+
     /// The clustering rule for `n` points: a fixed threshold, or the automatic `select`.
     pub fn rule(&self, n: usize) -> clusters::Rule {
         use clusters::Rule;
         match (self.threshold, self.select) {
             (Some(p), _) => Rule::Fixed(p),
             (None, Select::Plateau) => Rule::Plateau,
-            (None, Select::Stable) => Rule::Stable {
+            (None, Select::Stable | Select::Consensus) => Rule::Stable {
                 min_cluster: self.min_cluster.unwrap_or(neurobits_core::ocnn::default_min_cluster(n)),
                 // Ten points above the grid's lowest threshold: phase agreement of unrelated
                 // neurons is 50 %, so links within a few percent of it are chance.
@@ -222,8 +263,20 @@ pub struct Report {
     pub coupled_pairs: usize,
     /// SHA-256 of the final state (LE, working type).
     pub state_sha256: String,
-    /// Seconds per stage.
+    /// Seconds per stage (summed over the scales tried).
     pub seconds: std::collections::BTreeMap<String, f64>,
+    /// The kept run's scale as a multiple of the base scale (`a` / the base; 1 without
+    /// consensus).
+    #[serde(default = "one")]
+    pub scale_factor: f64,
+    /// The kept run's initial-state seed (the configured seed without consensus).
+    #[serde(default)]
+    pub run_seed: u64,
+    /// Each run of the consensus selection: its scale factor, seed and mean adjusted Rand index
+    /// against the other runs' clusterings (`None` where it found fewer than two clusters);
+    /// empty without consensus.
+    #[serde(default)]
+    pub agreement: Vec<Candidate>,
     /// Iterations observed: `iters`, or where the early stop ended the run (the hits and the
     /// clustering are those of these iterations).
     #[serde(default)]
@@ -231,6 +284,21 @@ pub struct Report {
     /// Labels.
     #[serde(skip)]
     pub labels: Vec<u32>,
+}
+
+/// One run of the consensus selection.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Candidate {
+    /// Scale as a multiple of the base scale.
+    pub factor: f64,
+    /// Initial-state seed.
+    pub seed: u64,
+    /// Mean adjusted Rand index against the other runs; `None`: fewer than two clusters.
+    pub agreement: Option<f64>,
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// The threshold option: `None` for auto.

@@ -7,7 +7,7 @@ use neurobits_gpu_host::ocnn::{GpuReal, HostLaneRows};
 use neurobits_gpu_host::Gpu;
 use std::time::Instant;
 
-use super::{clusters, cpu, digest, points::Points, scale, weights, Config, Report, SyncArg, Variant};
+use super::{clusters, cpu, digest, points::Points, scale, weights, Candidate, Config, Report, SyncArg, Variant};
 
 /// The clustering a check reads: the labels, or `None` where no clustering forms yet.
 type Read = Option<Vec<u32>>;
@@ -37,6 +37,12 @@ impl<F: FnMut(&[u32], u32) -> Read> Watch<F> {
 /// else on the CPU (the current rayon pool); every other stage is the same host code. With
 /// `c.early_stop`, CPU and GPU read the clustering at the same check points and stop at the same
 /// iteration (the report's `observed_iters`).
+///
+/// The consensus selection (the default) runs the whole dynamics once per scale factor of
+/// `c.scales` (at `a·factor`) and restart (`c.restarts` initial states), selects each run's most
+/// stable clusters and keeps the run whose clustering agrees best with the others'
+/// (`neurobits_core::ocnn::most_agreeing`); the same code for CPU and GPU, so both keep the
+/// same run. The report is the kept run's, its times the sums over the runs.
 pub fn cluster_on<T: GpuReal + Send + Sync>(
     p: &Points,
     a: Option<f64>,
@@ -44,14 +50,68 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
     gpu: Option<&Gpu>,
 ) -> Result<Report> {
     c.validate()?;
-    let mut seconds = std::collections::BTreeMap::new();
     let t0 = Instant::now();
     let a = match a {
         Some(a) if a.is_finite() && a > 0.0 => a,
         Some(a) => anyhow::bail!("--scale {a}: must be a positive number"),
         None => scale::scale(p)?,
     };
-    seconds.insert("scale", t0.elapsed().as_secs_f64());
+    let scale_seconds = t0.elapsed().as_secs_f64();
+    let candidates = c.candidates();
+    let mut runs = Vec::with_capacity(candidates.len());
+    for &(f, seed) in &candidates {
+        // A run in which no cluster forms cannot win (its error is the answer if all fail).
+        let cr = Config { seed, ..c.clone() };
+        match run_once::<T>(p, a * f, &cr, gpu) {
+            Ok(r) => runs.push(Ok(r)),
+            Err(e) if candidates.len() > 1 && e.is::<clusters::NoCluster>() => runs.push(Err(e)),
+            Err(e) => return Err(e),
+        }
+        crate::cancel::check()?;
+    }
+    let t0 = Instant::now();
+    let labels: Vec<&[u32]> = runs.iter().map(|r| r.as_ref().map_or(&[][..], |r| &r.labels[..])).collect();
+    let eligible: Vec<bool> = runs.iter().map(|r| r.as_ref().is_ok_and(|r| r.k_non_singleton >= 2)).collect();
+    let (best, mean) = if candidates.len() > 1 {
+        // A run without clusters counts as all singletons in the others' means (it cannot win).
+        let singles: Vec<u32> = (0..p.n as u32).collect();
+        let parts: Vec<&[u32]> = labels.iter().map(|l| if l.is_empty() { &singles[..] } else { *l }).collect();
+        let scale: Vec<u32> =
+            candidates.iter().map(|&(f, _)| c.scales.iter().position(|&s| s == f).unwrap_or(0) as u32).collect();
+        neurobits_core::ocnn::most_agreeing(&parts, &scale, &eligible)
+    } else {
+        (Some(0), vec![1.0])
+    };
+    // No scale gave two clusters: keep the first run that clustered at all (its error otherwise).
+    let pick = best.or_else(|| runs.iter().position(|r| r.is_ok())).unwrap_or(0);
+    let consensus_seconds = t0.elapsed().as_secs_f64();
+    let mut seconds = std::collections::BTreeMap::new();
+    for r in runs.iter().flatten() {
+        for (k, v) in &r.seconds {
+            *seconds.entry(k.clone()).or_insert(0.0) += v;
+        }
+    }
+    let agreement = if candidates.len() > 1 {
+        let each = candidates.iter().zip(&mean).zip(&eligible);
+        each.map(|((&(factor, seed), &m), &e)| Candidate { factor, seed, agreement: e.then_some(m) }).collect()
+    } else {
+        Vec::new()
+    };
+    let mut report = runs.swap_remove(pick)?;
+    seconds.insert("scale".into(), scale_seconds);
+    if candidates.len() > 1 {
+        seconds.insert("consensus".into(), consensus_seconds);
+    }
+    report.seconds = seconds;
+    (report.scale_factor, report.run_seed) = candidates[pick];
+    report.agreement = agreement;
+    Ok(report)
+}
+
+/// One run of the dynamics at scale `a`, clustered by `c.rule` (the report's `seconds` lacks the
+/// scale's stage, measured once by the caller).
+fn run_once<T: GpuReal + Send + Sync>(p: &Points, a: f64, c: &Config, gpu: Option<&Gpu>) -> Result<Report> {
+    let mut seconds = std::collections::BTreeMap::new();
     let mode = match c.sync {
         SyncArg::Phase => SyncMode::Phase,
         SyncArg::Fragmentary if c.eps.is_finite() && c.eps > 0.0 => SyncMode::Fragmentary(T::from_f64(c.eps)),
@@ -204,6 +264,9 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         coupled_pairs,
         state_sha256: digest::state(&tr.state),
         seconds: seconds.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        scale_factor: 1.0,
+        run_seed: c.seed,
+        agreement: Vec::new(),
         observed_iters: tr.observed,
         labels: cl.labels,
     })
