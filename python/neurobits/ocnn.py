@@ -124,8 +124,12 @@ class OCNN(ClusterMixin, Estimator):
 
     @classmethod
     def _params_of(cls, config: Dict[str, Any]) -> Dict[str, Any]:
-        # Keys a model file lacks (saved before they existed) keep their defaults.
-        return {k: config[k] for k in _KEYS if k in config}
+        # Keys a model file lacks (saved before they existed) keep their defaults; the scales come
+        # back from JSON as a list and are a tuple, as the constructor's default.
+        params = {k: config[k] for k in _KEYS if k in config}
+        if isinstance(params.get("scales"), list):
+            params["scales"] = tuple(params["scales"])
+        return params
 
     def _set_fitted(self) -> None:
         self.labels_ = self._model.labels()
