@@ -140,13 +140,7 @@ pub fn run(a: &GpusBenchConfig) -> Result<()> {
     crate::io::memory::ensure_fits("the messages", (a.stored as u128 + 2 * a.probes as u128) * c as u128 * 2)?;
     let pb = stages(1 + counts.len() as u64);
     pb.set_message("generating messages and probes");
-    let mut msgs = vec![0u16; a.stored as usize * c];
-    msgs.par_chunks_mut(c).enumerate().for_each(|(k, m)| message(&g, a.seed, k as u64, m));
-    let (mut probes, mut truth) = (vec![0u16; a.probes as usize * c], vec![0u16; a.probes as usize * c]);
-    probes.par_chunks_mut(c).zip(truth.par_chunks_mut(c)).enumerate().for_each(|(i, (p, t))| {
-        plan.probe(i as u64, p);
-        plan.truth(i as u64, t);
-    });
+    let (msgs, probes, truth) = workload(&g, &plan, a);
     pb.inc(1);
     let gpus: Vec<Gpu> = (0..*counts.iter().max().unwrap_or(&1)).map(Gpu::open).collect::<Result<_, _>>()?;
     let weight_bytes = g.weight_words() as u64 * 8;
@@ -244,4 +238,22 @@ pub fn run(a: &GpusBenchConfig) -> Result<()> {
         crate::io::json::write(out, &report)?;
     }
     Ok(())
+}
+
+/// The bench's stored messages, probes and their truths (`c` clusters each), made in parallel from
+/// the configuration's seed and `plan`: the same in one process and in every rank.
+pub(super) fn workload(
+    g: &neurobits_core::gbnn::Geometry,
+    plan: &ProbePlan,
+    a: &GpusBenchConfig,
+) -> (Vec<u16>, Vec<u16>, Vec<u16>) {
+    let c = g.clusters();
+    let mut msgs = vec![0u16; a.stored as usize * c];
+    msgs.par_chunks_mut(c).enumerate().for_each(|(k, m)| message(g, a.seed, k as u64, m));
+    let (mut probes, mut truth) = (vec![0u16; a.probes as usize * c], vec![0u16; a.probes as usize * c]);
+    probes.par_chunks_mut(c).zip(truth.par_chunks_mut(c)).enumerate().for_each(|(i, (p, t))| {
+        plan.probe(i as u64, p);
+        plan.truth(i as u64, t);
+    });
+    (msgs, probes, truth)
 }

@@ -8,11 +8,10 @@
 
 use anyhow::{bail, Result};
 use neurobits_core::gbnn::decode::Decoded;
-use neurobits_core::gbnn::workload::{message, ProbePlan};
+use neurobits_core::gbnn::workload::ProbePlan;
 use neurobits_core::gbnn::{Geometry, Params};
 use neurobits_gpu_host::gbnn::{nccl_id, ShardedNetwork};
 use neurobits_gpu_host::Gpu;
-use rayon::prelude::*;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::time::Instant;
@@ -81,13 +80,7 @@ pub fn run(a: &GpusBenchConfig) -> Result<()> {
     let ordinal = world.local_rank % Gpu::count().max(1);
     let c = g.clusters();
     crate::io::memory::ensure_fits("the messages", (a.stored as u128 + 2 * a.probes as u128) * c as u128 * 2)?;
-    let mut msgs = vec![0u16; a.stored as usize * c];
-    msgs.par_chunks_mut(c).enumerate().for_each(|(k, m)| message(&g, a.seed, k as u64, m));
-    let (mut probes, mut truth) = (vec![0u16; a.probes as usize * c], vec![0u16; a.probes as usize * c]);
-    probes.par_chunks_mut(c).zip(truth.par_chunks_mut(c)).enumerate().for_each(|(i, (p, t))| {
-        plan.probe(i as u64, p);
-        plan.truth(i as u64, t);
-    });
+    let (msgs, probes, truth) = super::gpus::workload(&g, &plan, a);
     let gpu = Gpu::open(ordinal)?;
     // The NCCL unique id: made by rank 0, sent over the rendezvous (128 bytes).
     let mut id = if world.is_root() && world.size > 1 { nccl_id()?.to_vec() } else { vec![0; 128] };
