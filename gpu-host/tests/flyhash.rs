@@ -221,6 +221,13 @@ fn flynn_gpu_equals_cpu() {
     }
 }
 
+/// splitmix64's finaliser: the search tests' codes and queries.
+fn mix(i: u64) -> u64 {
+    let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// A database larger than one staging half (several upload parts, the last one short, `n` not
 /// a multiple of 64) searched from the resident upload several times: equal to a brute-force
 /// top-r (distance, then index).
@@ -228,11 +235,6 @@ fn flynn_gpu_equals_cpu() {
 #[ignore = "needs a CUDA GPU"]
 fn resident_codes_in_several_parts_equal_cpu() {
     let gpu = Gpu::open(0).unwrap();
-    let mix = |i: u64| {
-        let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
     for (words, n) in [(392usize, 25_013usize), (7, 1_200_001), (1, 4_194_400)] {
         let codes: Vec<u64> = (0..n * words).map(|i| mix(i as u64)).collect();
         let q: Vec<u64> = (0..16 * words).map(|i| mix(!(i as u64))).collect();
@@ -264,11 +266,6 @@ fn resident_codes_in_several_parts_equal_cpu() {
 fn tensor_core_keys_equal_cuda_core_keys_and_cpu() {
     use neurobits_gpu_host::flyhash::KeyKernel;
     let gpu = Gpu::open(0).unwrap();
-    let mix = |i: u64| {
-        let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
     let mut checked = 0;
     for (words, n, nq, sparse) in [
         (392usize, 25_013usize, 100usize, true),
@@ -312,11 +309,6 @@ fn tensor_core_keys_equal_cuda_core_keys_and_cpu() {
 #[ignore = "needs a CUDA GPU"]
 fn select_ties_across_chunks_equal_cpu() {
     let gpu = Gpu::open(0).unwrap();
-    let mix = |i: u64| {
-        let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
     let (words, n, nq) = (2usize, 300_001usize, 40usize);
     let codes: Vec<u64> =
         (0..n).flat_map(|j| (0..words).map(move |w| mix((mix(j as u64) % 4) * 8 + w as u64))).collect();
