@@ -3,7 +3,8 @@
 //! written here with plain loops over a dense 0/1 matrix (not the core's rules), on fresh random
 //! networks of several shapes (one word per cluster and several), after every number of updates.
 
-use neurobits_core::gbnn::{Mode, Network, Params, Rule, ERASED, SILENT};
+use neurobits_core::gbnn::{Geometry, Mode, Network, Params, Rule, ERASED, SILENT};
+use proptest::prelude::*;
 
 /// A small LCG: the test's own randomness, independent of the core's PRNG.
 struct Lcg(u64);
@@ -197,4 +198,32 @@ fn a_sparse_message_stores_only_its_active_clique() {
     net.store(&[1, SILENT, 2, SILENT, 3]).unwrap();
     let edges: u32 = net.weights().iter().map(|x| x.count_ones()).sum();
     assert_eq!(edges, 3 * 2); // c(c − 1) directed edges for c = 3
+}
+
+proptest! {
+    /// The branch-free probe check and erased mask (one vectorised pass) agree with a plain
+    /// per-symbol reading: the first bad symbol is the one named, and the mask marks exactly the
+    /// erased clusters.
+    #[test]
+    fn probe_check_and_mask_equal_a_plain_reading(
+        c in 2usize..=64,
+        l in 1usize..=70,
+        raw in proptest::collection::vec(any::<u16>(), 64),
+        erased in any::<u64>(),
+        allow in any::<bool>(),
+    ) {
+        let g = Geometry::new(c, l).unwrap();
+        // Mostly valid symbols, some erased, an occasional value out of range.
+        let probe: Vec<u16> = (0..c)
+            .map(|i| if erased >> i & 1 == 1 { ERASED } else if raw[i] % 16 == 0 { raw[i] } else { raw[i] % l as u16 })
+            .collect();
+        let first_bad = probe.iter().position(|&s| !(allow && s == ERASED) && s as usize >= l);
+        let want = match first_bad {
+            Some(i) => Err(neurobits_core::Error::Symbol(i, probe[i])),
+            None => Ok(()),
+        };
+        prop_assert_eq!(g.check_symbols(&probe, allow), want);
+        let mask = probe.iter().enumerate().fold(0u64, |m, (i, &s)| if s == ERASED { m | 1 << i } else { m });
+        prop_assert_eq!(g.erased_mask(&probe), mask);
+    }
 }

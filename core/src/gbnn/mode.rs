@@ -133,6 +133,7 @@ pub fn initial_word_in(geom: &Geometry, symbols: &[u16], rule: Rule, mode: Mode,
 /// assert_eq!(check_probe(&g, &[1, SILENT], Rule::SumOfSum, Mode::Noisy), Err(Error::Symbol(1, SILENT)));
 /// assert!(check_probe(&g, &[1, 2], Rule::Joint, Mode::Noisy).is_err());
 /// ```
+#[inline]
 pub fn check_probe(geom: &Geometry, symbols: &[u16], rule: Rule, mode: Mode) -> Result<(), Error> {
     if !rule.supports(mode) {
         return Err(Error::Unsupported(rule.name(), mode.name()));

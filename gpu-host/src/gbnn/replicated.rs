@@ -12,6 +12,7 @@ use std::time::Instant;
 use super::retrieve::{fill_decoded, probe_count, GpuDecoded};
 use super::sharded::{nccl_available, nccl_err};
 use super::DeviceNetwork;
+use crate::launch::profile_note;
 use crate::{Gpu, GpuError};
 
 /// A network with W resident on every one of several GPUs.
@@ -91,8 +92,17 @@ impl<'g> ReplicatedNetwork<'g> {
                     .iter()
                     .zip(probes.chunks(per * c))
                     .zip(dst.chunks_mut(per * c))
-                    .map(|((net, pr), dst)| {
-                        s.spawn(move || net.retrieve_decoded_to(pr, (rule, Mode::Erasure), params, dst))
+                    .enumerate()
+                    .map(|(r, ((net, pr), dst))| {
+                        s.spawn(move || {
+                            let t = Instant::now();
+                            let part = net.retrieve_decoded_to(pr, (rule, Mode::Erasure), params, dst);
+                            profile_note(|| {
+                                let (a, b) = ((t - start).as_secs_f64() * 1e3, start.elapsed().as_secs_f64() * 1e3);
+                                format!("GPU {r}: its part from {a:.2} to {b:.2} ms")
+                            });
+                            part
+                        })
                     })
                     .collect();
                 handles
@@ -103,6 +113,7 @@ impl<'g> ReplicatedNetwork<'g> {
             // Every GPU's run, or its error (then `fill_decoded` keeps the results unwritten).
             parts.into_iter().collect::<Result<Vec<_>, _>>()
         })?;
+        profile_note(|| format!("every GPU's part joined at {:.2} ms", start.elapsed().as_secs_f64() * 1e3));
         let (mut stats, mut kernel_ms) = (Vec::with_capacity(k), 0f64);
         for (s, ms) in parts {
             stats.extend(s);
