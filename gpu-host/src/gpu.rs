@@ -163,10 +163,7 @@ impl Gpu {
         out.reserve(parts.iter().map(|p| p.0.len()).sum());
         // The staging halves hold STAGING_HALF words; parts count `T`s.
         let half_len = STAGING_HALF * 8 / std::mem::size_of::<T>();
-        let copy = match self.copy.get() {
-            Some(c) => c.clone(),
-            None => self.copy.get_or_init(|| self.ctx.new_stream().unwrap_or_else(|_| self.stream.clone())).clone(),
-        };
+        let copy = self.copy_stream();
         let mut guard = self.staging()?;
         let staging = guard.as_mut().expect("made by staging()").as_mut_slice()?;
         // SAFETY: the pinned words are plain memory; `T` (u32 or u64) has no invalid bit
@@ -218,6 +215,12 @@ impl Gpu {
         self.stream.synchronize()?;
         copy.synchronize()?;
         Ok(())
+    }
+
+    /// The second stream, for copies beside the kernels (the main stream where the driver
+    /// refuses another).
+    pub(crate) fn copy_stream(&self) -> Arc<CudaStream> {
+        self.copy.get_or_init(|| self.ctx.new_stream().unwrap_or_else(|_| self.stream.clone())).clone()
     }
 
     /// The page-locked staging buffer (two halves of [`STAGING_HALF`] words), made on first use.

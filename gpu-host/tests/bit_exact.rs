@@ -162,3 +162,45 @@ fn batches_stream_through_small_chunks_and_an_owned_handle() {
         println!("{:<15} {k} probes in chunks of 777: states and decoded results bit-exact", rule.name());
     }
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_long_batch_through_the_pipeline_equals_the_cpu() {
+    // 300 000 probes with the default chunking: three chunks, the copies on the copy stream
+    // beside the kernels (`gbnn::pipeline`); every rule, and the joint rule through the
+    // per-update launches too (the one-launch warp path is not pipelined).
+    let gpu = Gpu::open(0).expect("a CUDA GPU");
+    let (name, c, m) = ("pipelined (8x128)", 8, 5_000);
+    let mut net = Network::new(c, 128).unwrap();
+    net.store_random(1, m);
+    let g = *net.geometry();
+    // Distinct runs of probes (a fresh probe seed per run), so that chunks differ.
+    let (mut pr, mut p, mut seed) = (Vec::new(), vec![0u16; c], 1_000);
+    while pr.len() < 300_000 * c {
+        let plan = ProbePlan::new(g, 1, m, seed, m, 1 + seed as usize % (c - 1)).unwrap();
+        for i in 0..m {
+            plan.probe(i, &mut p);
+            pr.extend_from_slice(&p);
+        }
+        seed += 1;
+    }
+    pr.truncate(300_000 * c);
+    let k = pr.len() / c;
+    let mut dnet = gpu.upload(&net).unwrap();
+    for (rule, warp) in Rule::ALL.into_iter().map(|r| (r, Some(0))).chain([(Rule::Joint, None)]) {
+        dnet.set_joint_warp(warp);
+        let params = Params::default();
+        let mut expect = vec![Decoded::default(); k * c];
+        let mut stats = vec![Stats::default(); k];
+        retrieve_batch_decoded(&g, net.weights(), &pr, rule, &params, &mut expect, &mut stats).unwrap();
+        // Twice pipelined (the second batch reuses the chunk buffers and their spare probe
+        // buffer), then with the transfers before and after the kernels.
+        for round in 0..3 {
+            dnet.set_pipelined(round < 2);
+            let dec = dnet.retrieve_decoded(&pr, rule, &params).unwrap();
+            assert!(dec.decoded == expect, "{rule:?} (warp {warp:?}, round {round}): pipelined results differ");
+            assert!(dec.stats == stats, "{rule:?} (warp {warp:?}, round {round}): statistics differ");
+        }
+        println!("{name} {:<15} warp {warp:?}: {k} probes, decoded results and statistics = CPU", rule.name());
+    }
+}

@@ -92,11 +92,16 @@ fn compare(gpu: &Gpu, name: &str, net: &Network, pr: &[u16], mode: Mode) -> usiz
             let dec = dnet.retrieve_decoded_mode(pr, rule, mode, &params).unwrap();
             assert!(dec.decoded == decoded, "{what}: decoded results differ");
             assert_eq!(dec.stats, stats, "{what}: decoded iteration counts differ");
-            // Chunks of 97 probes (several per batch, the last one short) give the same states.
+            // Chunks of 97 probes (several per batch, the last one short) give the same states
+            // and decoded results.
             if (gamma, max_iter) == (1, 20) {
                 dnet.set_chunk_probes(97);
                 let chunked = dnet.retrieve_mode(pr, rule, mode, &params).unwrap();
                 assert!(chunked.states == states && chunked.stats == stats, "{what}: chunked states differ");
+                // Compact results of several chunks take the pipelined driver (uploads and
+                // downloads on the copy stream beside the kernels).
+                let dec = dnet.retrieve_decoded_mode(pr, rule, mode, &params).unwrap();
+                assert!(dec.decoded == decoded && dec.stats == stats, "{what}: pipelined decoded results differ");
                 dnet.set_chunk_probes(usize::MAX);
             }
             println!(

@@ -38,6 +38,12 @@ pub(super) struct Chunk {
     /// words their occupancy marks; nothing zeroes them, the first pass writes only its nonzero
     /// words and decoding goes through the occupancy.
     pub sparse: bool,
+    /// A second probe buffer for a pipelined batch ([`super::pipeline`]): the next chunk's
+    /// probes are uploaded into it while this chunk runs; made on first use.
+    pub spare: Option<CudaSlice<u16>>,
+    /// Set when `spare` holds the next chunk's probes: the event after their upload. `begin`
+    /// then swaps the buffers and has the stream wait for it instead of uploading.
+    pub ready: Option<cudarc::driver::CudaEvent>,
     rows: CudaSlice<u32>,
     known: CudaSlice<u32>,
     erased_list: CudaSlice<u8>,
@@ -122,6 +128,8 @@ impl DeviceNetwork<'_> {
                 // Zero: the occupancy of the state before update 1 (erased clusters start off).
                 occ: [st.alloc_zeros::<u64>(occ_len)?, st.alloc_zeros::<u64>(occ_len)?],
                 sparse: false,
+                spare: None,
+                ready: None,
                 rows: st.alloc::<u32>(cj * g.clusters())?,
                 known: st.alloc::<u32>(cj)?,
                 erased_list: st.alloc::<u8>(cj * g.clusters())?,
@@ -130,7 +138,8 @@ impl DeviceNetwork<'_> {
         }
     }
 
-    /// Uploads a chunk's probes (checked; `e_max`: at least their most erased clusters) and runs
+    /// Uploads a chunk's probes (checked; `e_max`: at least their most erased clusters; or takes
+    /// them from `ch.spare` when `ch.ready` says they are there) and runs
     /// the initial launches: states in `mode` (`lean`, for compact results of a rule that keeps
     /// known clusters: see `Init::lean`), lists, and for the joint rule the per-probe index.
     pub(super) fn begin(
@@ -147,7 +156,14 @@ impl DeviceNetwork<'_> {
         ch.k = probes.len() / g.clusters();
         ch.rule = rule;
         (ch.e_max, ch.eo) = (e_max, eo);
-        st.memcpy_htod(probes, &mut ch.probes.slice_mut(0..probes.len()))?;
+        match (ch.ready.take(), ch.spare.as_mut()) {
+            // Uploaded on the copy stream while the last chunk ran (`super::pipeline`).
+            (Some(ready), Some(spare)) => {
+                std::mem::swap(&mut ch.probes, spare);
+                st.wait(&ready)?;
+            }
+            _ => st.memcpy_htod(probes, &mut ch.probes.slice_mut(0..probes.len()))?,
+        }
         if rule == Rule::Joint {
             let [o0, o1] = &mut ch.occ;
             st.memset_zeros(o0)?;

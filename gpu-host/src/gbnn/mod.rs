@@ -5,6 +5,7 @@
 
 mod chunk;
 mod dense;
+mod pipeline;
 mod replicated;
 mod retrieve;
 mod sharded;
@@ -45,6 +46,9 @@ pub struct DeviceNetwork<'g> {
     /// Lanes per probe of the one-launch path for compact joint results of a small network
     /// (`gbnn_joint_warp`; see [`DeviceNetwork::set_joint_warp`]).
     joint_warp: Option<u32>,
+    /// Whether long batches of compact results move their data beside the kernels
+    /// ([`DeviceNetwork::set_pipelined`]).
+    pipelined: bool,
 }
 
 /// A [`DeviceNetwork`] that owns its GPU: the handle a long-lived process keeps, so that the
@@ -144,7 +148,17 @@ impl<'g> DeviceNetwork<'g> {
     /// A resident W with the defaults every constructor shares: no chunk cap, no kept buffers,
     /// the one-launch joint path on with its own pick of lanes.
     fn new(gpu: Held<'g>, geom: Geometry, stored: u64, shard: Shard, w: CudaSlice<u64>) -> Self {
-        DeviceNetwork { gpu, geom, stored, shard, w, chunk: None, kept: Mutex::new(None), joint_warp: Some(0) }
+        DeviceNetwork {
+            gpu,
+            geom,
+            stored,
+            shard,
+            w,
+            chunk: None,
+            kept: Mutex::new(None),
+            joint_warp: Some(0),
+            pipelined: true,
+        }
     }
 }
 
@@ -170,6 +184,14 @@ impl DeviceNetwork<'_> {
     /// chunk buffers): batches stream through the device in chunks of this size.
     pub fn set_chunk_probes(&mut self, probes: usize) {
         self.chunk = Some(probes.max(1));
+    }
+
+    /// Whether a long batch of compact results (`retrieve_decoded`, at least twice 2^17 probes
+    /// or more than one chunk) runs in chunks whose uploads and downloads go on a second stream
+    /// beside the kernels (the default) or with the transfers before and after them. Both give
+    /// the same results bit for bit; choosing is for comparing them.
+    pub fn set_pipelined(&mut self, on: bool) {
+        self.pipelined = on;
     }
 
     /// How compact joint results (`retrieve_decoded`) of a network small enough for it

@@ -66,6 +66,13 @@ impl<'g> ReplicatedNetwork<'g> {
         &self.nets
     }
 
+    /// [`DeviceNetwork::set_pipelined`] on every GPU's copy.
+    pub fn set_pipelined(&mut self, on: bool) {
+        for n in &mut self.nets {
+            n.set_pipelined(on);
+        }
+    }
+
     /// Retrieves `K` probes with compact results: GPU `r` takes the `r`-th of equal runs of
     /// probes, all GPUs at once; `kernel_ms` is the slowest GPU's kernel time.
     pub fn retrieve_decoded(&self, probes: &[u16], rule: Rule, params: &Params) -> Result<GpuDecoded, GpuError> {

@@ -131,6 +131,29 @@ pub(super) fn scan_probes(g: &Geometry, probes: &[u16], shards: &[Shard], how: (
     Ok(Scan { k, e_max, eo_max })
 }
 
+/// What a caller of [`DeviceNetwork::run_chunks`] does around each chunk `i`.
+pub(super) trait ChunkHooks {
+    /// Before the chunk's probes are uploaded (or taken from `ch.spare`).
+    fn before(&mut self, _i: usize, _ch: &mut Chunk) -> Result<(), GpuError> {
+        Ok(())
+    }
+    /// After the chunk's first launches are queued.
+    fn begun(&mut self, _i: usize, _ch: &mut Chunk) -> Result<(), GpuError> {
+        Ok(())
+    }
+    /// Takes the chunk's final state, `bufs[t % 2]` after `t` updates.
+    fn finish(&mut self, i: usize, ch: &mut Chunk, t: u32, timer: &mut KernelTimer) -> Result<(), GpuError>;
+}
+
+/// Hooks that only take each chunk's final state.
+struct Finish<F>(F);
+
+impl<F: FnMut(&mut Chunk, u32, &mut KernelTimer) -> Result<(), GpuError>> ChunkHooks for Finish<F> {
+    fn finish(&mut self, _i: usize, ch: &mut Chunk, t: u32, timer: &mut KernelTimer) -> Result<(), GpuError> {
+        (self.0)(ch, t, timer)
+    }
+}
+
 /// Chunk buffers are kept under this, and under half the free device memory.
 const CHUNK_BUDGET: u64 = 8 << 30;
 
@@ -143,14 +166,14 @@ impl DeviceNetwork<'_> {
     }
 
     /// Runs the core's schedule for `rule` in `mode` on every chunk of `probes` (`plan`: chunk
-    /// size, most erased clusters, lean start); `finish` takes each chunk's final state
+    /// size, most erased clusters, lean start); `hooks.finish` takes each chunk's final state
     /// (`bufs[t % 2]` after `t` updates) before the next chunk overwrites it.
-    fn run_chunks(
+    pub(super) fn run_chunks(
         &self,
         probes: &[u16],
         (rule, mode, params): (Rule, Mode, &Params),
         (cap, e_max, lean): (usize, u32, bool),
-        mut finish: impl FnMut(&mut Chunk, u32, &mut KernelTimer) -> Result<(), GpuError>,
+        hooks: &mut impl ChunkHooks,
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let g = &self.geom;
         let k = probes.len() / g.clusters();
@@ -159,13 +182,16 @@ impl DeviceNetwork<'_> {
         }
         let ta = Instant::now();
         let mut ch = self.take_chunk(cap, rule)?;
+        ch.ready = None;
         profile_note(|| format!("chunk buffers for {cap} probes: {:.1} ms", ms_since(ta)));
         let mut timer = KernelTimer::default();
         let st = &self.gpu().stream;
         let mut stats = Vec::with_capacity(k);
-        for part in probes.chunks(cap * g.clusters()) {
+        for (i, part) in probes.chunks(cap * g.clusters()).enumerate() {
             let tb = Instant::now();
+            hooks.before(i, &mut ch)?;
             self.begin(&mut ch, part, (rule, mode), (e_max, e_max), lean, &mut timer)?;
+            hooks.begun(i, &mut ch)?;
             if profiling() {
                 st.synchronize()?;
                 profile_note(|| format!("chunk of {} probes: upload and start {:.1} ms", ch.k, ms_since(tb)));
@@ -180,7 +206,7 @@ impl DeviceNetwork<'_> {
                 ch.lists.swap(0, 1);
                 sched.record(n > 0);
             }
-            finish(&mut ch, sched.t(), &mut timer)?;
+            hooks.finish(i, &mut ch, sched.t(), &mut timer)?;
             ch.download_stats(st, &mut stats)?;
         }
         self.keep_chunk(ch, rule);
@@ -205,9 +231,10 @@ impl DeviceNetwork<'_> {
         let cap = self.chunk_cap(k, bytes_per_probe(&self.geom, rule))?;
         let mut states = Vec::with_capacity(k * rw);
         let gpu = self.gpu();
-        let (stats, kernel_ms) = self.run_chunks(probes, (rule, mode, params), (cap, e_max, false), |ch, t, _| {
+        let mut hooks = Finish(|ch: &mut Chunk, t: u32, _: &mut KernelTimer| {
             gpu.download_prefix(&ch.bufs[t as usize % 2], ch.k * rw, &mut states)
-        })?;
+        });
+        let (stats, kernel_ms) = self.run_chunks(probes, (rule, mode, params), (cap, e_max, false), &mut hooks)?;
         Ok(GpuBatch { states, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
     }
 
@@ -266,20 +293,27 @@ impl DeviceNetwork<'_> {
         if dst.len() != k * c {
             return Err(GpuError::Input(format!("{} result slots for {} clusters", dst.len(), k * c)));
         }
-        // The whole batch's results stay on the device until one pinned download at the end.
+        // The whole batch's results stay on the device until they are downloaded: by chunk while
+        // later chunks run (a long batch), else once at the end.
         gpu.ensure_fits(k as u64 * c as u64 * 4)?;
         let t0 = Instant::now();
         let mut out = gpu.stream.alloc_zeros::<u32>((k * c).max(1))?;
         let cap = self.chunk_cap(k, bytes_per_probe(&self.geom, rule))?;
-        let (stats, kernel_ms) = if mode == Mode::Erasure && self.warp_fits(rule, e_max) {
+        let warp = mode == Mode::Erasure && self.warp_fits(rule, e_max);
+        let piece = super::pipeline::piece(k, cap);
+        if self.pipelined && !warp && piece < k {
+            return self.run_decoded_pipelined(probes, (rule, mode, params), (piece, e_max), &mut out, dst);
+        }
+        let (stats, kernel_ms) = if warp {
             self.run_joint_warp(probes, (cap, e_max), &mut out)?
         } else {
             let mut at = 0;
-            self.run_chunks(probes, (rule, mode, params), (cap, e_max, true), |ch, t, timer| {
+            let mut hooks = Finish(|ch: &mut Chunk, t: u32, timer: &mut KernelTimer| {
                 self.decode(ch, t, &mut out, at, timer)?;
                 at += ch.k * c;
                 Ok(())
-            })?
+            });
+            self.run_chunks(probes, (rule, mode, params), (cap, e_max, true), &mut hooks)?
         };
         let t1 = Instant::now();
         download_decoded(gpu, &out, dst)?;

@@ -57,8 +57,9 @@ pub struct GpusBenchConfig {
 pub struct GpusEntry {
     /// GPUs used.
     pub gpus: usize,
-    /// `sharded` (W split by clusters, states exchanged over NCCL) or `replicated` (W on
-    /// every GPU, probes split).
+    /// `sharded` (W split by clusters, states exchanged over NCCL), `replicated` (W on
+    /// every GPU, probes split) or, on one GPU, `single` (the single-device driver) and
+    /// `single-serial` (the same with its transfers before and after the kernels).
     pub placement: &'static str,
     /// Storing every message on every GPU (each into its own columns), seconds.
     pub store_seconds: f64,
@@ -174,15 +175,26 @@ pub fn run(a: &GpusBenchConfig) -> Result<()> {
     };
     let mut first: Option<Vec<Decoded>> = None;
     for &n in &counts {
-        for placement in ["sharded", "replicated"] {
-            if placement == "replicated" && (n == 1 || weight_bytes > gpus[0].memory()?.1 / 2) {
-                continue; // one GPU is the sharded row; a W that crowds one GPU cannot be replicated
+        for placement in ["sharded", "replicated", "single-serial"] {
+            if placement == "replicated" && weight_bytes > gpus[0].memory()?.1 / 2 {
+                continue; // a W that crowds one GPU cannot be replicated
             }
+            if placement == "single-serial" && n != 1 {
+                continue;
+            }
+            // On one GPU the replicated placement is the single-device driver (`DeviceNetwork`),
+            // the call a user with one GPU makes: the reference for the speed-ups below;
+            // `single-serial` is the same with the transfers before and after the kernels
+            // instead of beside them (`set_pipelined(false)`), to show what the pipeline gains.
+            let placement = if n == 1 && placement == "replicated" { "single" } else { placement };
             pb.set_message(format!("{n} GPU(s), W {placement}: storing"));
             let t = Instant::now();
             let stored = match placement {
                 "sharded" => ShardedNetwork::store(&gpus[..n], g, &msgs).map(Placed::Sharded),
-                _ => ReplicatedNetwork::store(&gpus[..n], g, &msgs).map(Placed::Replicated),
+                _ => ReplicatedNetwork::store(&gpus[..n], g, &msgs).map(|mut r| {
+                    r.set_pipelined(placement != "single-serial");
+                    Placed::Replicated(r)
+                }),
             };
             let net = match stored {
                 Ok(net) => net,
@@ -242,14 +254,20 @@ pub fn run(a: &GpusBenchConfig) -> Result<()> {
         }
         pb.inc(1);
     }
-    if let Some(one) = report.entries.iter().find(|e| e.gpus == 1) {
+    // Against the fastest one-GPU row, end to end and in kernels each.
+    let ones = report.entries.iter().filter(|e| e.gpus == 1);
+    let one = ones.clone().min_by(|a, b| a.seconds.total_cmp(&b.seconds));
+    let one_k = ones.min_by(|a, b| a.kernel_seconds.total_cmp(&b.kernel_seconds));
+    if let (Some(one), Some(one_k)) = (one, one_k) {
         for e in report.entries.iter().filter(|e| e.gpus > 1) {
             crate::outln!(
-                "{} GPUs, W {} vs 1 GPU: {:.2}x end to end, {:.2}x in kernels",
+                "{} GPUs, W {} vs 1 GPU: {:.2}x end to end (against {}), {:.2}x in kernels (against {})",
                 e.gpus,
                 e.placement,
                 one.seconds / e.seconds,
-                one.kernel_seconds / e.kernel_seconds
+                one.placement,
+                one_k.kernel_seconds / e.kernel_seconds,
+                one_k.placement
             )?;
         }
     }

@@ -1,0 +1,197 @@
+//! Compact results of a long batch on one device with the transfers beside the kernels: the
+//! batch runs in chunks (at least [`PIECES`] of at least [`MIN_PIECE`] probes), and a helper
+//! thread moves the data on the GPU's copy stream while the GPU iterates — chunk `i + 1`'s probes
+//! up into the chunk's spare probe buffer, chunk `i − 1`'s decoded results down into the caller's
+//! memory. Pageable copies block the thread that issues them until the data has moved, so they
+//! go to that thread, not to the one that drives the schedule (which waits on the GPU every
+//! update). Scenario 3 on one H200 spent about half of its end-to-end time in these copies, one
+//! after the other with the kernels.
+//!
+//! Ordering, all on the device: chunk `i` starts after the event recorded behind its upload;
+//! a download starts after the event recorded behind its chunk's decoding; the upload into the
+//! spare buffer is queued behind the previous chunk's download on the copy stream, so after that
+//! chunk's decoding, its last reader.
+
+use cudarc::driver::{sys, CudaEvent, CudaSlice, DevicePtr, DevicePtrMut};
+use neurobits_core::gbnn::decode::Decoded;
+use neurobits_core::gbnn::{Mode, Params, Rule, Stats};
+use std::mem::MaybeUninit;
+use std::sync::mpsc;
+use std::time::Instant;
+
+use super::chunk::Chunk;
+use super::retrieve::ChunkHooks;
+use super::DeviceNetwork;
+use crate::launch::{ms_since, profile_note, KernelTimer};
+use crate::{Gpu, GpuError};
+
+/// The smallest chunk of a pipelined batch: below it a chunk's fixed costs (its launches, host
+/// synchronisations and a less busy GPU) outweigh the transfers it hides. Measured on 4 H200s
+/// with 2.5·10^5 probes per GPU (Scenario 3): chunks of 2^16 took 7.7 ms of kernels against
+/// 6.2 ms in one chunk.
+const MIN_PIECE: usize = 1 << 17;
+/// A long batch is cut into at least this many chunks: the first upload and the last download
+/// are the part of the transfers nothing hides.
+const PIECES: usize = 4;
+
+/// Probes per chunk for a batch of `k` probes whose chunks may hold `cap`: the batch is
+/// pipelined when this is below `k`.
+pub(super) fn piece(k: usize, cap: usize) -> usize {
+    cap.min(k.div_ceil(PIECES).max(MIN_PIECE)).max(1)
+}
+
+/// A transfer for the helper thread.
+enum Job<'a> {
+    /// Host probes to a device address; the upload's event goes back.
+    Up { src: &'a [u16], dst: u64 },
+    /// Decoded values from a device address into the caller's memory, once `ready` has passed.
+    Down { src: u64, dst: &'a mut [MaybeUninit<Decoded>], ready: CudaEvent },
+}
+
+/// The helper thread: runs `jobs` in order on `gpu`'s copy stream and sends each upload's
+/// completion event back through `ups`.
+fn mover(gpu: &Gpu, jobs: mpsc::Receiver<Job<'_>>, ups: mpsc::Sender<CudaEvent>) -> Result<(), GpuError> {
+    gpu.ctx.bind_to_thread()?;
+    let copy = gpu.copy_stream();
+    for job in jobs {
+        match job {
+            Job::Down { src, dst, ready } => {
+                copy.wait(&ready)?;
+                // SAFETY: `src` is the device address of `dst.len()` decoded values inside the
+                // batch's result buffer, which outlives this thread; the wait orders the copy
+                // after the kernel that writes them; `Decoded` is `repr(transparent)` over `u32`.
+                // A copy into pageable memory returns once the data has arrived.
+                unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr().cast(), src, dst.len() * 4, copy.cu_stream()) }
+                    .result()?;
+            }
+            Job::Up { src, dst } => {
+                // SAFETY: `dst` is the spare probe buffer, at least `src.len()` long, whose last
+                // reader (the previous chunk's decoding) the copy stream has waited for behind
+                // that chunk's download; a pageable source is staged before the call returns.
+                unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr().cast(), src.len() * 2, copy.cu_stream()) }
+                    .result()?;
+                if ups.send(copy.record_event(None)?).is_err() {
+                    break; // the schedule stopped (an error there): nothing waits for this
+                }
+            }
+        }
+    }
+    copy.synchronize()?;
+    Ok(())
+}
+
+/// The hooks of a pipelined run: the jobs for the helper thread, and each chunk's decoding.
+struct Pipeline<'a, 'n, 'g> {
+    net: &'n DeviceNetwork<'g>,
+    /// The batch's chunks of probes.
+    parts: Vec<&'a [u16]>,
+    /// The caller's memory, chunk by chunk, in order.
+    dsts: std::slice::ChunksMut<'a, MaybeUninit<Decoded>>,
+    jobs: mpsc::Sender<Job<'a>>,
+    ups: mpsc::Receiver<CudaEvent>,
+    out: &'a mut CudaSlice<u32>,
+    /// `out`'s device address.
+    base: u64,
+    /// Decoded values per probe (`C`).
+    c: usize,
+    /// The last chunk's decoding event and first value, not yet sent for download.
+    pending: Option<(CudaEvent, usize)>,
+    at: usize,
+}
+
+impl Pipeline<'_, '_, '_> {
+    /// Sends the pending chunk's results for download.
+    fn flush(&mut self) -> Result<(), GpuError> {
+        if let Some((ready, at)) = self.pending.take() {
+            let dst = self.dsts.next().ok_or_else(|| GpuError::Input("more chunks than result slots".into()))?;
+            let src = self.base + (at * 4) as u64;
+            self.jobs.send(Job::Down { src, dst, ready }).map_err(|_| stopped())?;
+        }
+        Ok(())
+    }
+}
+
+fn stopped() -> GpuError {
+    GpuError::Cuda("the copy thread stopped".into())
+}
+
+impl ChunkHooks for Pipeline<'_, '_, '_> {
+    fn before(&mut self, i: usize, ch: &mut Chunk) -> Result<(), GpuError> {
+        if i > 0 {
+            ch.ready = Some(self.ups.recv().map_err(|_| stopped())?);
+        }
+        Ok(())
+    }
+
+    fn begun(&mut self, i: usize, ch: &mut Chunk) -> Result<(), GpuError> {
+        self.flush()?;
+        if let Some(next) = self.parts.get(i + 1).copied() {
+            let gpu = self.net.gpu();
+            if ch.spare.as_ref().is_none_or(|s| s.len() < ch.probes.len()) {
+                // SAFETY: the kernels read only the probes each chunk uploads.
+                ch.spare = Some(unsafe { gpu.stream.alloc::<u16>(ch.probes.len()) }?);
+            }
+            let spare = ch.spare.as_mut().expect("allocated just above");
+            if next.len() > spare.len() {
+                return Err(GpuError::Input("a chunk larger than its probe buffer".into()));
+            }
+            let (dst, _sync) = spare.device_ptr_mut(&gpu.stream);
+            self.jobs.send(Job::Up { src: next, dst }).map_err(|_| stopped())?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, _i: usize, ch: &mut Chunk, t: u32, timer: &mut KernelTimer) -> Result<(), GpuError> {
+        self.net.decode(ch, t, self.out, self.at, timer)?;
+        self.pending = Some((self.net.gpu().stream.record_event(None)?, self.at));
+        self.at += ch.k * self.c;
+        Ok(())
+    }
+}
+
+impl DeviceNetwork<'_> {
+    /// Compact results of `probes` (checked; at most `e_max` erased clusters each) in chunks of
+    /// `piece` probes, decoded into `out` and downloaded into `dst` beside the kernels; returns
+    /// the statistics and the kernel milliseconds.
+    pub(super) fn run_decoded_pipelined(
+        &self,
+        probes: &[u16],
+        (rule, mode, params): (Rule, Mode, &Params),
+        (piece, e_max): (usize, u32),
+        out: &mut CudaSlice<u32>,
+        dst: &mut [MaybeUninit<Decoded>],
+    ) -> Result<(Vec<Stats>, f64), GpuError> {
+        let (c, gpu) = (self.geom.clusters(), self.gpu());
+        let t0 = Instant::now();
+        let (base, _sync) = out.device_ptr(&gpu.stream);
+        drop(_sync);
+        let found = std::thread::scope(|s| {
+            let (jobs, job_rx) = mpsc::channel();
+            let (up_tx, ups) = mpsc::channel();
+            let helper = s.spawn(move || mover(gpu, job_rx, up_tx));
+            let mut hooks = Pipeline {
+                net: self,
+                parts: probes.chunks(piece * c).collect(),
+                dsts: dst.chunks_mut(piece * c),
+                jobs,
+                ups,
+                out,
+                base,
+                c,
+                pending: None,
+                at: 0,
+            };
+            let run = self.run_chunks(probes, (rule, mode, params), (piece, e_max, true), &mut hooks);
+            let run = run.and_then(|r| hooks.flush().map(|()| r));
+            drop(hooks); // closes the job channel: the helper empties it and stops
+            let moved = helper.join().unwrap_or_else(|_| Err(GpuError::Cuda("the copy thread panicked".into())));
+            // The helper's own error explains a schedule that stopped for want of it.
+            match (run, moved) {
+                (Ok(r), Ok(())) => Ok(r),
+                (_, Err(e)) | (Err(e), Ok(())) => Err(e),
+            }
+        });
+        profile_note(|| format!("pipelined retrieval in chunks of {piece} probes: {:.1} ms", ms_since(t0)));
+        found
+    }
+}
