@@ -53,6 +53,18 @@ enum Job<'a> {
 fn mover(gpu: &Gpu, jobs: mpsc::Receiver<Job<'_>>, ups: mpsc::Sender<CudaEvent>) -> Result<(), GpuError> {
     gpu.ctx.bind_to_thread()?;
     let copy = gpu.copy_stream();
+    let ran = run_jobs(&copy, jobs, ups);
+    // Also after an error: no copy may still be writing when the buffers are freed.
+    let synced = copy.synchronize().map_err(GpuError::from);
+    ran.and(synced)
+}
+
+/// The loop of [`mover`].
+fn run_jobs(
+    copy: &cudarc::driver::CudaStream,
+    jobs: mpsc::Receiver<Job<'_>>,
+    ups: mpsc::Sender<CudaEvent>,
+) -> Result<(), GpuError> {
     for job in jobs {
         match job {
             Job::Down { src, dst, ready } => {
@@ -76,7 +88,6 @@ fn mover(gpu: &Gpu, jobs: mpsc::Receiver<Job<'_>>, ups: mpsc::Sender<CudaEvent>)
             }
         }
     }
-    copy.synchronize()?;
     Ok(())
 }
 
