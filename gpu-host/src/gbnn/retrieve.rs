@@ -121,11 +121,25 @@ pub(super) fn scan_probes(g: &Geometry, probes: &[u16], shards: &[Shard], how: (
     use rayon::prelude::*;
     let (c, k) = (g.clusters(), probe_count(g, probes)?);
     let per = k.div_ceil(16).max(1 << 14) * c;
-    let found = if probes.len() <= per {
-        vec![scan_dispatch(g, probes, shards, how)?]
-    } else {
-        probes.par_chunks(per).map(|part| scan_dispatch(g, part, shards, how)).collect::<Result<Vec<_>, _>>()?
+    let t0 = Instant::now();
+    let timed = |part: &[u16]| {
+        let t = Instant::now();
+        let r = scan_dispatch(g, part, shards, how);
+        (r, (t - t0).as_secs_f64() * 1e3, ms_since(t))
     };
+    let runs: Vec<_> =
+        if probes.len() <= per { vec![timed(probes)] } else { probes.par_chunks(per).map(timed).collect() };
+    // Under NEUROBITS_GPU_PROFILE: when the parts started and how long the slowest took (a
+    // late start is a busy pool, a long part a slow core).
+    profile_note(|| {
+        let last_start = runs.iter().map(|r| r.1).fold(0.0, f64::max);
+        let longest = runs.iter().map(|r| r.2).fold(0.0, f64::max);
+        format!(
+            "probe scan: {} parts, the last started at {last_start:.2} ms, the longest took {longest:.2} ms",
+            runs.len()
+        )
+    });
+    let found = runs.into_iter().map(|r| r.0).collect::<Result<Vec<_>, _>>()?;
     let e_max = found.iter().map(|f| f.0).max().unwrap_or(0);
     let eo_max = found.iter().map(|f| f.1).max().unwrap_or(0);
     Ok(Scan { k, e_max, eo_max })
