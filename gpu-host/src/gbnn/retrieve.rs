@@ -89,7 +89,7 @@ fn scan_part(g: &Geometry, part: &[u16], shards: &[Shard], (rule, mode): (Rule, 
     Ok((e_max, eo_max))
 }
 
-/// [`scan_part`] compiled for AVX2: the core's checks vectorise (a quarter of the baseline
+/// [`scan_part`] compiled for AVX2: the core's checks vectorise (under half of the baseline
 /// x86-64 time).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]

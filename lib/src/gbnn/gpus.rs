@@ -176,8 +176,8 @@ pub fn run(a: &GpusBenchConfig) -> Result<()> {
     let mut first: Option<Vec<Decoded>> = None;
     for &n in &counts {
         for placement in ["sharded", "replicated", "single-serial"] {
-            if placement == "replicated" && weight_bytes > gpus[0].memory()?.1 / 2 {
-                continue; // a W that crowds one GPU cannot be replicated
+            if placement != "sharded" && weight_bytes > gpus[0].memory()?.1 / 2 {
+                continue; // a W that crowds one GPU can be neither replicated nor held whole
             }
             if placement == "single-serial" && n != 1 {
                 continue;
