@@ -18,6 +18,7 @@ fn config(sync: SyncArg, dtype: Dtype, iters: u32) -> Config {
         min_cluster: None,
         scales: vec![1.0],
         restarts: 1,
+        links: ocnn::Links::Mutual,
         scale: None,
         cutoff: None,
         dtype,
