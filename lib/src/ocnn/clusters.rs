@@ -102,6 +102,9 @@ pub fn cluster_linked(
     clusters_of(n, &linked, links.iter().copied(), t, grid, rule, attach)
 }
 
+/// Linked pairs in buckets and where each bucket starts ([`buckets`]).
+type Buckets<'a> = (&'a [(u32, u32)], &'a [usize]);
+
 /// The linked pairs bucketed by how many grid thresholds link them: bucket `b` is
 /// `edges[start[b]..start[b + 1]]` (a counting sort, no comparison sort of the pairs).
 fn buckets(
@@ -143,7 +146,7 @@ fn clusters_of(
     t: u32,
     grid: &[u32],
     rule: Rule,
-    attach: Option<(&[(u32, u32)], &[usize])>,
+    attach: Option<Buckets<'_>>,
 ) -> anyhow::Result<Clustering> {
     let fixed = match rule {
         Rule::Fixed(p) => Some(p),
