@@ -21,7 +21,9 @@ and on FCPS (`validation`); seeds 3.. and the three real sets were not looked at
 choice (`held-out`).
 
 OCNN runs through the `neurobits` binary (`ocnn cluster`, whole process), once with its defaults
-(`--select consensus`: three coupling scales × two initial states, the best agreeing run kept)
+(`--select consensus`: three coupling scales × two initial states, the best agreeing run kept;
+since issue 33's third round linking only mutual ⌈log₂ N⌉-nearest neighbours, chosen on seeds 0-9
+of peers/ocnn_sizes.py's families at 100-1 000 points and FCPS: results/ocnn/small-sets.md)
 and once with the previous default (`--select stable`: one run at the scale a) for comparison.
 ARI over all points: a noise label (−1 of DBSCAN/HDBSCAN) is one group, an OCNN singleton its own
 cluster; coverage = the share of points in a cluster of more than one point (not noise).

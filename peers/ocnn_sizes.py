@@ -1,5 +1,6 @@
 """OCNN with its defaults against HDBSCAN with its defaults on small and large synthetic sets
-(100 to 1 000 points, seeds 20-24, never used to choose anything), standardised as in
+(100 to 1 000 points, seeds 20-24, never used to choose anything; the third round's link rule
+was chosen on seeds 0-9 of the same generators, results/ocnn/small-sets.md), standardised as in
 clustering_quality.py. Usage: python3 peers/ocnn_sizes.py [BINARY [ocnn cluster options...]]."""
 import os, sys, numpy as np, warnings
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -18,6 +18,7 @@ fn config(sync: SyncArg, dtype: Dtype, iters: u32) -> Config {
         min_cluster: None,
         scales: vec![1.0],
         restarts: 1,
+        links: ocnn::Links::Mutual,
         scale: None,
         cutoff: None,
         dtype,
@@ -112,7 +113,8 @@ fn ocnn_gpu_equals_cpu_bit_for_bit() {
     println!(
         "OCNN GPU = CPU bit for bit on {} point sets (2-D, 3-D, f32, f64, phase, fragmentary), all three decompositions \
          and lane rows; \
-         clusters from the GPU's spanning forest = from all pairs (auto, 35 % and 80 %); the consensus selection keeps \
+         clusters from the GPU's spanning forest = from all pairs (auto, 35 % and 80 %); the consensus selection (mutual links, \
+         from the downloaded hits) keeps \
          the same run (Lsun, Tetra, random 1000)",
         sets.len()
     );

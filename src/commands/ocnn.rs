@@ -4,7 +4,7 @@ use clap::Args;
 use neurobits::device::Target;
 use neurobits::io::atomic::check_writable;
 use neurobits::model::Model;
-use neurobits::ocnn::{model::Ocnn, Config, Dtype, Select, SyncArg, Variant};
+use neurobits::ocnn::{model::Ocnn, Config, Dtype, Links, Select, SyncArg, Variant};
 use std::path::PathBuf;
 
 /// `ocnn cluster`.
@@ -54,6 +54,10 @@ pub struct ClusterArgs {
     /// Initial states per scale of `--select consensus` (the seed, then streams of it).
     #[arg(long, default_value_t = neurobits_core::ocnn::DEFAULT_RESTARTS, value_parser = clap::value_parser!(u32).range(1..=8))]
     pub restarts: u32,
+    /// The pairs `--select consensus` may link: `mutual` (mutual k-nearest neighbours, k = ⌈log₂ N⌉,
+    /// and each point with its nearest) or `all` (every pair).
+    #[arg(long, value_enum, default_value_t = Links::Mutual)]
+    pub links: Links,
     /// Smallest cluster of `--select consensus`/`stable` (default: N/10, at least 5; half of fewer
     /// than 10 points).
     #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(2..))]
@@ -118,6 +122,7 @@ impl ClusterArgs {
             min_cluster: self.min_cluster,
             scales: self.scales.clone(),
             restarts: self.restarts,
+            links: self.links,
             scale: self.scale,
             cutoff: self.cutoff,
             dtype: self.dtype,

@@ -21,6 +21,8 @@ mod dynamics;
 mod early;
 pub mod kernels;
 mod lane_column;
+#[cfg(feature = "alloc")]
+mod links;
 mod real;
 #[cfg(feature = "alloc")]
 mod stable;
@@ -37,7 +39,9 @@ pub use dynamics::{
 };
 pub use early::EarlyStop;
 pub use lane_column::{LaneColumn, Quot16, Quot8};
+#[cfg(feature = "alloc")]
+pub use links::{link_neighbours, mutual_pairs};
 pub use real::Real;
 #[cfg(feature = "alloc")]
-pub use stable::{default_min_cluster, lambda, stable_clusters, Stable};
+pub use stable::{default_min_cluster, lambda, stable_clusters, stable_clusters_attached, Stable};
 pub use sync::{phase_bit, phase_hits, SyncMode};

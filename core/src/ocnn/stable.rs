@@ -147,7 +147,39 @@ pub fn stable_clusters(
     m: u32,
     attach_floor: u32,
 ) -> Stable {
+    stable_clusters_attached(n, (edges, start), (edges, start), grid, m, attach_floor)
+}
+
+/// [`stable_clusters`] with the clusters selected over the pairs `select` (bucketed as `edges`
+/// and `start` there) and the left-over points joined over the pairs `attach`: the default
+/// consensus selects over the mutual-neighbour links (`mutual_pairs`) and lets a point the
+/// link graph cut off join the cluster it synchronizes with, over every pair.
+///
+/// ```
+/// use neurobits_core::ocnn::stable_clusters_attached;
+/// // Two groups of 6 linked at every threshold of 50..=99 (bucket 50); point 12 has no link
+/// // pair, but among all pairs it is linked to point 7 up to 80 % (bucket 31).
+/// let grid: Vec<u32> = (50..=99).collect();
+/// let sel: Vec<(u32, u32)> = (1..6).map(|i| (0, i)).chain((7..12).map(|i| (6, i))).collect();
+/// let start: Vec<usize> = [0; 51].into_iter().chain([sel.len()]).collect();
+/// let all: Vec<(u32, u32)> = [&[(7, 12)][..], &sel[..]].concat();
+/// let all_start: Vec<usize> = [0; 32].into_iter().chain([1; 19]).chain([all.len()]).collect();
+/// let s = stable_clusters_attached(13, (&sel, &start), (&all, &all_start), &grid, 5, 60);
+/// assert_eq!(s.labels, [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1]);
+/// // Over the link pairs alone point 12 stays a singleton.
+/// let s = stable_clusters_attached(13, (&sel, &start), (&sel, &start), &grid, 5, 60);
+/// assert_eq!((s.labels[12], s.k), (2, 3));
+/// ```
+pub fn stable_clusters_attached(
+    n: usize,
+    (edges, start): (&[(u32, u32)], &[usize]),
+    (attach_edges, attach_start): (&[(u32, u32)], &[usize]),
+    grid: &[u32],
+    m: u32,
+    attach_floor: u32,
+) -> Stable {
     let levels = grid.len();
+    assert_eq!(attach_start.len(), levels + 2, "one bucket per grid threshold");
     assert_eq!(start.len(), levels + 2, "one bucket per grid threshold");
     // Weight of level g: the λ-width it spans, up to the next threshold (100 % after the last).
     let w: Vec<f64> = (0..levels).map(|g| lambda(*grid.get(g + 1).unwrap_or(&100)) - lambda(grid[g])).collect();
@@ -269,7 +301,7 @@ pub fn stable_clusters(
     let mut first = vec![NONE; n]; // smallest clustered point of each root
     (0..n).filter(|&i| label[i] != NONE).for_each(|i| first[i] = i as u32);
     let mut joined_label = label.clone();
-    descend(n, edges, start, |g, uf, joined| {
+    descend(n, attach_edges, attach_start, |g, uf, joined| {
         for pair in joined.chunks(2) {
             let (r, o) = (pair[0] as usize, pair[1] as usize);
             first[r] = first[r].min(first[o]);

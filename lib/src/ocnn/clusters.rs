@@ -1,7 +1,7 @@
 //! From hit counts to labels: the `k(θ)` curve on the percent grid, the automatic selection and
 //! the labels (the rules are `neurobits_core::ocnn`'s).
 
-use neurobits_core::ocnn::{labels_at, linked_prefix, plateau, stable_clusters, UnionFind};
+use neurobits_core::ocnn::{labels_at, linked_prefix, plateau, stable_clusters, stable_clusters_attached, UnionFind};
 
 /// How the clusters are chosen from the hit counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,21 +80,43 @@ pub fn cluster_pairs(
     grid: &[u32],
     rule: Rule,
 ) -> anyhow::Result<Clustering> {
+    clusters_of(n, hits, pairs, t, grid, rule, None)
+}
+
+/// Clusters the hits of the upper triangle (`hits`, as [`cluster`] reads them) over the link
+/// pairs `links` only (`neurobits_core::ocnn::mutual_pairs`): the curve and the selection see
+/// only those pairs; under [`Rule::Stable`] the left-over points join a cluster over every pair
+/// (`neurobits_core::ocnn::stable_clusters_attached`).
+pub fn cluster_linked(
+    n: usize,
+    hits: &[u32],
+    links: &[(u32, u32)],
+    t: u32,
+    grid: &[u32],
+    rule: Rule,
+) -> anyhow::Result<Clustering> {
+    let linked: Vec<u32> = links.iter().map(|&(i, j)| hits[super::cpu::tri(n, i as usize, j as usize)]).collect();
+    let every = (0..n as u32).flat_map(|i| (i + 1..n as u32).map(move |j| (i, j)));
+    let all = matches!(rule, Rule::Stable { .. }).then(|| buckets(hits, every, t, grid));
+    let attach = all.as_ref().map(|(e, s)| (&e[..], &s[..]));
+    clusters_of(n, &linked, links.iter().copied(), t, grid, rule, attach)
+}
+
+/// Linked pairs in buckets and where each bucket starts ([`buckets`]).
+type Buckets<'a> = (&'a [(u32, u32)], &'a [usize]);
+
+/// The linked pairs bucketed by how many grid thresholds link them: bucket `b` is
+/// `edges[start[b]..start[b + 1]]` (a counting sort, no comparison sort of the pairs).
+fn buckets(
+    hits: &[u32],
+    pairs: impl Iterator<Item = (u32, u32)>,
+    t: u32,
+    grid: &[u32],
+) -> (Vec<(u32, u32)>, Vec<usize>) {
     use rayon::prelude::*;
-    let fixed = match rule {
-        Rule::Fixed(p) => Some(p),
-        _ => None,
-    };
-    // A fixed threshold outside the grid gets its own grid point, so that its pairs are buckets.
-    let mut grid = grid.to_vec();
-    if let Some(p) = fixed {
-        if let Err(at) = grid.binary_search(&p) {
-            grid.insert(at, p);
-        }
-    }
     let len = grid.len();
     // Bucket of every pair (in the upper triangle's order): how many grid thresholds link it.
-    let bucket: Vec<u8> = hits.par_iter().map(|&h| linked_prefix(h, t, &grid) as u8).collect();
+    let bucket: Vec<u8> = hits.par_iter().map(|&h| linked_prefix(h, t, grid) as u8).collect();
     let mut count = vec![0usize; len + 1];
     for &b in &bucket {
         count[b as usize] += 1;
@@ -113,6 +135,32 @@ pub fn cluster_pairs(
             at[b] += 1;
         }
     }
+    (edges, start)
+}
+
+/// [`cluster_pairs`], the left-over points of the stable rule joined over `attach` when given.
+fn clusters_of(
+    n: usize,
+    hits: &[u32],
+    pairs: impl Iterator<Item = (u32, u32)>,
+    t: u32,
+    grid: &[u32],
+    rule: Rule,
+    attach: Option<Buckets<'_>>,
+) -> anyhow::Result<Clustering> {
+    let fixed = match rule {
+        Rule::Fixed(p) => Some(p),
+        _ => None,
+    };
+    // A fixed threshold outside the grid gets its own grid point, so that its pairs are buckets.
+    let mut grid = grid.to_vec();
+    if let Some(p) = fixed {
+        if let Err(at) = grid.binary_search(&p) {
+            grid.insert(at, p);
+        }
+    }
+    let len = grid.len();
+    let (edges, start) = buckets(hits, pairs, t, &grid);
     // k(p) for the grid from the highest threshold down: each bucket adds the pairs that the
     // next lower threshold links.
     let mut parent = vec![0u32; n];
@@ -134,7 +182,10 @@ pub fn cluster_pairs(
         size.iter().filter(|&&s| s > 1).count() as u32
     };
     if let Rule::Stable { min_cluster, attach_floor } = rule {
-        let s = stable_clusters(n, &edges, &start, &grid, min_cluster, attach_floor);
+        let s = match attach {
+            Some((e, st)) => stable_clusters_attached(n, (&edges, &start), (e, st), &grid, min_cluster, attach_floor),
+            None => stable_clusters(n, &edges, &start, &grid, min_cluster, attach_floor),
+        };
         let level = s.level.ok_or_else(|| {
             anyhow::Error::new(NoCluster(format!(
                 "no group of {min_cluster} points or more stays synchronized above {} %: give --threshold P or --min-cluster",

@@ -8,6 +8,7 @@ pub mod cpu;
 pub mod digest;
 pub mod early;
 pub mod experiment;
+pub mod links;
 pub mod model;
 pub mod near;
 mod pipeline;
@@ -81,6 +82,19 @@ pub enum Select {
     Plateau,
 }
 
+/// Which pairs the consensus selection may link (`neurobits_core::ocnn::mutual_pairs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "kebab-case")]
+pub enum Links {
+    /// Only pairs of mutual k-nearest neighbours, k = ⌈log₂ N⌉ (and each point with its
+    /// nearest neighbour): the default.
+    #[default]
+    Mutual,
+    /// Every pair (the consensus before the link graph).
+    All,
+}
+
 /// Working type of the dynamics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
@@ -124,6 +138,9 @@ pub struct Config {
     /// Initial states per scale of the consensus selection: the seed, then
     /// `neurobits_core::ocnn::restart_seed(seed, r)` for `r = 1, …` (1..=8).
     pub restarts: u32,
+    /// The pairs the consensus selection may link (other rules and `cutoff` link every coupled
+    /// pair).
+    pub links: Links,
     /// Scale constant a (positive); `None`: from the Delaunay triangulation.
     pub scale: Option<f64>,
     /// Couple only pairs within R·a (sparse rows; synchronization counted on those pairs only);
@@ -153,6 +170,7 @@ impl Default for Config {
             min_cluster: None,
             scales: neurobits_core::ocnn::DEFAULT_SCALE_FACTORS.to_vec(),
             restarts: neurobits_core::ocnn::DEFAULT_RESTARTS,
+            links: Links::Mutual,
             scale: None,
             cutoff: None,
             dtype: Dtype::F32,

@@ -7,7 +7,9 @@ use neurobits_gpu_host::ocnn::{GpuReal, HostLaneRows};
 use neurobits_gpu_host::Gpu;
 use std::time::Instant;
 
-use super::{clusters, cpu, digest, points::Points, scale, weights, Candidate, Config, Report, SyncArg, Variant};
+use super::{
+    clusters, cpu, digest, points::Points, scale, weights, Candidate, Config, Links, Report, Select, SyncArg, Variant,
+};
 
 /// The clustering a check reads: the labels, or `None` where no clustering forms yet.
 type Read = Option<Vec<u32>>;
@@ -57,12 +59,19 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         None => scale::scale(p)?,
     };
     let scale_seconds = t0.elapsed().as_secs_f64();
+    // The pairs the consensus may link: computed once from the points, the same for every run.
+    let t0 = Instant::now();
+    let links = match (c.select, c.threshold, c.cutoff, c.links) {
+        (Select::Consensus, None, None, Links::Mutual) => Some(super::links::mutual(p)?),
+        _ => None,
+    };
+    let links_seconds = t0.elapsed().as_secs_f64();
     let candidates = c.candidates();
     let mut runs = Vec::with_capacity(candidates.len());
     for &(f, seed) in &candidates {
         // A run in which no cluster forms cannot win (its error is the answer if all fail).
         let cr = Config { seed, ..c.clone() };
-        match run_once::<T>(p, a * f, &cr, gpu) {
+        match run_once::<T>(p, a * f, &cr, links.as_deref(), gpu) {
             Ok(r) => runs.push(Ok(r)),
             Err(e) if candidates.len() > 1 && e.is::<clusters::NoCluster>() => runs.push(Err(e)),
             Err(e) => return Err(e),
@@ -99,6 +108,9 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
     };
     let mut report = runs.swap_remove(pick)?;
     seconds.insert("scale".into(), scale_seconds);
+    if links.is_some() {
+        seconds.insert("links".into(), links_seconds);
+    }
     if candidates.len() > 1 {
         seconds.insert("consensus".into(), consensus_seconds);
     }
@@ -108,9 +120,16 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
     Ok(report)
 }
 
-/// One run of the dynamics at scale `a`, clustered by `c.rule` (the report's `seconds` lacks the
-/// scale's stage, measured once by the caller).
-fn run_once<T: GpuReal + Send + Sync>(p: &Points, a: f64, c: &Config, gpu: Option<&Gpu>) -> Result<Report> {
+/// One run of the dynamics at scale `a`, clustered by `c.rule` over the pairs `links` when given
+/// (dense coupling only), else over every coupled pair (the report's `seconds` lacks the scale's
+/// and the links' stages, measured once by the caller).
+fn run_once<T: GpuReal + Send + Sync>(
+    p: &Points,
+    a: f64,
+    c: &Config,
+    links: Option<&[(u32, u32)]>,
+    gpu: Option<&Gpu>,
+) -> Result<Report> {
     let mut seconds = std::collections::BTreeMap::new();
     let mode = match c.sync {
         SyncArg::Phase => SyncMode::Phase,
@@ -171,9 +190,13 @@ fn run_once<T: GpuReal + Send + Sync>(p: &Points, a: f64, c: &Config, gpu: Optio
             format_args!("the dense OCNN of {nn} points (coupling, lane rows, pair hits; --cutoff makes it sparse)"),
             nn * nn * (2 * t + 4) + nn * nn.saturating_sub(1) / 2 * 13,
         )?;
-        let mut watch = c
-            .early_stop
-            .map(|win| Watch::new(win, |h: &[u32], t| clusters::cluster(n, h, t, &grid, rule).ok().map(|c| c.labels)));
+        // The clusters of the upper triangle's hits, over the link pairs when given.
+        let cluster_upper = |h: &[u32], t: u32| match links {
+            Some(l) => clusters::cluster_linked(n, h, l, t, &grid, rule),
+            None => clusters::cluster(n, h, t, &grid, rule),
+        };
+        let mut watch =
+            c.early_stop.map(|win| Watch::new(win, |h: &[u32], t| cluster_upper(h, t).ok().map(|c| c.labels)));
         let mut check_upper = watch.as_mut().map(|w| move |o: u32, h: &[u32]| w.check(o, h));
         let t0 = Instant::now();
         // On the GPU the clusters come from the hit graph's maximum spanning forest, built there
@@ -241,12 +264,13 @@ fn run_once<T: GpuReal + Send + Sync>(p: &Points, a: f64, c: &Config, gpu: Optio
         let before: f64 = ["weights", "upload"].iter().filter_map(|k| seconds.get(k)).sum();
         seconds.insert("dynamics and sync", t0.elapsed().as_secs_f64() - before);
         let t0 = Instant::now();
-        let cl = match forest {
+        // The GPU's forest spans every pair: with link pairs, the downloaded hits are clustered.
+        let cl = match forest.filter(|_| links.is_none()) {
             Some(f) => {
                 let hits: Vec<u32> = f.iter().map(|&(h, ..)| h).collect();
                 clusters::cluster_pairs(n, &hits, f.iter().map(|&(_, i, j)| (i, j)), tr.observed, &grid, rule)?
             }
-            None => clusters::cluster(n, &tr.hits, tr.observed, &grid, rule)?,
+            None => cluster_upper(&tr.hits, tr.observed)?,
         };
         seconds.insert("clusters", t0.elapsed().as_secs_f64());
         let digest = digest::hits(n, &tr.hits, tr.observed);
