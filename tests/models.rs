@@ -185,7 +185,18 @@ fn ocnn_fit_predict_and_saved_labels() {
     let back = Ocnn::from_bytes(&m.to_bytes().unwrap(), "mem").unwrap();
     assert_eq!(back.labels().unwrap(), labels);
     assert_eq!(back.report().unwrap().hits_sha256, m.report().unwrap().hits_sha256);
+    assert_eq!(back.config.links, neurobits::ocnn::Links::Mutual);
     assert!(OcnnConfig { threshold: Some(100), ..Default::default() }.validate().is_err());
+    // A file written before the link rule existed (no key) was clustered over every pair and
+    // says so; a configuration without the key takes the default.
+    let (mut head, payload) = m.parts().unwrap();
+    head["config"].as_object_mut().unwrap().remove("links").expect("the key is written");
+    let old = Ocnn::from_bytes(&neurobits::io::model_file::encode(Ocnn::KIND, &head, &payload).unwrap(), "old.nbm");
+    let old = old.unwrap();
+    assert_eq!(old.config.links, neurobits::ocnn::Links::All);
+    assert_eq!(old.labels().unwrap(), labels, "the labels are what they were");
+    let partial: OcnnConfig = serde_json::from_str(r#"{"iters": 5}"#).unwrap();
+    assert_eq!(partial.links, neurobits::ocnn::Links::Mutual);
 }
 
 #[test]

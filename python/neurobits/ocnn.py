@@ -10,7 +10,7 @@ import numpy as np
 from . import _neurobits
 from ._base import HAVE_SKLEARN, ClusterMixin, Estimator, as_rows, config_json
 
-_KEYS = ("seed", "iters", "transient", "sync", "eps", "threshold", "select", "scales", "restarts", "min_cluster", "scale", "cutoff", "dtype", "variant")
+_KEYS = ("seed", "iters", "transient", "sync", "eps", "threshold", "select", "scales", "restarts", "links", "min_cluster", "scale", "cutoff", "dtype", "variant")
 
 
 class OCNN(ClusterMixin, Estimator):
@@ -44,6 +44,11 @@ class OCNN(ClusterMixin, Estimator):
         run of the dynamics per restart).
     restarts : int, default=2
         Initial states per scale of ``select="consensus"`` (1 to 8).
+    links : {"mutual", "all"}, default="mutual"
+        Pairs the consensus selection may link: ``"mutual"``, only mutual k-nearest neighbours
+        (k = ceil(log2 N), and each point with its nearest neighbour: small rings and moons stay
+        apart); ``"all"``, every pair (the rule before; a model file saved before this parameter
+        existed loads with it).
     min_cluster : int or None, default=None
         Smallest cluster of ``select="consensus"``/``"stable"`` (at least 2); ``None``: a tenth
         of the points, at least 5.
@@ -99,6 +104,7 @@ class OCNN(ClusterMixin, Estimator):
         select: str = "consensus",
         scales: Sequence[float] = (1.0, 1.5, 2.5),
         restarts: int = 2,
+        links: str = "mutual",
         min_cluster: Optional[int] = None,
         scale: Optional[float] = None,
         cutoff: Optional[float] = None,
@@ -115,6 +121,7 @@ class OCNN(ClusterMixin, Estimator):
         self.select = select
         self.scales = scales
         self.restarts = restarts
+        self.links = links
         self.min_cluster = min_cluster
         self.scale = scale
         self.cutoff = cutoff

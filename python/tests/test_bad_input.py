@@ -146,6 +146,8 @@ def test_bad_configs_and_devices():
         nb.GBNN(rule="majority").fit(np.zeros((1, 8), int))
     with pytest.raises(ValueError, match="iters = 0"):
         nb.OCNN(iters=0).fit(X)
+    with pytest.raises(ValueError, match="unknown variant"):
+        nb.OCNN(links="some").fit(X)
     with pytest.raises(ValueError, match="levels = 0"):
         nb.Cortical(levels=0).fit(X, Y)
     with pytest.raises(ValueError, match="device 'tpu': expected cpu, gpu, cuda, gpu:N, cuda:N or auto"):

@@ -103,6 +103,15 @@ def test_ocnn_equals_cli(cli, tmp_path: Path, lsun):
     assert np.array_equal(cli_model.labels_, est.labels_)
 
 
+def test_ocnn_links_all_equals_cli(cli, tmp_path: Path, lsun):
+    # The link rule before the mutual neighbours, through both front ends.
+    path, points = lsun
+    cli("ocnn", "cluster", "-i", path, "--skip-rows", 3, "--iters", 300, "--links", "all", "-o", tmp_path / "l.txt")
+    est = nb.OCNN(iters=300, links="all").fit(points)
+    assert est.get_params()["links"] == "all"
+    assert np.array_equal(est.labels_, np.loadtxt(tmp_path / "l.txt", dtype=np.int64))
+
+
 def test_ocnn_npy_input_equals_cli(cli, tmp_path: Path):
     rng = np.random.default_rng(7)
     centres = np.array([[0, 0, 0], [4, 0, 1], [0, 5, 2]], dtype=np.float64)

@@ -100,7 +100,12 @@ impl Model for Ocnn {
     }
 
     fn from_parts(saved: &Saved, name: &str) -> Result<Self> {
-        let SavedOcnn { config, mut report } = model_file::config(saved, name)?;
+        let SavedOcnn { mut config, mut report } = model_file::config(saved, name)?;
+        // A file from before the link rule existed was clustered over every pair: say so,
+        // rather than the default a new configuration gets.
+        if saved.config.get("config").is_some_and(|c| c.get("links").is_none()) {
+            config.links = super::Links::All;
+        }
         let mut r = Reader::new(&saved.payload, name);
         report.labels = r.u32s()?;
         r.finish()?;

@@ -59,10 +59,15 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         None => scale::scale(p)?,
     };
     let scale_seconds = t0.elapsed().as_secs_f64();
-    // The pairs the consensus may link: computed once from the points, the same for every run.
+    // The pairs the consensus may link: computed once from the points, the same for every run
+    // (dense coupling only, so after the check that the dense network fits: the neighbours are
+    // a brute-force pass over all pairs).
     let t0 = Instant::now();
     let links = match (c.select, c.threshold, c.cutoff, c.links) {
-        (Select::Consensus, None, None, Links::Mutual) => Some(super::links::mutual(p)?),
+        (Select::Consensus, None, None, Links::Mutual) => {
+            dense_budget::<T>(p.n)?;
+            Some(super::links::mutual(p)?)
+        }
         _ => None,
     };
     let links_seconds = t0.elapsed().as_secs_f64();
@@ -118,6 +123,18 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
     (report.scale_factor, report.run_seed) = candidates[pick];
     report.agreement = agreement;
     Ok(report)
+}
+
+/// Refuses a dense network of `n` points in `T` that cannot fit, before any of it exists: the
+/// peak is the lane rows (n² weights, a column index each), then per pair its hits, bucket and
+/// edge.
+fn dense_budget<T>(n: usize) -> Result<()> {
+    let (nn, t) = (n as u128, std::mem::size_of::<T>() as u128);
+    crate::budget::check(
+        format_args!("the dense OCNN of {nn} points (coupling, lane rows, pair hits; --cutoff makes it sparse)"),
+        nn * nn * (2 * t + 4) + nn * nn.saturating_sub(1) / 2 * 13,
+    )?;
+    Ok(())
 }
 
 /// One run of the dynamics at scale `a`, clustered by `c.rule` over the pairs `links` when given
@@ -183,13 +200,7 @@ fn run_once<T: GpuReal + Send + Sync>(
         let digest = digest::sparse_hits(w.pairs(), &tr.hits);
         (tr, cl, digest, w.hit_ptr[n])
     } else {
-        // The peak, before any of it exists: the lane rows (n² weights, a column index each),
-        // then per pair its hits, bucket and edge.
-        let (nn, t) = (n as u128, std::mem::size_of::<T>() as u128);
-        crate::budget::check(
-            format_args!("the dense OCNN of {nn} points (coupling, lane rows, pair hits; --cutoff makes it sparse)"),
-            nn * nn * (2 * t + 4) + nn * nn.saturating_sub(1) / 2 * 13,
-        )?;
+        dense_budget::<T>(n)?;
         // The clusters of the upper triangle's hits, over the link pairs when given.
         let cluster_upper = |h: &[u32], t: u32| match links {
             Some(l) => clusters::cluster_linked(n, h, l, t, &grid, rule),
