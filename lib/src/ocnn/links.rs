@@ -40,10 +40,11 @@ pub fn nearest(p: &Points, k: usize) -> (Vec<u32>, usize) {
 /// Checks the neighbour lists against memory first (`n · k` indices and a sorted copy).
 ///
 /// ```
-/// // Two groups of three on a line: 100 points would give k = 5; 6 points give k = 1, so the
-/// // pairs are the nearest-neighbour pairs.
-/// let p = neurobits::ocnn::points::parse("0\n1\n2.5\n10\n11\n12.5\n", "mem").unwrap();
-/// assert_eq!(neurobits::ocnn::links::mutual(&p).unwrap(), [(0, 1), (1, 2), (3, 4), (4, 5)]);
+/// // Two groups of four on a line: 8 points give k = ⌈log₂ 8⌉ = 3, so each point's neighbours
+/// // are the rest of its group, and every pair within a group is mutual; none across.
+/// let p = neurobits::ocnn::points::parse("0\n1\n2.5\n4\n20\n21\n22.5\n24\n", "mem").unwrap();
+/// let within = |g: u32| [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)].map(|(i, j)| (i + g, j + g));
+/// assert_eq!(neurobits::ocnn::links::mutual(&p).unwrap(), [within(0), within(4)].concat());
 /// ```
 pub fn mutual(p: &Points) -> Result<Vec<(u32, u32)>> {
     if p.n < 2 {
