@@ -66,8 +66,13 @@ pub fn grid(phase: bool) -> Vec<u32> {
 /// union-find gives `k(p)` for the whole grid; a second union-find over the pairs linked at the
 /// chosen `p` gives the labels.
 pub fn cluster(n: usize, hits: &[u32], t: u32, grid: &[u32], rule: Rule) -> anyhow::Result<Clustering> {
-    let pairs = (0..n as u32).flat_map(|i| (i + 1..n as u32).map(move |j| (i, j)));
-    cluster_pairs(n, hits, pairs, t, grid, rule)
+    cluster_pairs(n, hits, upper_pairs(n), t, grid, rule)
+}
+
+/// The pairs `(i, j)`, `i < j`, of `n` points, row by row: the upper triangle's order, in which
+/// the dense hit counts are stored.
+fn upper_pairs(n: usize) -> impl Iterator<Item = (u32, u32)> {
+    (0..n as u32).flat_map(move |i| (i + 1..n as u32).map(move |j| (i, j)))
 }
 
 /// [`cluster`] over any set of counted pairs: `hits[s]` belongs to the `s`-th pair of `pairs`
@@ -96,8 +101,7 @@ pub fn cluster_linked(
     rule: Rule,
 ) -> anyhow::Result<Clustering> {
     let linked: Vec<u32> = links.iter().map(|&(i, j)| hits[super::cpu::tri(n, i as usize, j as usize)]).collect();
-    let every = (0..n as u32).flat_map(|i| (i + 1..n as u32).map(move |j| (i, j)));
-    let all = matches!(rule, Rule::Stable { .. }).then(|| buckets(hits, every, t, grid));
+    let all = matches!(rule, Rule::Stable { .. }).then(|| buckets(hits, upper_pairs(n), t, grid));
     let attach = all.as_ref().map(|(e, s)| (&e[..], &s[..]));
     clusters_of(n, &linked, links.iter().copied(), t, grid, rule, attach)
 }
@@ -221,8 +225,7 @@ mod tests {
     /// The maximum spanning forest of the pairs linked at `p` (Kruskal in `forest_key` order):
     /// what the GPU's Borůvka rounds build.
     fn forest(n: usize, hits: &[u32], t: u32, p: u32) -> Vec<(u32, u32, u32)> {
-        let mut keys: Vec<u64> = (0..n as u32)
-            .flat_map(|i| (i + 1..n as u32).map(move |j| (i, j)))
+        let mut keys: Vec<u64> = upper_pairs(n)
             .zip(hits)
             .filter(|&(_, &h)| linked(h, p, t))
             .map(|((i, j), &h)| forest_key(h, i, j))
