@@ -302,7 +302,7 @@ fn gpu_rows(
                 total.push(warm.total_ms);
             }
             report.joint_kernel_ms_runs = kernel.clone();
-            (warm.kernel_ms, warm.total_ms) = (median(&mut kernel), median(&mut total));
+            (warm.kernel_ms, warm.total_ms) = (super::gpus::median(&mut kernel), super::gpus::median(&mut total));
             let reused = format!("{name}, results memory reused (median of {})", ctx.repeats);
             report.entries.push(ctx.entry_gpu(reused, rule, &warm, iters, cpu.get(rule.name())));
             print_entry(report.entries.last().expect("just pushed"))?;
@@ -407,12 +407,6 @@ fn gpu_rows(
     }
     pb.inc(1);
     Ok(())
-}
-
-/// The median of `x` (the upper one of an even count), sorting it.
-fn median(x: &mut [f64]) -> f64 {
-    x.sort_by(f64::total_cmp);
-    x.get(x.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 fn print_entry(e: &Entry) -> Result<()> {

@@ -117,11 +117,10 @@ pub struct GpusReport {
 /// Timed runs per row after the cold one (the median is reported).
 const TIMED_RUNS: usize = 5;
 
-/// The median of `xs` (the upper one of an even count).
-fn median(xs: impl Iterator<Item = f64>) -> f64 {
-    let mut v: Vec<f64> = xs.collect();
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+/// The median of `x` (the upper one of an even count), sorting it; also `gbnn bench`'s.
+pub(super) fn median(x: &mut [f64]) -> f64 {
+    x.sort_by(f64::total_cmp);
+    x.get(x.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// Runs `gbnn bench-gpus`.
@@ -209,15 +208,16 @@ pub fn run(a: &GpusBenchConfig) -> Result<()> {
             let cold = net.retrieve(&probes, &params, Vec::new())?;
             // Again into the first run's results memory (a long-lived process's steady state),
             // TIMED_RUNS times: the median, as host-side copies and threads vary run to run.
-            let mut runs = Vec::with_capacity(TIMED_RUNS);
+            let (mut totals, mut kernels) = (Vec::with_capacity(TIMED_RUNS), Vec::with_capacity(TIMED_RUNS));
             let mut buffer = cold.decoded.clone();
             for _ in 0..TIMED_RUNS {
                 let r = net.retrieve(&probes, &params, buffer)?;
                 anyhow::ensure!(r.decoded == cold.decoded, "two runs of the same batch differ");
-                runs.push((r.total_ms, r.kernel_ms));
+                totals.push(r.total_ms);
+                kernels.push(r.kernel_ms);
                 buffer = r.decoded;
             }
-            let (total_ms, kernel_ms) = (median(runs.iter().map(|r| r.0)), median(runs.iter().map(|r| r.1)));
+            let (total_ms, kernel_ms) = (median(&mut totals), median(&mut kernels));
             let out = GpuDecoded { decoded: buffer, stats: Vec::new(), kernel_ms, total_ms };
             let strict = strict_rate_decoded(c, &out.decoded, &truth);
             let same = match &first {
