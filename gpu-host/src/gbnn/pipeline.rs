@@ -103,8 +103,6 @@ struct Pipeline<'a, 'n, 'g> {
     out: &'a mut CudaSlice<u32>,
     /// `out`'s device address.
     base: u64,
-    /// Decoded values per probe (`C`).
-    c: usize,
     /// The last chunk's decoding event and first value, not yet sent for download.
     pending: Option<(CudaEvent, usize)>,
     at: usize,
@@ -155,7 +153,7 @@ impl ChunkHooks for Pipeline<'_, '_, '_> {
     fn finish(&mut self, _i: usize, ch: &mut Chunk, t: u32, timer: &mut KernelTimer) -> Result<(), GpuError> {
         self.net.decode(ch, t, self.out, self.at, timer)?;
         self.pending = Some((self.net.gpu().stream.record_event(None)?, self.at));
-        self.at += ch.k * self.c;
+        self.at += ch.k * self.net.geom.clusters();
         Ok(())
     }
 }
@@ -188,7 +186,6 @@ impl DeviceNetwork<'_> {
                 ups,
                 out,
                 base,
-                c,
                 pending: None,
                 at: 0,
             };
