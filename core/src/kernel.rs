@@ -185,6 +185,8 @@ kernels! {
     OcnnCombineYF64 = "ocnn_combine_y_f64",
     OcnnStepSparseF32 = "ocnn_step_sparse_f32",
     OcnnStepSparseF64 = "ocnn_step_sparse_f64",
+    OcnnStepSparseThreadF32 = "ocnn_step_sparse_thread_f32",
+    OcnnStepSparseThreadF64 = "ocnn_step_sparse_thread_f64",
     OcnnSparsePhaseHits = "ocnn_sparse_phase_hits",
     OcnnSparseFragmentaryHitsF32 = "ocnn_sparse_fragmentary_hits_f32",
     OcnnSparseFragmentaryHitsF64 = "ocnn_sparse_fragmentary_hits_f64",

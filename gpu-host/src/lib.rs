@@ -29,8 +29,10 @@ pub mod gbnn;
 mod gpu;
 mod launch;
 pub mod ocnn;
+mod pinned;
 pub mod ptx;
 
 pub use error::GpuError;
 pub use gpu::{opened as opened_gpus, Gpu};
 pub use launch::{KernelTimer, BLOCK};
+pub use pinned::{Pinned, Plain};

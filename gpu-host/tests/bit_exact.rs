@@ -5,7 +5,7 @@ use neurobits_core::gbnn::decode::{decode_state, Decoded};
 use neurobits_core::gbnn::workload::{message, ProbePlan};
 use neurobits_core::gbnn::{Geometry, Network, Params, Rule, Stats};
 use neurobits_gpu_host::gbnn::{DenseGpu, GbnnGpu};
-use neurobits_gpu_host::Gpu;
+use neurobits_gpu_host::{Gpu, Pinned};
 
 struct Config {
     name: &'static str,
@@ -187,6 +187,10 @@ fn a_long_batch_through_the_pipeline_equals_the_cpu() {
     pr.truncate(300_000 * c);
     let k = pr.len() / c;
     let mut dnet = gpu.upload(&net).unwrap();
+    // The same probes and the results in page-locked memory the caller keeps (`Pinned`): the
+    // copies then run asynchronously, so the ordering by events is all that keeps them right.
+    let pinned = Pinned::from_slice(&gpu, &pr).unwrap();
+    let mut out = Pinned::<Decoded>::zeroed(&gpu, k * c).unwrap();
     for (rule, warp) in Rule::ALL.into_iter().map(|r| (r, Some(0))).chain([(Rule::Joint, None)]) {
         dnet.set_joint_warp(warp);
         let params = Params::default();
@@ -200,7 +204,14 @@ fn a_long_batch_through_the_pipeline_equals_the_cpu() {
             let dec = dnet.retrieve_decoded(&pr, rule, &params).unwrap();
             assert!(dec.decoded == expect, "{rule:?} (warp {warp:?}, round {round}): pipelined results differ");
             assert!(dec.stats == stats, "{rule:?} (warp {warp:?}, round {round}): statistics differ");
+            out.fill(Decoded::default());
+            let run = dnet.retrieve_decoded_into(&pinned, rule, &params, &mut out).unwrap();
+            assert!(*out == expect[..], "{rule:?} (warp {warp:?}, round {round}): pinned results differ");
+            assert!(run.stats == stats, "{rule:?} (warp {warp:?}, round {round}): pinned statistics differ");
         }
-        println!("{name} {:<15} warp {warp:?}: {k} probes, decoded results and statistics = CPU", rule.name());
+        println!(
+            "{name} {:<15} warp {warp:?}: {k} probes, decoded results and statistics = CPU (pageable and pinned memory)",
+            rule.name()
+        );
     }
 }

@@ -120,6 +120,8 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<ok::FragmentaryHitsF64>(&mut seen);
     check::<ok::StepSparseF32>(&mut seen);
     check::<ok::StepSparseF64>(&mut seen);
+    check::<ok::StepSparseThreadF32>(&mut seen);
+    check::<ok::StepSparseThreadF64>(&mut seen);
     check::<ok::SparsePhaseHits>(&mut seen);
     check::<ok::SparseFragmentaryHitsF32>(&mut seen);
     check::<ok::SparseFragmentaryHitsF64>(&mut seen);

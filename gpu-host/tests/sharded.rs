@@ -7,7 +7,7 @@ use neurobits_core::gbnn::shard::Shard;
 use neurobits_core::gbnn::workload::{message, ProbePlan};
 use neurobits_core::gbnn::{Network, Params, Rule, Stats};
 use neurobits_gpu_host::gbnn::{ReplicatedNetwork, ShardedNetwork};
-use neurobits_gpu_host::Gpu;
+use neurobits_gpu_host::{Gpu, Pinned};
 
 /// (C, L, stored, probes per erased count)
 const CONFIGS: [(usize, usize, u64, u64); 5] = [
@@ -83,6 +83,14 @@ fn sharded_retrieval_equals_the_cpu() {
             {
                 let dec = rep.retrieve_decoded(&pr, Rule::Joint, &params).unwrap();
                 assert!(dec.decoded == decoded && dec.stats == stats, "{c}x{l} replicated on {ranks} GPUs differs");
+                // Into page-locked memory (portable: every GPU's part lands in one buffer).
+                let (pinned, mut out) =
+                    (Pinned::from_slice(&used[0], &pr).unwrap(), Pinned::zeroed(&used[0], k * c).unwrap());
+                let run = rep.retrieve_decoded_into(&pinned, Rule::Joint, &params, &mut out).unwrap();
+                assert!(
+                    *out == decoded[..] && run.stats == stats,
+                    "{c}x{l} replicated on {ranks} GPUs, pinned, differs"
+                );
                 let mut sos = vec![Decoded::default(); k * c];
                 retrieve_batch_decoded(&g, net.weights(), &pr, Rule::SumOfSum, &params, &mut sos, &mut stats).unwrap();
                 let dec = rep.retrieve_decoded(&pr, Rule::SumOfSum, &params).unwrap();
@@ -92,7 +100,7 @@ fn sharded_retrieval_equals_the_cpu() {
                 );
                 retrieve_batch_decoded(&g, net.weights(), &pr, Rule::Joint, &params, &mut decoded, &mut stats).unwrap();
             }
-            println!("{c}x{l}: {k} probes over {ranks} GPU(s), W sharded and W replicated: states, counts and decoded results = CPU");
+            println!("{c}x{l}: {k} probes over {ranks} GPU(s), W sharded and W replicated (pageable and pinned): states, counts and decoded results = CPU");
             checked += ranks;
         }
     }

@@ -209,6 +209,17 @@ macro_rules! sparse {
 
 sparse!(f32, StepSparseF32 => OcnnStepSparseF32, SparseFragmentaryHitsF32 => OcnnSparseFragmentaryHitsF32);
 sparse!(f64, StepSparseF64 => OcnnStepSparseF64, SparseFragmentaryHitsF64 => OcnnSparseFragmentaryHitsF64);
+rows_step!(
+    f32,
+    StepSparseThreadF32 => OcnnStepSparseThreadF32,
+    "The sparse step, one thread per neuron: the core's `update_neuron_sparse` over its CSR row (the \
+     CPU's own function), for rows far shorter than a warp."
+);
+rows_step!(
+    f64,
+    StepSparseThreadF64 => OcnnStepSparseThreadF64,
+    "[`StepSparseThreadF32`] in `f64`."
+);
 
 /// The dense update over each lane's nonzero weights ("lane rows"): row `i` holds `32 · w_i`
 /// entries from `ptr[i]`, entry `k·32 + l` being the `k`-th nonzero weight of lane `l` (columns

@@ -6,9 +6,10 @@ use core::slice::from_raw_parts;
 use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::ocnn::kernels::{
     lane_entry, LaneFillF32, LaneFillF64, LaneWidthF32, LaneWidthF64, SparseFragmentaryHitsF32,
-    SparseFragmentaryHitsF64, StepLaneRowsF32, StepLaneRowsF64, StepSparseF32, StepSparseF64,
+    SparseFragmentaryHitsF64, StepLaneRowsF32, StepLaneRowsF64, StepSparseF32, StepSparseF64, StepSparseThreadF32,
+    StepSparseThreadF64,
 };
-use neurobits_core::ocnn::{lane_sum, lane_sum_sparse, Real, SyncMode};
+use neurobits_core::ocnn::{lane_sum, lane_sum_sparse, update_neuron_sparse, Real, SyncMode};
 
 use super::{each_upper_pair, warp_butterfly};
 use crate::{gid, kernel, split, warp_reduce, xor_lane};
@@ -92,6 +93,35 @@ macro_rules! sparse_kernels {
         }
     };
 }
+
+/// The sparse step a thread per neuron (see `neurobits_core::ocnn::kernels`).
+macro_rules! sparse_thread_kernel {
+    ($t:ty, $step:ident, $Step:ident) => {
+        kernel! {
+            /// Row `i`'s update by the core's `update_neuron_sparse`, in thread `i`.
+            fn $step(a: $Step {
+                n: u32,
+                ptr: DevPtr<u64>,
+                cols: DevPtr<u32>,
+                vals: DevPtr<$t>,
+                norm: DevPtr<$t>,
+                f: DevPtr<$t>,
+                next: DevMut<$t>,
+            }) {
+                let (i, n) = (gid(), a.n as usize);
+                if i < n {
+                    let (s, e) = (*a.ptr.0.add(i) as usize, *a.ptr.0.add(i + 1) as usize);
+                    let cols = from_raw_parts(a.cols.0.add(s), e - s);
+                    let vals = from_raw_parts(a.vals.0.add(s), e - s);
+                    *a.next.0.add(i) = update_neuron_sparse(cols, vals, *a.norm.0.add(i), from_raw_parts(a.f.0, n));
+                }
+            }
+        }
+    };
+}
+
+sparse_thread_kernel!(f32, ocnn_step_sparse_thread_f32, StepSparseThreadF32);
+sparse_thread_kernel!(f64, ocnn_step_sparse_thread_f64, StepSparseThreadF64);
 
 sparse_kernels!(f32, ocnn_step_sparse_f32, StepSparseF32, ocnn_sparse_fragmentary_hits_f32, SparseFragmentaryHitsF32);
 sparse_kernels!(f64, ocnn_step_sparse_f64, StepSparseF64, ocnn_sparse_fragmentary_hits_f64, SparseFragmentaryHitsF64);

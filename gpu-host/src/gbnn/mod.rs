@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 
 pub use dense::DenseGpu;
 pub use replicated::ReplicatedNetwork;
-pub use retrieve::{GpuBatch, GpuDecoded};
+pub use retrieve::{GpuBatch, GpuDecoded, GpuRun};
 pub use sharded::{nccl_available, nccl_id, ShardedNetwork};
 
 use crate::launch::{launch, rd, wr, KernelTimer};

@@ -7,12 +7,13 @@
 use cudarc::nccl::{result as nccl, Comm};
 use neurobits_core::gbnn::decode::Decoded;
 use neurobits_core::gbnn::{Geometry, Mode, Network, Params, Rule, Stats};
+use std::mem::MaybeUninit;
 use std::time::Instant;
 
-use super::retrieve::{fill_decoded, probe_count, GpuDecoded};
+use super::retrieve::{as_slots, fill_decoded, probe_count, GpuDecoded, GpuRun};
 use super::sharded::{nccl_available, nccl_err};
 use super::DeviceNetwork;
-use crate::launch::profile_note;
+use crate::launch::{ms_since, profile_note};
 use crate::{Gpu, GpuError};
 
 /// A network with W resident on every one of several GPUs.
@@ -89,43 +90,75 @@ impl<'g> ReplicatedNetwork<'g> {
         buffer: Vec<Decoded>,
     ) -> Result<GpuDecoded, GpuError> {
         let start = Instant::now();
+        let k = probe_count(&self.nets[0].geom, probes)?;
+        let (decoded, (stats, kernel_ms)) =
+            fill_decoded(buffer, k * self.nets[0].geom.clusters(), |dst| self.run_parts(probes, rule, params, dst))?;
+        Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: ms_since(start) })
+    }
+
+    /// [`ReplicatedNetwork::retrieve_decoded`] into `out` (`K·C` values) that the caller keeps
+    /// (see [`DeviceNetwork::retrieve_decoded_into`]): a [`crate::Pinned`] buffer is
+    /// page-locked for every GPU, so each GPU's part comes down at its link's speed.
+    pub fn retrieve_decoded_into(
+        &self,
+        probes: &[u16],
+        rule: Rule,
+        params: &Params,
+        out: &mut [Decoded],
+    ) -> Result<GpuRun, GpuError> {
+        let start = Instant::now();
+        let (stats, kernel_ms) = self.run_parts(probes, rule, params, as_slots(out))?;
+        Ok(GpuRun { stats, kernel_ms, total_ms: ms_since(start) })
+    }
+
+    /// GPU `r` retrieves the `r`-th of equal runs of `probes` into its part of `dst`, all GPUs at
+    /// once; the statistics in probe order and the slowest GPU's kernel milliseconds.
+    fn run_parts(
+        &self,
+        probes: &[u16],
+        rule: Rule,
+        params: &Params,
+        dst: &mut [MaybeUninit<Decoded>],
+    ) -> Result<(Vec<Stats>, f64), GpuError> {
+        let start = Instant::now();
         let c = self.nets[0].geom.clusters();
         let k = probe_count(&self.nets[0].geom, probes)?;
+        if dst.len() != k * c {
+            return Err(GpuError::Input(format!("{} result slots for {} clusters", dst.len(), k * c)));
+        }
         let per = k.div_ceil(self.nets.len()).max(1);
-        let (decoded, parts) = fill_decoded(buffer, k * c, |dst| {
-            let parts: Vec<Result<(Vec<Stats>, f64), GpuError>> = std::thread::scope(|s| {
-                let handles: Vec<_> = self
-                    .nets
-                    .iter()
-                    .zip(probes.chunks(per * c))
-                    .zip(dst.chunks_mut(per * c))
-                    .enumerate()
-                    .map(|(r, ((net, pr), dst))| {
-                        s.spawn(move || {
-                            let t = Instant::now();
-                            let part = net.retrieve_decoded_to(pr, (rule, Mode::Erasure), params, dst);
-                            profile_note(|| {
-                                let (a, b) = ((t - start).as_secs_f64() * 1e3, start.elapsed().as_secs_f64() * 1e3);
-                                format!("GPU {r}: its part from {a:.2} to {b:.2} ms")
-                            });
-                            part
-                        })
+        let parts: Vec<Result<(Vec<Stats>, f64), GpuError>> = std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .nets
+                .iter()
+                .zip(probes.chunks(per * c))
+                .zip(dst.chunks_mut(per * c))
+                .enumerate()
+                .map(|(r, ((net, pr), dst))| {
+                    s.spawn(move || {
+                        let t = Instant::now();
+                        let part = net.retrieve_decoded_to(pr, (rule, Mode::Erasure), params, dst);
+                        profile_note(|| {
+                            let (a, b) = ((t - start).as_secs_f64() * 1e3, start.elapsed().as_secs_f64() * 1e3);
+                            format!("GPU {r}: its part from {a:.2} to {b:.2} ms")
+                        });
+                        part
                     })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|_| Err(GpuError::Input("GPU thread panicked".into()))))
-                    .collect()
-            });
-            // Every GPU's run, or its error (then `fill_decoded` keeps the results unwritten).
-            parts.into_iter().collect::<Result<Vec<_>, _>>()
-        })?;
-        profile_note(|| format!("every GPU's part joined at {:.2} ms", start.elapsed().as_secs_f64() * 1e3));
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(GpuError::Input("GPU thread panicked".into()))))
+                .collect()
+        });
+        profile_note(|| format!("every GPU's part joined at {:.2} ms", ms_since(start)));
+        // Every GPU's run, or the first error (the caller then keeps no results).
         let (mut stats, mut kernel_ms) = (Vec::with_capacity(k), 0f64);
-        for (s, ms) in parts {
+        for part in parts {
+            let (s, ms) = part?;
             stats.extend(s);
             kernel_ms = kernel_ms.max(ms);
         }
-        Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
+        Ok((stats, kernel_ms))
     }
 }

@@ -40,6 +40,24 @@ pub struct GpuDecoded {
     pub total_ms: f64,
 }
 
+/// Statistics and times of a retrieval whose results went into the caller's memory
+/// ([`DeviceNetwork::retrieve_decoded_into`]).
+pub struct GpuRun {
+    /// Per-probe iterations and convergence.
+    pub stats: Vec<Stats>,
+    /// GPU time inside the kernels (the slowest GPU's, over several).
+    pub kernel_ms: f64,
+    /// Wall time including probe upload and result download.
+    pub total_ms: f64,
+}
+
+/// `out` as slots to be written: the retrieval writes decoded values only, never
+/// uninitialised bytes, so `out` stays a valid slice whatever happens.
+pub(super) fn as_slots(out: &mut [Decoded]) -> &mut [MaybeUninit<Decoded>] {
+    // SAFETY: `MaybeUninit<T>` has `T`'s layout; the callers only write initialised `Decoded`s.
+    unsafe { &mut *(out as *mut [Decoded] as *mut [MaybeUninit<Decoded>]) }
+}
+
 /// `K` for a batch of `K·C` symbols; a ragged batch is an input error.
 pub(super) fn probe_count(g: &Geometry, probes: &[u16]) -> Result<usize, GpuError> {
     let c = g.clusters();
@@ -289,6 +307,22 @@ impl DeviceNetwork<'_> {
         let (decoded, (stats, kernel_ms)) =
             fill_decoded(buffer, n, |dst| self.retrieve_decoded_to(probes, (rule, Mode::Erasure), params, dst))?;
         Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
+    }
+
+    /// [`DeviceNetwork::retrieve_decoded`] into `out` (`K·C` values) that the caller keeps
+    /// between calls. With `probes` and `out` in page-locked memory ([`crate::Pinned`]) the
+    /// transfers run at the link's speed beside the kernels instead of through the driver's
+    /// staging copies.
+    pub fn retrieve_decoded_into(
+        &self,
+        probes: &[u16],
+        rule: Rule,
+        params: &Params,
+        out: &mut [Decoded],
+    ) -> Result<GpuRun, GpuError> {
+        let start = Instant::now();
+        let (stats, kernel_ms) = self.retrieve_decoded_to(probes, (rule, Mode::Erasure), params, as_slots(out))?;
+        Ok(GpuRun { stats, kernel_ms, total_ms: ms_since(start) })
     }
 
     /// [`DeviceNetwork::retrieve_decoded_mode`] into `dst` (`K·C` values); returns the

@@ -97,9 +97,15 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin {
     ) -> Result<(), GpuError>;
 }
 
+/// Whether the sparse step runs a thread per row instead of a warp: EXPERIMENT, chosen by
+/// `NEUROBITS_OCNN_SPARSE_STEP=thread|warp` until measured.
+fn sparse_thread_per_row<T>(_c: &RowsDev<T>) -> bool {
+    std::env::var("NEUROBITS_OCNN_SPARSE_STEP").is_ok_and(|v| v == "thread")
+}
+
 macro_rules! gpu_real {
     ($t:ty, $Transfer:ident, $Step:ident, $Per:ident, $Lanes:ident, $Combine:ident, $Bits:ident, $Frag:ident,
-     $StepSparse:ident, $FragSparse:ident, $StepLaneRows:ident, $Width:ident, $Fill:ident) => {
+     $StepSparse:ident, $StepSparseThread:ident, $FragSparse:ident, $StepLaneRows:ident, $Width:ident, $Fill:ident) => {
         impl GpuReal for $t {
             unsafe fn build_lane_rows(gpu: &Gpu, n: u32, j: &CudaSlice<Self>) -> Result<RowsParts<Self>, GpuError> {
                 let mut t = KernelTimer::default();
@@ -153,6 +159,9 @@ macro_rules! gpu_real {
                 }
                 let threads = c.n as u64 * 32;
                 match layout {
+                    RowLayout::Columns if sparse_thread_per_row(c) => unsafe {
+                        launch(gpu, t, c.n as u64, args!($StepSparseThread))
+                    },
                     RowLayout::Columns => unsafe { launch(gpu, t, threads, args!($StepSparse)) },
                     RowLayout::Lanes => unsafe { launch(gpu, t, threads, args!($StepLaneRows)) },
                 }
@@ -252,6 +261,7 @@ gpu_real!(
     PhaseBitsF32,
     FragmentaryHitsF32,
     StepSparseF32,
+    StepSparseThreadF32,
     SparseFragmentaryHitsF32,
     StepLaneRowsF32,
     LaneWidthF32,
@@ -267,6 +277,7 @@ gpu_real!(
     PhaseBitsF64,
     FragmentaryHitsF64,
     StepSparseF64,
+    StepSparseThreadF64,
     SparseFragmentaryHitsF64,
     StepLaneRowsF64,
     LaneWidthF64,
