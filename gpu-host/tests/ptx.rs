@@ -155,8 +155,10 @@ fn ptx_targets_the_configured_architecture() {
     // Formatting machinery would bloat the kernels (see gpu-toolchain notes); it must stay out.
     // 69 kernels take ~805 kB (gbnn_step_global, the sparse mode's, ~38 kB of it: both scores
     // inlined in both of its passes; the approximate index's two ~60 kB: three distances
-    // unrolled by 16 lanes, and the radix select); formatting would add megabytes.
-    assert!(PTX.len() < 900_000, "PTX is {} bytes", PTX.len());
+    // unrolled by 16 lanes, and the radix select; the grouped sparse OCNN step's ~47 kB per
+    // type: 32 lanes unrolled so that their sums stay in registers); formatting would add
+    // megabytes.
+    assert!(PTX.len() < 1_000_000, "PTX is {} bytes", PTX.len());
 }
 
 /// Assembles the PTX with `ptxas` (path in `$PTXAS`, installed by `make setup`), so invalid PTX

@@ -212,8 +212,9 @@ sparse!(f64, StepSparseF64 => OcnnStepSparseF64, SparseFragmentaryHitsF64 => Ocn
 rows_step!(
     f32,
     StepSparseThreadF32 => OcnnStepSparseThreadF32,
-    "The sparse step, one thread per neuron: the core's `update_neuron_sparse` over its CSR row (the \
-     CPU's own function), for rows far shorter than a warp."
+    "The sparse step, one thread per neuron: the core's `update_neuron_grouped` over its row grouped \
+     by lane (`lanes32_grouped`: the CSR row's bits, 32 accumulators in registers), for rows far \
+     shorter than a warp."
 );
 rows_step!(
     f64,

@@ -19,6 +19,7 @@ mod cluster;
 mod consensus;
 mod dynamics;
 mod early;
+mod grouped;
 pub mod kernels;
 mod lane_column;
 #[cfg(feature = "alloc")]
@@ -38,6 +39,7 @@ pub use dynamics::{
     update_neuron, update_neuron_lanes, update_neuron_sparse,
 };
 pub use early::EarlyStop;
+pub use grouped::{grouped_by_lane, lanes32_grouped, update_neuron_grouped};
 pub use lane_column::{LaneColumn, Quot16, Quot8};
 #[cfg(feature = "alloc")]
 pub use links::{link_neighbours, mutual_pairs};

@@ -9,7 +9,7 @@ use neurobits_core::ocnn::kernels::{
     SparseFragmentaryHitsF64, StepLaneRowsF32, StepLaneRowsF64, StepSparseF32, StepSparseF64, StepSparseThreadF32,
     StepSparseThreadF64,
 };
-use neurobits_core::ocnn::{lane_sum, lane_sum_sparse, update_neuron_sparse, Real, SyncMode};
+use neurobits_core::ocnn::{lane_sum, lane_sum_sparse, update_neuron_grouped, Real, SyncMode};
 
 use super::{each_upper_pair, warp_butterfly};
 use crate::{gid, kernel, split, warp_reduce, xor_lane};
@@ -94,11 +94,13 @@ macro_rules! sparse_kernels {
     };
 }
 
-/// The sparse step a thread per neuron (see `neurobits_core::ocnn::kernels`).
+/// The sparse step a thread per neuron over rows grouped by lane (see
+/// `neurobits_core::ocnn::kernels`).
 macro_rules! sparse_thread_kernel {
     ($t:ty, $step:ident, $Step:ident) => {
         kernel! {
-            /// Row `i`'s update by the core's `update_neuron_sparse`, in thread `i`.
+            /// Row `i`'s update by the core's `update_neuron_grouped` (its row grouped by lane), in
+            /// thread `i`.
             fn $step(a: $Step {
                 n: u32,
                 ptr: DevPtr<u64>,
@@ -113,7 +115,7 @@ macro_rules! sparse_thread_kernel {
                     let (s, e) = (*a.ptr.0.add(i) as usize, *a.ptr.0.add(i + 1) as usize);
                     let cols = from_raw_parts(a.cols.0.add(s), e - s);
                     let vals = from_raw_parts(a.vals.0.add(s), e - s);
-                    *a.next.0.add(i) = update_neuron_sparse(cols, vals, *a.norm.0.add(i), from_raw_parts(a.f.0, n));
+                    *a.next.0.add(i) = update_neuron_grouped(cols, vals, *a.norm.0.add(i), from_raw_parts(a.f.0, n));
                 }
             }
         }

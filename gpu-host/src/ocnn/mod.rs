@@ -57,6 +57,9 @@ pub enum RowLayout {
     /// [`OcnnGpu::with_lane_rows_built`]); lane `l` takes entries `l, l + 32, …` (the core's
     /// `lane_sum`).
     Lanes,
+    /// CSR rows grouped by lane (lane 0's columns ascending, then lane 1's, …): a thread per row
+    /// (the core's `lanes32_grouped`).
+    Grouped,
 }
 
 /// Rows of weights downloaded: `ptr`, columns, weights.

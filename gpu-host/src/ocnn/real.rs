@@ -11,7 +11,7 @@ use crate::{Gpu, GpuError};
 use super::{Decomposition, RowLayout, RowsDev, RowsParts, SparseDev};
 
 /// A working type the kernels exist for (`f32`, `f64`).
-pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin {
+pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin + Send + Sync {
     /// Launches `f = transfer(x)`.
     ///
     /// # Safety
@@ -97,12 +97,6 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin {
     ) -> Result<(), GpuError>;
 }
 
-/// Whether the sparse step runs a thread per row instead of a warp: EXPERIMENT, chosen by
-/// `NEUROBITS_OCNN_SPARSE_STEP=thread|warp` until measured.
-fn sparse_thread_per_row<T>(_c: &RowsDev<T>) -> bool {
-    std::env::var("NEUROBITS_OCNN_SPARSE_STEP").is_ok_and(|v| v == "thread")
-}
-
 macro_rules! gpu_real {
     ($t:ty, $Transfer:ident, $Step:ident, $Per:ident, $Lanes:ident, $Combine:ident, $Bits:ident, $Frag:ident,
      $StepSparse:ident, $StepSparseThread:ident, $FragSparse:ident, $StepLaneRows:ident, $Width:ident, $Fill:ident) => {
@@ -159,9 +153,7 @@ macro_rules! gpu_real {
                 }
                 let threads = c.n as u64 * 32;
                 match layout {
-                    RowLayout::Columns if sparse_thread_per_row(c) => unsafe {
-                        launch(gpu, t, c.n as u64, args!($StepSparseThread))
-                    },
+                    RowLayout::Grouped => unsafe { launch(gpu, t, c.n as u64, args!($StepSparseThread)) },
                     RowLayout::Columns => unsafe { launch(gpu, t, threads, args!($StepSparse)) },
                     RowLayout::Lanes => unsafe { launch(gpu, t, threads, args!($StepLaneRows)) },
                 }

@@ -13,6 +13,8 @@ use super::{iterate::iterate, Check, GpuReal, OcnnRun, RowLayout, RowsDev};
 /// of the coupled pairs (see `neurobits_core::ocnn::kernels`).
 pub struct SparseDev<T> {
     pub(super) rows: RowsDev<T>,
+    /// The same rows grouped by lane, for the thread-per-row step.
+    pub(super) grouped: RowsDev<T>,
     pub(super) upper: CudaSlice<u64>,
     pub(super) hit_ptr: CudaSlice<u64>,
     pub(super) slots: usize,
@@ -32,6 +34,37 @@ pub struct SparseRows<'a, T> {
     pub upper: &'a [u64],
     /// First hit slot of each row (`n + 1`).
     pub hit_ptr: &'a [u64],
+}
+
+/// Each row's entries grouped by lane (stable: columns ascending within a lane), as the core's
+/// `lanes32_grouped` reads them.
+fn group_by_lane<T: GpuReal>(r: &SparseRows<'_, T>) -> (Vec<u32>, Vec<T>) {
+    use rayon::prelude::*;
+    let n = r.norm.len();
+    let rows: Vec<(Vec<u32>, Vec<T>)> = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let (s, e) = (r.ptr[i] as usize, r.ptr[i + 1] as usize);
+            let mut order: Vec<usize> = (s..e).collect();
+            order.sort_by_key(|&k| r.cols[k] % 32);
+            order.iter().map(|&k| (r.cols[k], r.vals[k])).unzip()
+        })
+        .collect();
+    let (mut cols, mut vals) = (Vec::with_capacity(r.cols.len()), Vec::with_capacity(r.cols.len()));
+    for (c, v) in rows {
+        cols.extend(c);
+        vals.extend(v);
+    }
+    (cols, vals)
+}
+
+/// The sparse step's mapping: EXPERIMENT — `NEUROBITS_OCNN_SPARSE_STEP=thread` runs a thread
+/// per row over the grouped rows, anything else a warp per row, until measured.
+fn sparse_step() -> RowLayout {
+    match std::env::var("NEUROBITS_OCNN_SPARSE_STEP").as_deref() {
+        Ok("thread") => RowLayout::Grouped,
+        _ => RowLayout::Columns,
+    }
 }
 
 /// A sparse OCNN resident on the GPU.
@@ -60,7 +93,9 @@ impl Gpu {
         }
         let size = core::mem::size_of::<T>() as u64;
         let slots = r.hit_ptr[n] as usize;
-        self.ensure_fits(nnz as u64 * (4 + size) + slots as u64 * 4 + n as u64 * (5 * size + 8 * 4))?;
+        // Twice the rows: as given (the hits' layout) and grouped by lane (the step's).
+        self.ensure_fits(2 * nnz as u64 * (4 + size) + slots as u64 * 4 + n as u64 * (6 * size + 8 * 5))?;
+        let (g_cols, g_vals) = group_by_lane(r);
         let st = &self.stream;
         let c = SparseDev {
             rows: RowsDev {
@@ -68,6 +103,13 @@ impl Gpu {
                 ptr: st.clone_htod(r.ptr)?,
                 cols: st.clone_htod(r.cols)?,
                 vals: st.clone_htod(r.vals)?,
+                norm: st.clone_htod(r.norm)?,
+            },
+            grouped: RowsDev {
+                n: n as u32,
+                ptr: st.clone_htod(r.ptr)?,
+                cols: st.clone_htod(&g_cols)?,
+                vals: st.clone_htod(&g_vals)?,
                 norm: st.clone_htod(r.norm)?,
             },
             upper: st.clone_htod(r.upper)?,
@@ -103,7 +145,12 @@ impl<T: GpuReal> OcnnSparseGpu<'_, T> {
             (seed, transient, iters, mode),
             check,
             // SAFETY (all three): buffers sized by `iterate` for n neurons and c.slots pairs.
-            |t, f, next| unsafe { T::step_rows(g, t, RowLayout::Columns, &c.rows, f, next) },
+            |t, f, next| unsafe {
+                match sparse_step() {
+                    RowLayout::Grouped => T::step_rows(g, t, RowLayout::Grouped, &c.grouped, f, next),
+                    _ => T::step_rows(g, t, RowLayout::Columns, &c.rows, f, next),
+                }
+            },
             |t, valid, words, hits| {
                 let a = k::SparsePhaseHits {
                     n,
