@@ -4,7 +4,7 @@ use cudarc::driver::CudaSlice;
 use neurobits_core::ocnn::{initial_state, EarlyStop, SyncMode};
 use std::time::Instant;
 
-use crate::launch::KernelTimer;
+use crate::launch::{ms_since, profile_note, KernelTimer};
 use crate::{Gpu, GpuError};
 
 use super::{GpuReal, OcnnRun};
@@ -71,6 +71,9 @@ pub(super) fn iterate<T: GpuReal>(
     }
     let state = st.clone_dtoh(&x)?;
     let kernel_ms = t.total_ms()?;
+    profile_note(|| {
+        format!("OCNN iterations until the state is back: {:.1} ms ({kernel_ms:.1} ms of kernels)", ms_since(start))
+    });
     Ok(Iterated { state, hits, slots, kernel_ms, start, observed })
 }
 
@@ -88,8 +91,10 @@ pub(super) struct Iterated<T> {
 impl<T> Iterated<T> {
     /// The hits downloaded: the run's outcome.
     pub(super) fn download(self, g: &Gpu) -> Result<OcnnRun<T>, GpuError> {
+        let t = Instant::now();
         let mut hits = g.stream.clone_dtoh(&self.hits)?;
         hits.truncate(self.slots);
+        profile_note(|| format!("OCNN hits download: {:.1} ms", ms_since(t)));
         let total_ms = self.start.elapsed().as_secs_f64() * 1e3;
         Ok(OcnnRun { state: self.state, hits, kernel_ms: self.kernel_ms, total_ms, observed: self.observed })
     }

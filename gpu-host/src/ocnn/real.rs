@@ -172,7 +172,7 @@ macro_rules! gpu_real {
                     ptr: rd(gpu, &c.rows.ptr),
                     upper: rd(gpu, &c.upper),
                     hit_ptr: rd(gpu, &c.hit_ptr),
-                    cols: rd(gpu, &c.rows.cols),
+                    cols: rd(gpu, c.cols()),
                     x: rd(gpu, x),
                     hits: wr(gpu, hits),
                 };
