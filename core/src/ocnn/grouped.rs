@@ -13,9 +13,9 @@ use super::Real;
 
 /// Adds the entries of lane `$l` (a literal: a fixed accumulator) from position `$k` on.
 macro_rules! lane_run {
-    ($acc:ident, $k:ident, $cols:ident, $term:ident; $($l:literal)*) => {
+    ($acc:ident, $k:ident, $len:ident, $col:ident, $term:ident; $($l:literal)*) => {
         $(
-            while $k < $cols.len() && $cols[$k] % 32 == $l {
+            while $k < $len && $col($k) % 32 == $l {
                 $acc[$l] = $acc[$l] + $term($k);
                 $k += 1;
             }
@@ -36,17 +36,37 @@ macro_rules! lane_run {
 /// ```
 #[inline(always)]
 pub fn lanes32_grouped<T: Real>(cols: &[u32], term: impl Fn(usize) -> T) -> T {
+    lanes32_grouped_at(cols.len(), |k| cols[k], term)
+}
+
+/// [`lanes32_grouped`] over a row of `len` entries stored anywhere: `col(k)` is entry `k`'s
+/// column (a SELL row's, see `kernels::sell_entry`).
+#[inline(always)]
+pub fn lanes32_grouped_at<T: Real>(len: usize, col: impl Fn(usize) -> u32, term: impl Fn(usize) -> T) -> T {
     let mut acc = [T::ZERO; 32];
     let mut k = 0;
-    lane_run!(acc, k, cols, term; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
-    debug_assert_eq!(k, cols.len(), "a row not grouped by lane");
+    lane_run!(acc, k, len, col, term; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+    debug_assert_eq!(k, len, "a row not grouped by lane");
     butterfly(acc)
 }
 
 /// [`super::update_neuron_sparse`] over a row grouped by lane (see [`lanes32_grouped`]).
 #[inline]
 pub fn update_neuron_grouped<T: Real>(cols: &[u32], vals: &[T], norm: T, f: &[T]) -> T {
-    lanes32_grouped(cols, |k| vals[k] * f[cols[k] as usize]) / norm
+    update_neuron_grouped_at(cols.len(), |k| cols[k], |k| vals[k], norm, |j| f[j])
+}
+
+/// [`update_neuron_grouped`] over a row of `len` entries stored anywhere: entry `k` has column
+/// `col(k)` and weight `val(k)`; `f(j)` is neuron `j`'s transfer value.
+#[inline(always)]
+pub fn update_neuron_grouped_at<T: Real>(
+    len: usize,
+    col: impl Fn(usize) -> u32,
+    val: impl Fn(usize) -> T,
+    norm: T,
+    f: impl Fn(usize) -> T,
+) -> T {
+    lanes32_grouped_at(len, &col, |k| val(k) * f(col(k) as usize)) / norm
 }
 
 /// Whether `cols` is grouped by lane as [`lanes32_grouped`] needs.

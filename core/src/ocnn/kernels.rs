@@ -5,6 +5,8 @@
 
 use crate::kernel::{kernel_struct, DevMut, DevPtr};
 
+pub use super::sell::{sell_entry, sell_offsets, SellFillF32, SellFillF64, StepSellF32, StepSellF64, SLICE};
+
 /// The kernels that exist once per working type.
 macro_rules! typed {
     ($t:ty, $Transfer:ident => $KTransfer:ident, $Step:ident => $KStep:ident, $Per:ident => $KPer:ident,
@@ -209,19 +211,6 @@ macro_rules! sparse {
 
 sparse!(f32, StepSparseF32 => OcnnStepSparseF32, SparseFragmentaryHitsF32 => OcnnSparseFragmentaryHitsF32);
 sparse!(f64, StepSparseF64 => OcnnStepSparseF64, SparseFragmentaryHitsF64 => OcnnSparseFragmentaryHitsF64);
-rows_step!(
-    f32,
-    StepSparseThreadF32 => OcnnStepSparseThreadF32,
-    "The sparse step, one thread per neuron: the core's `update_neuron_grouped` over its row grouped \
-     by lane (`lanes32_grouped`: the CSR row's bits, 32 accumulators in registers), for rows far \
-     shorter than a warp."
-);
-rows_step!(
-    f64,
-    StepSparseThreadF64 => OcnnStepSparseThreadF64,
-    "[`StepSparseThreadF32`] in `f64`."
-);
-
 /// The dense update over each lane's nonzero weights ("lane rows"): row `i` holds `32 · w_i`
 /// entries from `ptr[i]`, entry `k·32 + l` being the `k`-th nonzero weight of lane `l` (columns
 /// `≡ l mod 32`, ascending), padded with zero weights; lane `l` of the row's warp adds them in

@@ -25,6 +25,7 @@ mod lane_column;
 #[cfg(feature = "alloc")]
 mod links;
 mod real;
+mod sell;
 #[cfg(feature = "alloc")]
 mod stable;
 mod sync;
@@ -39,7 +40,9 @@ pub use dynamics::{
     update_neuron, update_neuron_lanes, update_neuron_sparse,
 };
 pub use early::EarlyStop;
-pub use grouped::{grouped_by_lane, lanes32_grouped, update_neuron_grouped};
+pub use grouped::{
+    grouped_by_lane, lanes32_grouped, lanes32_grouped_at, update_neuron_grouped, update_neuron_grouped_at,
+};
 pub use lane_column::{LaneColumn, Quot16, Quot8};
 #[cfg(feature = "alloc")]
 pub use links::{link_neighbours, mutual_pairs};

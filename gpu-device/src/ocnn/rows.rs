@@ -6,10 +6,10 @@ use core::slice::from_raw_parts;
 use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::ocnn::kernels::{
     lane_entry, LaneFillF32, LaneFillF64, LaneWidthF32, LaneWidthF64, SparseFragmentaryHitsF32,
-    SparseFragmentaryHitsF64, StepLaneRowsF32, StepLaneRowsF64, StepSparseF32, StepSparseF64, StepSparseThreadF32,
-    StepSparseThreadF64,
+    SparseFragmentaryHitsF64, StepLaneRowsF32, StepLaneRowsF64, StepSparseF32, StepSparseF64, sell_entry, SellFillF32,
+    SellFillF64, StepSellF32, StepSellF64, SLICE,
 };
-use neurobits_core::ocnn::{lane_sum, lane_sum_sparse, update_neuron_grouped, Real, SyncMode};
+use neurobits_core::ocnn::{lane_sum, lane_sum_sparse, update_neuron_grouped_at, Real, SyncMode};
 
 use super::{each_upper_pair, warp_butterfly};
 use crate::{gid, kernel, split, warp_reduce, xor_lane};
@@ -94,36 +94,74 @@ macro_rules! sparse_kernels {
     };
 }
 
-/// The sparse step a thread per neuron over rows grouped by lane (see
-/// `neurobits_core::ocnn::kernels`).
-macro_rules! sparse_thread_kernel {
-    ($t:ty, $step:ident, $Step:ident) => {
+/// The sparse step a thread per neuron over SELL rows, and the kernel that builds them (see
+/// `neurobits_core::ocnn::kernels::SLICE`).
+macro_rules! sell_kernels {
+    ($t:ty, $step:ident, $Step:ident, $fill:ident, $Fill:ident) => {
         kernel! {
-            /// Row `i`'s update by the core's `update_neuron_grouped` (its row grouped by lane), in
+            /// Row `i`'s update by the core's `update_neuron_grouped_at` over its SELL row, in
             /// thread `i`.
             fn $step(a: $Step {
                 n: u32,
                 ptr: DevPtr<u64>,
+                sptr: DevPtr<u64>,
                 cols: DevPtr<u32>,
                 vals: DevPtr<$t>,
                 norm: DevPtr<$t>,
                 f: DevPtr<$t>,
                 next: DevMut<$t>,
             }) {
-                let (i, n) = (gid(), a.n as usize);
-                if i < n {
+                let i = gid();
+                if i < a.n as usize {
+                    let len = (*a.ptr.0.add(i + 1) - *a.ptr.0.add(i)) as usize;
+                    let base = *a.sptr.0.add(i / SLICE) as usize;
+                    let at = |k: usize| sell_entry(base, k, i % SLICE);
+                    *a.next.0.add(i) = update_neuron_grouped_at(
+                        len,
+                        |k| *a.cols.0.add(at(k)),
+                        |k| *a.vals.0.add(at(k)),
+                        *a.norm.0.add(i),
+                        |j| *a.f.0.add(j),
+                    );
+                }
+            }
+        }
+
+        kernel! {
+            /// Row `i`'s CSR entries into its SELL row, lane by lane (ascending columns in each).
+            fn $fill(a: $Fill {
+                n: u32,
+                ptr: DevPtr<u64>,
+                cols: DevPtr<u32>,
+                vals: DevPtr<$t>,
+                sptr: DevPtr<u64>,
+                out_cols: DevMut<u32>,
+                out_vals: DevMut<$t>,
+            }) {
+                let i = gid();
+                if i < a.n as usize {
                     let (s, e) = (*a.ptr.0.add(i) as usize, *a.ptr.0.add(i + 1) as usize);
-                    let cols = from_raw_parts(a.cols.0.add(s), e - s);
-                    let vals = from_raw_parts(a.vals.0.add(s), e - s);
-                    *a.next.0.add(i) = update_neuron_grouped(cols, vals, *a.norm.0.add(i), from_raw_parts(a.f.0, n));
+                    let base = *a.sptr.0.add(i / SLICE) as usize;
+                    let mut k = 0;
+                    for lane in 0..32u32 {
+                        for j in s..e {
+                            let c = *a.cols.0.add(j);
+                            if c % 32 == lane {
+                                let at = sell_entry(base, k, i % SLICE);
+                                *a.out_cols.0.add(at) = c;
+                                *a.out_vals.0.add(at) = *a.vals.0.add(j);
+                                k += 1;
+                            }
+                        }
+                    }
                 }
             }
         }
     };
 }
 
-sparse_thread_kernel!(f32, ocnn_step_sparse_thread_f32, StepSparseThreadF32);
-sparse_thread_kernel!(f64, ocnn_step_sparse_thread_f64, StepSparseThreadF64);
+sell_kernels!(f32, ocnn_step_sell_f32, StepSellF32, ocnn_sell_fill_f32, SellFillF32);
+sell_kernels!(f64, ocnn_step_sell_f64, StepSellF64, ocnn_sell_fill_f64, SellFillF64);
 
 sparse_kernels!(f32, ocnn_step_sparse_f32, StepSparseF32, ocnn_sparse_fragmentary_hits_f32, SparseFragmentaryHitsF32);
 sparse_kernels!(f64, ocnn_step_sparse_f64, StepSparseF64, ocnn_sparse_fragmentary_hits_f64, SparseFragmentaryHitsF64);
