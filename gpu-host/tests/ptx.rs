@@ -120,10 +120,10 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<ok::FragmentaryHitsF64>(&mut seen);
     check::<ok::StepSparseF32>(&mut seen);
     check::<ok::StepSparseF64>(&mut seen);
-    check::<ok::StepSellF32>(&mut seen);
-    check::<ok::SellFillF32>(&mut seen);
-    check::<ok::StepSellF64>(&mut seen);
-    check::<ok::SellFillF64>(&mut seen);
+    check::<ok::StepGroupedF32>(&mut seen);
+    check::<ok::GroupFillF32>(&mut seen);
+    check::<ok::StepGroupedF64>(&mut seen);
+    check::<ok::GroupFillF64>(&mut seen);
     check::<ok::SparsePhaseHits>(&mut seen);
     check::<ok::SparseFragmentaryHitsF32>(&mut seen);
     check::<ok::SparseFragmentaryHitsF64>(&mut seen);
@@ -157,7 +157,7 @@ fn ptx_targets_the_configured_architecture() {
     // Formatting machinery would bloat the kernels (see gpu-toolchain notes); it must stay out.
     // 69 kernels take ~805 kB (gbnn_step_global, the sparse mode's, ~38 kB of it: both scores
     // inlined in both of its passes; the approximate index's two ~60 kB: three distances
-    // unrolled by 16 lanes, and the radix select; the SELL sparse OCNN step's ~50 kB per
+    // unrolled by 16 lanes, and the radix select; the grouped sparse OCNN step's ~40 kB per
     // type: 32 lanes unrolled so that their sums stay in registers); formatting would add
     // megabytes.
     assert!(PTX.len() < 1_000_000, "PTX is {} bytes", PTX.len());

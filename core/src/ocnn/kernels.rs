@@ -5,7 +5,7 @@
 
 use crate::kernel::{kernel_struct, DevMut, DevPtr};
 
-pub use super::sell::{sell_entry, sell_offsets, SellFillF32, SellFillF64, StepSellF32, StepSellF64, SLICE};
+pub use super::grouped_rows::{GroupFillF32, GroupFillF64, StepGroupedF32, StepGroupedF64};
 
 /// The kernels that exist once per working type.
 macro_rules! typed {

@@ -20,12 +20,12 @@ mod consensus;
 mod dynamics;
 mod early;
 mod grouped;
+mod grouped_rows;
 pub mod kernels;
 mod lane_column;
 #[cfg(feature = "alloc")]
 mod links;
 mod real;
-mod sell;
 #[cfg(feature = "alloc")]
 mod stable;
 mod sync;

@@ -6,8 +6,8 @@ use core::slice::from_raw_parts;
 use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::ocnn::kernels::{
     lane_entry, LaneFillF32, LaneFillF64, LaneWidthF32, LaneWidthF64, SparseFragmentaryHitsF32,
-    SparseFragmentaryHitsF64, StepLaneRowsF32, StepLaneRowsF64, StepSparseF32, StepSparseF64, sell_entry, SellFillF32,
-    SellFillF64, StepSellF32, StepSellF64, SLICE,
+    SparseFragmentaryHitsF64, StepLaneRowsF32, StepLaneRowsF64, StepSparseF32, StepSparseF64, GroupFillF32,
+    GroupFillF64, StepGroupedF32, StepGroupedF64,
 };
 use neurobits_core::ocnn::{lane_sum, lane_sum_sparse, update_neuron_grouped_at, Real, SyncMode};
 
@@ -94,17 +94,16 @@ macro_rules! sparse_kernels {
     };
 }
 
-/// The sparse step a thread per neuron over SELL rows, and the kernel that builds them (see
-/// `neurobits_core::ocnn::kernels::SLICE`).
-macro_rules! sell_kernels {
+/// The sparse step a thread per neuron over rows grouped by lane, and the kernel that groups
+/// them (see `neurobits_core::ocnn::kernels::StepGroupedF32`).
+macro_rules! grouped_kernels {
     ($t:ty, $step:ident, $Step:ident, $fill:ident, $Fill:ident) => {
         kernel! {
-            /// Row `i`'s update by the core's `update_neuron_grouped_at` over its SELL row, in
+            /// Row `i`'s update by the core's `update_neuron_grouped_at` over its grouped row, in
             /// thread `i`.
             fn $step(a: $Step {
                 n: u32,
                 ptr: DevPtr<u64>,
-                sptr: DevPtr<u64>,
                 cols: DevPtr<u32>,
                 vals: DevPtr<$t>,
                 norm: DevPtr<$t>,
@@ -113,13 +112,11 @@ macro_rules! sell_kernels {
             }) {
                 let i = gid();
                 if i < a.n as usize {
-                    let len = (*a.ptr.0.add(i + 1) - *a.ptr.0.add(i)) as usize;
-                    let base = *a.sptr.0.add(i / SLICE) as usize;
-                    let at = |k: usize| sell_entry(base, k, i % SLICE);
+                    let (s, e) = (*a.ptr.0.add(i) as usize, *a.ptr.0.add(i + 1) as usize);
                     *a.next.0.add(i) = update_neuron_grouped_at(
-                        len,
-                        |k| *a.cols.0.add(at(k)),
-                        |k| *a.vals.0.add(at(k)),
+                        e - s,
+                        |k| *a.cols.0.add(s + k),
+                        |k| *a.vals.0.add(s + k),
                         *a.norm.0.add(i),
                         |j| *a.f.0.add(j),
                     );
@@ -128,29 +125,26 @@ macro_rules! sell_kernels {
         }
 
         kernel! {
-            /// Row `i`'s CSR entries into its SELL row, lane by lane (ascending columns in each).
+            /// Row `i`'s CSR entries into the same place, lane by lane (ascending columns in each).
             fn $fill(a: $Fill {
                 n: u32,
                 ptr: DevPtr<u64>,
                 cols: DevPtr<u32>,
                 vals: DevPtr<$t>,
-                sptr: DevPtr<u64>,
                 out_cols: DevMut<u32>,
                 out_vals: DevMut<$t>,
             }) {
                 let i = gid();
                 if i < a.n as usize {
                     let (s, e) = (*a.ptr.0.add(i) as usize, *a.ptr.0.add(i + 1) as usize);
-                    let base = *a.sptr.0.add(i / SLICE) as usize;
-                    let mut k = 0;
+                    let mut at = s;
                     for lane in 0..32u32 {
                         for j in s..e {
                             let c = *a.cols.0.add(j);
                             if c % 32 == lane {
-                                let at = sell_entry(base, k, i % SLICE);
                                 *a.out_cols.0.add(at) = c;
                                 *a.out_vals.0.add(at) = *a.vals.0.add(j);
-                                k += 1;
+                                at += 1;
                             }
                         }
                     }
@@ -160,8 +154,8 @@ macro_rules! sell_kernels {
     };
 }
 
-sell_kernels!(f32, ocnn_step_sell_f32, StepSellF32, ocnn_sell_fill_f32, SellFillF32);
-sell_kernels!(f64, ocnn_step_sell_f64, StepSellF64, ocnn_sell_fill_f64, SellFillF64);
+grouped_kernels!(f32, ocnn_step_grouped_f32, StepGroupedF32, ocnn_group_fill_f32, GroupFillF32);
+grouped_kernels!(f64, ocnn_step_grouped_f64, StepGroupedF64, ocnn_group_fill_f64, GroupFillF64);
 
 sparse_kernels!(f32, ocnn_step_sparse_f32, StepSparseF32, ocnn_sparse_fragmentary_hits_f32, SparseFragmentaryHitsF32);
 sparse_kernels!(f64, ocnn_step_sparse_f64, StepSparseF64, ocnn_sparse_fragmentary_hits_f64, SparseFragmentaryHitsF64);

@@ -57,9 +57,9 @@ pub enum RowLayout {
     /// [`OcnnGpu::with_lane_rows_built`]); lane `l` takes entries `l, l + 32, …` (the core's
     /// `lane_sum`).
     Lanes,
-    /// SELL-32 rows grouped by lane (`neurobits_core::ocnn::kernels::SLICE`): a thread per row
-    /// (the core's `update_neuron_grouped_at`), stepped by the sparse network's `step_sell`.
-    Sell,
+    /// CSR rows, each grouped by lane in its place (`neurobits_core::ocnn::kernels::StepGroupedF32`):
+    /// a thread per row (the core's `update_neuron_grouped_at`), stepped by `step_grouped`.
+    Grouped,
 }
 
 /// Rows of weights downloaded: `ptr`, columns, weights.

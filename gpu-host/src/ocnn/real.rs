@@ -83,27 +83,23 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin + Send 
     /// # Safety
     /// `j` holds `n²` weights on `gpu`'s stream.
     unsafe fn build_lane_rows(gpu: &Gpu, n: u32, j: &CudaSlice<Self>) -> Result<RowsParts<Self>, GpuError>;
-    /// The SELL rows (columns, weights; `total` entries) of the CSR rows `ptr`/`cols`/`vals` of
-    /// `n` neurons, built on the device, a thread per row.
+    /// The CSR rows `ptr`/`cols`/`vals` of `n` neurons grouped by lane (columns, weights), on
+    /// the device, a thread per row.
     ///
     /// # Safety
     /// `ptr` holds `n + 1` offsets, `cols` and `vals` `ptr[n]` entries (columns ascending per
-    /// row), `sptr` the slice offsets of `ptr` (`neurobits_core::ocnn::kernels::sell_offsets`)
-    /// whose last is `total`.
-    unsafe fn sell_fill(
+    /// row).
+    unsafe fn group_rows(
         gpu: &Gpu,
         n: u32,
         ptr: &CudaSlice<u64>,
         csr: (&CudaSlice<u32>, &CudaSlice<Self>),
-        sptr: &CudaSlice<u64>,
-        total: usize,
     ) -> Result<(CudaSlice<u32>, CudaSlice<Self>), GpuError>;
-    /// One update over SELL rows, a thread per neuron.
+    /// One update over rows grouped by lane, a thread per neuron.
     ///
     /// # Safety
-    /// `c.rows` are SELL rows with their slice offsets in `c.sptr`; `f` and `next` hold `c.rows.n`
-    /// values.
-    unsafe fn step_sell(
+    /// `c.rows` are grouped by lane; `f` and `next` hold `c.rows.n` values.
+    unsafe fn step_grouped(
         gpu: &Gpu,
         t: &mut KernelTimer,
         c: &SparseDev<Self>,
@@ -126,26 +122,23 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin + Send 
 
 macro_rules! gpu_real {
     ($t:ty, $Transfer:ident, $Step:ident, $Per:ident, $Lanes:ident, $Combine:ident, $Bits:ident, $Frag:ident,
-     $StepSparse:ident, $StepSell:ident, $SellFill:ident, $FragSparse:ident, $StepLaneRows:ident, $Width:ident,
+     $StepSparse:ident, $StepGrouped:ident, $GroupFill:ident, $FragSparse:ident, $StepLaneRows:ident, $Width:ident,
      $Fill:ident) => {
         impl GpuReal for $t {
-            unsafe fn sell_fill(
+            unsafe fn group_rows(
                 gpu: &Gpu,
                 n: u32,
                 ptr: &CudaSlice<u64>,
                 (cols, vals): (&CudaSlice<u32>, &CudaSlice<Self>),
-                sptr: &CudaSlice<u64>,
-                total: usize,
             ) -> Result<(CudaSlice<u32>, CudaSlice<Self>), GpuError> {
-                // Zeroed: the padding of a slice's shorter rows is never read, but stays defined.
+                // SAFETY: every entry is written by its row's thread before any kernel reads it.
                 let (mut out_cols, mut out_vals) =
-                    (gpu.stream.alloc_zeros::<u32>(total.max(1))?, gpu.stream.alloc_zeros::<Self>(total.max(1))?);
-                let args = k::$SellFill {
+                    unsafe { (gpu.stream.alloc::<u32>(cols.len())?, gpu.stream.alloc::<Self>(vals.len())?) };
+                let args = k::$GroupFill {
                     n,
                     ptr: rd(gpu, ptr),
                     cols: rd(gpu, cols),
                     vals: rd(gpu, vals),
-                    sptr: rd(gpu, sptr),
                     out_cols: wr(gpu, &mut out_cols),
                     out_vals: wr(gpu, &mut out_vals),
                 };
@@ -153,18 +146,16 @@ macro_rules! gpu_real {
                 unsafe { launch(gpu, &mut KernelTimer::default(), n as u64, args) }?;
                 Ok((out_cols, out_vals))
             }
-            unsafe fn step_sell(
+            unsafe fn step_grouped(
                 gpu: &Gpu,
                 t: &mut KernelTimer,
                 c: &SparseDev<Self>,
                 f: &CudaSlice<Self>,
                 next: &mut CudaSlice<Self>,
             ) -> Result<(), GpuError> {
-                let sptr = c.sptr.as_ref().ok_or_else(|| GpuError::Input("rows not in SELL form".into()))?;
-                let a = k::$StepSell {
+                let a = k::$StepGrouped {
                     n: c.rows.n,
                     ptr: rd(gpu, &c.rows.ptr),
-                    sptr: rd(gpu, sptr),
                     cols: rd(gpu, &c.rows.cols),
                     vals: rd(gpu, &c.rows.vals),
                     norm: rd(gpu, &c.rows.norm),
@@ -226,7 +217,7 @@ macro_rules! gpu_real {
                 }
                 let threads = c.n as u64 * 32;
                 match layout {
-                    RowLayout::Sell => Err(GpuError::Input("SELL rows step through `step_sell`".into())),
+                    RowLayout::Grouped => Err(GpuError::Input("grouped rows step through `step_grouped`".into())),
                     RowLayout::Columns => unsafe { launch(gpu, t, threads, args!($StepSparse)) },
                     RowLayout::Lanes => unsafe { launch(gpu, t, threads, args!($StepLaneRows)) },
                 }
@@ -326,8 +317,8 @@ gpu_real!(
     PhaseBitsF32,
     FragmentaryHitsF32,
     StepSparseF32,
-    StepSellF32,
-    SellFillF32,
+    StepGroupedF32,
+    GroupFillF32,
     SparseFragmentaryHitsF32,
     StepLaneRowsF32,
     LaneWidthF32,
@@ -343,8 +334,8 @@ gpu_real!(
     PhaseBitsF64,
     FragmentaryHitsF64,
     StepSparseF64,
-    StepSellF64,
-    SellFillF64,
+    StepGroupedF64,
+    GroupFillF64,
     SparseFragmentaryHitsF64,
     StepLaneRowsF64,
     LaneWidthF64,

@@ -2,7 +2,6 @@
 
 use cudarc::driver::CudaSlice;
 use neurobits_core::ocnn::kernels as k;
-use neurobits_core::ocnn::kernels::{sell_offsets, SLICE};
 use neurobits_core::ocnn::SyncMode;
 
 use crate::launch::{launch, profile_note, rd, wr};
@@ -13,13 +12,11 @@ use super::{iterate::iterate, Check, GpuReal, OcnnRun, RowLayout, RowsDev};
 /// A sparse coupling resident on the GPU (`--cutoff`): the step's rows, norms, and the hit-slot
 /// layout of the coupled pairs (see `neurobits_core::ocnn::kernels`).
 pub struct SparseDev<T> {
-    /// The rows the step reads: CSR ([`RowLayout::Columns`], a warp per row) or SELL
-    /// ([`RowLayout::Sell`], a thread per row); `ptr` and `norm` are the CSR ones either way.
+    /// The rows the step reads: CSR ([`RowLayout::Columns`], a warp per row) or grouped by lane
+    /// ([`RowLayout::Grouped`], a thread per row); `ptr` and `norm` are the same either way.
     pub(super) rows: RowsDev<T>,
     pub(super) layout: RowLayout,
-    /// The SELL slices' first entries, when `rows` are SELL.
-    pub(super) sptr: Option<CudaSlice<u64>>,
-    /// The CSR columns, which the hit slots follow, when `rows` are SELL.
+    /// The CSR columns, which the hit slots follow, when `rows` are grouped.
     pub(super) csr_cols: Option<CudaSlice<u32>>,
     pub(super) upper: CudaSlice<u64>,
     pub(super) hit_ptr: CudaSlice<u64>,
@@ -50,19 +47,19 @@ pub struct SparseRows<'a, T> {
 }
 
 /// Longest mean row (entries per neuron) stepped a thread per row; longer rows a warp per row.
-/// A thread per row (rows grouped by lane, stored row after row) was 2.7×, 2.9× and 3.2× faster
-/// than the warp at 34, 135 and 529 entries per row (10⁵ points, `--cutoff` 3, 6, 12, one
-/// H200); longer rows were not measured, so they keep the warp.
+/// A thread per grouped row was 2.7×, 2.9× and 3.2× faster than the warp at 34, 135 and 529
+/// entries per row (10⁵ points, `--cutoff` 3, 6, 12, one H200); longer rows were not measured,
+/// so they keep the warp.
 pub const THREAD_ROWS_MAX: usize = 1024;
 
-/// The sparse step's mapping for rows of `mean` entries: a thread per row over SELL rows up to
+/// The sparse step's mapping for rows of `mean` entries: a thread per row over grouped rows up to
 /// [`THREAD_ROWS_MAX`], else a warp per row over the CSR rows; `NEUROBITS_OCNN_SPARSE_STEP=thread`
 /// or `warp` overrides it (to time one against the other; the bits are the same).
 fn sparse_step(mean: usize) -> RowLayout {
     match std::env::var("NEUROBITS_OCNN_SPARSE_STEP").as_deref() {
-        Ok("thread") => RowLayout::Sell,
+        Ok("thread") => RowLayout::Grouped,
         Ok("warp") => RowLayout::Columns,
-        _ if mean <= THREAD_ROWS_MAX => RowLayout::Sell,
+        _ if mean <= THREAD_ROWS_MAX => RowLayout::Grouped,
         _ => RowLayout::Columns,
     }
 }
@@ -96,35 +93,23 @@ impl Gpu {
         let size = core::mem::size_of::<T>() as u64;
         let slots = r.hit_ptr[n] as usize;
         let layout = sparse_step(nnz / n.max(1));
-        // SELL rows: their slices' offsets, and the padding of each slice's shorter rows.
-        let sptr = (layout == RowLayout::Sell).then(|| {
-            let mut o = vec![0u64; n.div_ceil(SLICE) + 1];
-            sell_offsets(r.ptr, &mut o).map(|()| o)
-        });
-        let sptr = sptr.map(|o| o.ok_or_else(|| GpuError::Input("bad row offsets".into()))).transpose()?;
-        let sell = sptr.as_ref().map_or(0, |o| o[o.len() - 1]);
-        // SELL keeps the CSR rows beside it while it is built, and the CSR columns for the hits.
-        self.ensure_fits(
-            (nnz as u64 + sell) * (4 + size) + slots as u64 * 4 + n as u64 * (5 * size + 8 * 4) + n as u64 / 4,
-        )?;
+        // Grouped rows keep the CSR rows beside them while they are grouped, and then the CSR
+        // columns for the hits.
+        let twice = if layout == RowLayout::Grouped { 4 + size } else { 0 };
+        self.ensure_fits(nnz as u64 * (4 + size + twice) + slots as u64 * 4 + n as u64 * (5 * size + 8 * 4))?;
         let t1 = std::time::Instant::now();
         let st = &self.stream;
         let (ptr, cols, vals) = (st.clone_htod(r.ptr)?, st.clone_htod(r.cols)?, st.clone_htod(r.vals)?);
-        let (cols, vals, sptr, csr_cols) = match sptr {
-            Some(o) => {
-                let sptr = st.clone_htod(&o)?;
-                // SAFETY: `ptr`, `cols`, `vals` are the checked CSR rows of n neurons, `sptr`
-                // their slice offsets, whose last is `sell`.
-                let (sc, sv) = unsafe { T::sell_fill(self, n as u32, &ptr, (&cols, &vals), &sptr, sell as usize) }?;
-                drop(vals);
-                (sc, sv, Some(sptr), Some(cols))
-            }
-            None => (cols, vals, None, None),
+        let (cols, vals, csr_cols) = if layout == RowLayout::Grouped {
+            // SAFETY: `ptr`, `cols`, `vals` are the checked CSR rows of n neurons.
+            let (gc, gv) = unsafe { T::group_rows(self, n as u32, &ptr, (&cols, &vals)) }?;
+            (gc, gv, Some(cols))
+        } else {
+            (cols, vals, None)
         };
         let c = SparseDev {
             rows: RowsDev { n: n as u32, ptr, cols, vals, norm: st.clone_htod(r.norm)? },
             layout,
-            sptr,
             csr_cols,
             upper: st.clone_htod(r.upper)?,
             hit_ptr: st.clone_htod(r.hit_ptr)?,
@@ -133,9 +118,8 @@ impl Gpu {
         st.synchronize()?;
         profile_note(|| {
             format!(
-                "sparse upload ({layout:?}, {:.1} per row, {} SELL entries): checks {:.1} ms, copies and SELL {:.1} ms",
+                "sparse upload ({layout:?}, {:.1} per row): checks {:.1} ms, copies and grouping {:.1} ms",
                 nnz as f64 / n.max(1) as f64,
-                sell,
                 (t1 - t0).as_secs_f64() * 1e3,
                 t1.elapsed().as_secs_f64() * 1e3
             )
@@ -171,7 +155,7 @@ impl<T: GpuReal> OcnnSparseGpu<'_, T> {
             // SAFETY (all three): buffers sized by `iterate` for n neurons and c.slots pairs.
             |t, f, next| unsafe {
                 match c.layout {
-                    RowLayout::Sell => T::step_sell(g, t, c, f, next),
+                    RowLayout::Grouped => T::step_grouped(g, t, c, f, next),
                     layout => T::step_rows(g, t, layout, &c.rows, f, next),
                 }
             },
