@@ -40,26 +40,6 @@ pub(super) fn piece(k: usize, cap: usize) -> usize {
     cap.min(k.div_ceil(PIECES).max(MIN_PIECE)).max(1)
 }
 
-/// The smallest first or last chunk.
-const MIN_EDGE: usize = 1 << 14;
-
-/// The chunks of a pipelined batch of `k` probes, chunks of at most `piece`: the first and the
-/// last an eighth of `piece` (at least [`MIN_EDGE`]), the others `piece` (the one before the
-/// last may be shorter). Nothing hides the first chunk's upload and the last one's download, so
-/// those two are short; the middle ones are long, as short chunks cost more in kernels (fixed
-/// costs per chunk; see [`MIN_PIECE`]).
-pub(super) fn chunk_sizes(k: usize, piece: usize) -> Vec<usize> {
-    let edge = (piece / 8).max(MIN_EDGE).min(piece).max(1);
-    let first = edge.min(k);
-    let last = edge.min(k - first);
-    let mid = k - first - last;
-    let mut sizes = vec![first];
-    sizes.extend((0..mid.div_ceil(piece)).map(|i| piece.min(mid - i * piece)));
-    sizes.push(last);
-    sizes.retain(|&s| s > 0);
-    sizes
-}
-
 /// A transfer for the helper thread.
 enum Job<'a> {
     /// Host probes to a device address; the upload's event goes back.
@@ -117,7 +97,7 @@ struct Pipeline<'a, 'n, 'g> {
     /// The batch's chunks of probes.
     parts: Vec<&'a [u16]>,
     /// The caller's memory, chunk by chunk, in order.
-    dsts: std::vec::IntoIter<&'a mut [MaybeUninit<Decoded>]>,
+    dsts: std::slice::ChunksMut<'a, MaybeUninit<Decoded>>,
     jobs: mpsc::Sender<Job<'a>>,
     ups: mpsc::Receiver<CudaEvent>,
     out: &'a mut CudaSlice<u32>,
@@ -198,18 +178,10 @@ impl DeviceNetwork<'_> {
             let (jobs, job_rx) = mpsc::channel();
             let (up_tx, ups) = mpsc::channel();
             let helper = s.spawn(move || mover(gpu, job_rx, up_tx));
-            let sizes = chunk_sizes(probes.len() / c, piece);
-            let mut dsts = Vec::with_capacity(sizes.len());
-            let mut rest = dst;
-            for &s in &sizes {
-                let (d, tail) = rest.split_at_mut(s * c);
-                dsts.push(d);
-                rest = tail;
-            }
             let mut hooks = Pipeline {
                 net: self,
-                parts: super::retrieve::split_by(probes, &sizes, c)?,
-                dsts: dsts.into_iter(),
+                parts: probes.chunks(piece * c).collect(),
+                dsts: dst.chunks_mut(piece * c),
                 jobs,
                 ups,
                 out,
@@ -217,7 +189,7 @@ impl DeviceNetwork<'_> {
                 pending: None,
                 at: 0,
             };
-            let run = self.run_chunks(probes, (rule, mode, params), (piece, e_max, true), Some(&sizes), &mut hooks);
+            let run = self.run_chunks(probes, (rule, mode, params), (piece, e_max, true), &mut hooks);
             let run = run.and_then(|r| hooks.flush().map(|()| r));
             drop(hooks); // closes the job channel: the helper empties it and stops
             let moved = helper.join().unwrap_or_else(|_| Err(GpuError::Cuda("the copy thread panicked".into())));
@@ -229,23 +201,5 @@ impl DeviceNetwork<'_> {
         });
         profile_note(|| format!("pipelined retrieval in chunks of {piece} probes: {:.1} ms", ms_since(t0)));
         found
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::chunk_sizes;
-
-    #[test]
-    fn short_chunks_at_both_ends_and_long_ones_between() {
-        assert_eq!(chunk_sizes(250_000, 131_072), [16_384, 131_072, 86_160, 16_384]);
-        assert_eq!(chunk_sizes(1_000_000, 250_000), [31_250, 250_000, 250_000, 250_000, 187_500, 31_250]);
-        assert_eq!(chunk_sizes(20_000, 131_072), [16_384, 3_616]);
-        assert_eq!(chunk_sizes(10_000, 131_072), [10_000]);
-        for (k, piece) in [(1, 1), (300_000, 131_072), (262_145, 131_072), (5, 2), (999_999, 333_333)] {
-            let s = chunk_sizes(k, piece);
-            assert_eq!(s.iter().sum::<usize>(), k, "{k} {piece}");
-            assert!(s.iter().all(|&x| x > 0 && x <= piece), "{k} {piece}: {s:?}");
-        }
     }
 }

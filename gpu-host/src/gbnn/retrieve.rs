@@ -163,22 +163,6 @@ pub(super) fn scan_probes(g: &Geometry, probes: &[u16], shards: &[Shard], how: (
     Ok(Scan { k, e_max, eo_max })
 }
 
-/// `probes` cut into runs of `sizes[i]` probes of `c` symbols (which must add up to all of them).
-pub(super) fn split_by<'a>(probes: &'a [u16], sizes: &[usize], c: usize) -> Result<Vec<&'a [u16]>, GpuError> {
-    let mut rest = probes;
-    let mut parts = Vec::with_capacity(sizes.len());
-    for &s in sizes {
-        let (part, tail) =
-            rest.split_at_checked(s * c).ok_or_else(|| GpuError::Input("chunks past the batch".into()))?;
-        parts.push(part);
-        rest = tail;
-    }
-    if !rest.is_empty() {
-        return Err(GpuError::Input("chunks short of the batch".into()));
-    }
-    Ok(parts)
-}
-
 /// What a caller of [`DeviceNetwork::run_chunks`] does around each chunk `i`.
 pub(super) trait ChunkHooks {
     /// Before the chunk's probes are uploaded (or taken from `ch.spare`).
@@ -214,15 +198,13 @@ impl DeviceNetwork<'_> {
     }
 
     /// Runs the core's schedule for `rule` in `mode` on every chunk of `probes` (`plan`: chunk
-    /// capacity, most erased clusters, lean start; `sizes`: the chunks' probes, each at most the
-    /// capacity — `None`: chunks of the capacity); `hooks.finish` takes each chunk's final state
+    /// size, most erased clusters, lean start); `hooks.finish` takes each chunk's final state
     /// (`bufs[t % 2]` after `t` updates) before the next chunk overwrites it.
     pub(super) fn run_chunks(
         &self,
         probes: &[u16],
         (rule, mode, params): (Rule, Mode, &Params),
         (cap, e_max, lean): (usize, u32, bool),
-        sizes: Option<&[usize]>,
         hooks: &mut impl ChunkHooks,
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let g = &self.geom;
@@ -237,14 +219,7 @@ impl DeviceNetwork<'_> {
         let mut timer = KernelTimer::default();
         let st = &self.gpu().stream;
         let mut stats = Vec::with_capacity(k);
-        let parts: Vec<&[u16]> = match sizes {
-            None => probes.chunks(cap * g.clusters()).collect(),
-            Some(sizes) => split_by(probes, sizes, g.clusters())?,
-        };
-        if parts.iter().any(|p| p.len() > cap * g.clusters()) {
-            return Err(GpuError::Input("a chunk larger than its buffers".into()));
-        }
-        for (i, part) in parts.into_iter().enumerate() {
+        for (i, part) in probes.chunks(cap * g.clusters()).enumerate() {
             let tb = Instant::now();
             hooks.before(i, &mut ch)?;
             self.begin(&mut ch, part, (rule, mode), (e_max, e_max), lean, &mut timer)?;
@@ -291,8 +266,7 @@ impl DeviceNetwork<'_> {
         let mut hooks = Finish(|ch: &mut Chunk, t: u32, _: &mut KernelTimer| {
             gpu.download_prefix(&ch.bufs[t as usize % 2], ch.k * rw, &mut states)
         });
-        let (stats, kernel_ms) =
-            self.run_chunks(probes, (rule, mode, params), (cap, e_max, false), None, &mut hooks)?;
+        let (stats, kernel_ms) = self.run_chunks(probes, (rule, mode, params), (cap, e_max, false), &mut hooks)?;
         Ok(GpuBatch { states, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
     }
 
@@ -387,7 +361,7 @@ impl DeviceNetwork<'_> {
                 at += ch.k * c;
                 Ok(())
             });
-            self.run_chunks(probes, (rule, mode, params), (cap, e_max, true), None, &mut hooks)?
+            self.run_chunks(probes, (rule, mode, params), (cap, e_max, true), &mut hooks)?
         };
         let t1 = Instant::now();
         download_decoded(gpu, &out, dst)?;
