@@ -30,7 +30,7 @@ pub struct BenchConfig {
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 1))]
     pub seed: u64,
     /// Sparse coupling within R·a instead of dense (then N can reach 10⁶ on a GPU); the GPU
-    /// runs the warp-per-neuron sparse kernel, the CPU runs N ≤ --cpu-max.
+    /// runs the sparse kernel (a thread per row grouped by lane), the CPU runs N ≤ --cpu-max.
     #[cfg_attr(feature = "cli", arg(long, value_name = "R"))]
     pub cutoff: Option<f64>,
     /// Time the host's preparation only (Delaunay, scale, weights, lane rows; before and now),
