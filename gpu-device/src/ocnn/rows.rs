@@ -5,9 +5,9 @@
 use core::slice::from_raw_parts;
 use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::ocnn::kernels::{
-    lane_entry, LaneFillF32, LaneFillF64, LaneWidthF32, LaneWidthF64, SparseFragmentaryHitsF32,
-    SparseFragmentaryHitsF64, StepLaneRowsF32, StepLaneRowsF64, StepSparseF32, StepSparseF64, GroupFillF32,
-    GroupFillF64, StepGroupedF32, StepGroupedF64,
+    lane_entry, GroupFillF32, GroupFillF64, LaneFillF32, LaneFillF64, LaneWidthF32, LaneWidthF64,
+    SparseFragmentaryHitsF32, SparseFragmentaryHitsF64, StepGroupedF32, StepGroupedF64, StepLaneRowsF32,
+    StepLaneRowsF64, StepSparseF32, StepSparseF64,
 };
 use neurobits_core::ocnn::{lane_sum, lane_sum_sparse, update_neuron_grouped_at, Real, SyncMode};
 
