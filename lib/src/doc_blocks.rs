@@ -8,3 +8,6 @@ pub struct Readme;
 
 #[doc = include_str!("../../docs/manual/src/library.md")]
 pub struct ManualLibrary;
+
+#[doc = include_str!("../../docs/manual/src/gpu-pinned.md")]
+pub struct ManualGpuPinned;
