@@ -17,7 +17,8 @@ Data (every set but FCPS standardised, as scikit-learn's clustering comparison d
 
 Split: the OCNN's constants (λ, the smallest cluster N/10, the attach floor; the consensus's
 scales 1, 1.5, 2.5 and two initial states) were chosen on seeds 0, 1, 2 of the synthetic families
-and on FCPS (`validation`); seeds 3.. and the three real sets were not looked at before the
+and on FCPS (`validation`), the scale above 3-D (median perplexity 20, issue 33's fourth round) on
+peers/ocnn_highdim.py's validation sets; seeds 3.. and the three real sets were not looked at before the
 choice (`held-out`).
 
 OCNN runs through the `neurobits` binary (`ocnn cluster`, whole process), once with its defaults

@@ -3,7 +3,8 @@
 //! by one the stable clusters are the fine clusters, where the first rule (the longest run of
 //! equal k, singletons counted) merges them; and the consensus over scales and initial states
 //! recovers nested circles and moons that the stable selection at the scale a alone breaks; on
-//! 100 points only the mutual-neighbour links keep them.
+//! 100 points only the mutual-neighbour links keep them; above 3-D the perplexity scale keeps the
+//! coupling local where the 10-NN scale synchronizes everything.
 
 use neurobits::ocnn::clusters::{cluster, grid, Rule};
 use neurobits::ocnn::experiment::{ari, LABELS, SETS};
@@ -146,4 +147,47 @@ fn mutual_links_recover_small_circles_and_moons() {
         let every = ari(&truth, &ocnn::cluster_cpu::<f32>(&p, None, &all).unwrap().labels);
         assert!(every < 0.9, "{name}: every pair linked gives {every:.4}");
     }
+}
+
+/// Two unit Gaussians in 30-D, 100 points each, their centres 6 apart along the first axis
+/// (Box–Muller from SplitMix64), and their classes.
+fn gaussians_30d(seed: u64) -> (Points, Vec<u32>) {
+    use neurobits_core::prng::draw;
+    let (n, dim) = (200, 30);
+    let uniform = |i: u64| ((draw(seed, i) >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+    let gauss = |i: u64| (-2.0 * uniform(2 * i).ln()).sqrt() * (std::f64::consts::TAU * uniform(2 * i + 1)).cos();
+    let truth: Vec<u32> = (0..n as u32).map(|i| i % 2).collect();
+    let coords = (0..n * dim).map(|s| gauss(s as u64) + if s % dim == 0 { 6.0 * truth[s / dim] as f64 } else { 0.0 });
+    (Points { n, dim, coords: coords.collect() }, truth)
+}
+
+#[test]
+fn perplexity_scale_keeps_high_dimensional_coupling_local() {
+    // In 30-D distances concentrate: a Gaussian as wide as the mean distance to the 10 nearest
+    // neighbours (the former scale above 3-D) gives the far points most of each neuron's input,
+    // every run synchronizes as one cluster. The perplexity scale couples each neuron to about
+    // 20 others, and the two Gaussians come apart.
+    let (p, truth) = gaussians_30d(3);
+    let a = ocnn::scale::scale(&p).unwrap();
+    assert_eq!(a, ocnn::scale::perplexity_scale(&p, ocnn::scale::PERPLEXITY).unwrap());
+    // The median row of the normalised coupling has a perplexity of 20 (all 200 rows read).
+    let mut perp: Vec<f64> = (0..p.n)
+        .map(|i| {
+            let w: Vec<f64> = (0..p.n)
+                .filter(|&j| j != i)
+                .map(|j| ocnn::weights::weight(ocnn::scale::squared(p.point(i), p.point(j)), a))
+                .collect();
+            let c: f64 = w.iter().sum();
+            (-w.iter().map(|&x| x / c).filter(|&q| q > 0.0).map(|q| q * q.ln()).sum::<f64>()).exp()
+        })
+        .collect();
+    perp.sort_unstable_by(f64::total_cmp);
+    assert!((perp[99] - 20.0).abs() < 0.01, "median perplexity {}", perp[99]);
+    let r = ocnn::cluster_cpu::<f32>(&p, None, &Config::default()).unwrap();
+    let score = ari(&truth, &r.labels);
+    assert!(score >= 0.9, "perplexity scale: ARI {score:.4}");
+    let knn = ocnn::scale::knn_scale(&p, ocnn::scale::NEIGHBOURS).unwrap();
+    assert!(knn > 1.5 * a, "the 10-NN scale {knn} against {a}");
+    let old = ocnn::cluster_cpu::<f32>(&p, Some(knn), &Config::default()).unwrap();
+    assert!(ari(&truth, &old.labels) < 0.1, "the 10-NN scale separates them ({:.4})", ari(&truth, &old.labels));
 }

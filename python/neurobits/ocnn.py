@@ -53,7 +53,8 @@ class OCNN(ClusterMixin, Estimator):
         Smallest cluster of ``select="consensus"``/``"stable"`` (at least 2); ``None``: a tenth
         of the points, at least 5.
     scale : float or None, default=None
-        Scale constant a; ``None``: from the Delaunay triangulation of the points.
+        Scale constant a; ``None``: from the Delaunay triangulation of the points up to 3-D,
+        above it the a at which each neuron's normalised coupling has a median perplexity of 20.
     cutoff : float or None, default=None
         Couple only pairs within ``cutoff``·a (sparse); ``None``: every pair, as in the paper.
     dtype : {"f32", "f64"}, default="f32"

@@ -62,8 +62,8 @@ pub struct ClusterArgs {
     /// than 10 points).
     #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(2..))]
     pub min_cluster: Option<u32>,
-    /// Scale constant a (default: from the Delaunay triangulation up to 3-D, the mean distance
-    /// to the 10 nearest neighbours above).
+    /// Scale constant a (default: from the Delaunay triangulation up to 3-D; above, the a at
+    /// which each neuron's normalised coupling has a median perplexity of 20).
     #[arg(long)]
     pub scale: Option<f64>,
     /// Couple only pairs within R·a (sparse rows; synchronization counted on those pairs only);

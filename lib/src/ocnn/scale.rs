@@ -3,11 +3,15 @@
 //! the triangulation is unique, everything else by Qhull (the library scipy uses; the `qhull`
 //! crate bundles its C sources, so no system package is needed) in the data's own dimension.
 //!
-//! Above 3-D (the paper's and FCPS's data are 2-D and 3-D) the triangulation is replaced by the
-//! 10 nearest neighbours: a Delaunay triangulation's size grows exponentially with the dimension
-//! (6-D, 300 points: 4.5 s; 13-D wine or 30-D breast cancer: out of reach), and its neighbours
-//! reach ever farther (4-D: the Delaunay mean is twice the 10-NN mean), so the coupling would
-//! span the whole data set.
+//! Above 3-D (the paper's and FCPS's data are 2-D and 3-D) there is no triangulation: its size
+//! grows exponentially with the dimension (6-D, 300 points: 4.5 s; 13-D wine or 30-D breast
+//! cancer: out of reach). Nor is a mean neighbour distance a local scale there: distances
+//! concentrate, so a Gaussian as wide as the distance to the 10th neighbour still gives the far
+//! points most of a neuron's input (30-D breast cancer: each neuron's normalised coupling has a
+//! perplexity of 366 of 569 neurons, and every run synchronizes as one cluster). Above 3-D the
+//! scale is therefore calibrated as t-SNE calibrates its Gaussians (van der Maaten & Hinton
+//! 2008), by the **perplexity** of the coupling a neuron sees, `J_ij / C_i`: the effective number
+//! of neurons that drive it ([`perplexity_scale`], [`PERPLEXITY`] = 20, one `a` for all points).
 
 use anyhow::{anyhow, bail, Result};
 use qhull::Qh;
@@ -62,14 +66,26 @@ pub fn qhull_edges(p: &Points) -> Result<Vec<(u32, u32)>> {
     Ok(edges)
 }
 
-/// Nearest neighbours of the scale above [`DELAUNAY_MAX_DIM`].
+/// Nearest neighbours of the former scale above [`DELAUNAY_MAX_DIM`] ([`knn_scale`]).
 pub const NEIGHBOURS: usize = 10;
+/// The median perplexity of the normalised coupling above [`DELAUNAY_MAX_DIM`]
+/// ([`perplexity_scale`]): each neuron driven by about 20 others. In 2-D and 3-D the Delaunay
+/// scale gives 18–90 on the synthetic families and FCPS; 20 was chosen on validation sets only
+/// (5-D and 10-D blobs, 30-D blobs of varied spread, 30-D `make_classification`, digits; against
+/// 10, 30 and 50 and the 10-NN mean: docs/manual/src/ocnn-quality.md).
+pub const PERPLEXITY: f64 = 20.0;
+/// Rows whose perplexity the search for the scale reads: evenly spaced, all of a smaller set.
+pub const PERPLEXITY_ROWS: usize = 256;
+/// The scale's floor as a fraction of the largest nearest-neighbour distance: every point's
+/// nearest neighbour keeps a weight of at least `e^(−72)` ≈ 5·10⁻³², a normal `f32` (pairs beyond
+/// about 14.4 a round to zero in `f32`, and a neuron with no weight left has no input).
+pub const FLOOR_NEIGHBOUR_SPAN: f64 = 12.0;
 /// Highest dimension triangulated for the scale.
 pub const DELAUNAY_MAX_DIM: usize = 3;
 
 /// `a = (1/N') Σ_i (1/|Nb(i)|) Σ_{j ∈ Nb(i)} |r_i − r_j|` over the `N'` points with at least one
 /// neighbour (duplicate points have none), distances in `f64`; `Nb(i)`: the Delaunay neighbours
-/// up to 3-D, the [`NEIGHBOURS`] nearest points above ([`knn_scale`]).
+/// up to 3-D. Above 3-D: [`perplexity_scale`] with [`PERPLEXITY`].
 ///
 /// ```
 /// // A square of side 2 and its centre: each corner has two sides (2) and the centre (√2) as
@@ -81,7 +97,7 @@ pub const DELAUNAY_MAX_DIM: usize = 3;
 /// ```
 pub fn scale(p: &Points) -> Result<f64> {
     if p.dim > DELAUNAY_MAX_DIM {
-        return knn_scale(p, NEIGHBOURS);
+        return perplexity_scale(p, PERPLEXITY);
     }
     let edges = delaunay_edges(p)?;
     let (mut sum, mut count) = (vec![0f64; p.n], vec![0u32; p.n]);
@@ -114,7 +130,6 @@ pub fn scale(p: &Points) -> Result<f64> {
 /// let p = neurobits::ocnn::points::parse("0 0 0 0\n1 0 0 0\n0 1 0 0\n1 1 0 0\n", "mem").unwrap();
 /// let a = neurobits::ocnn::scale::knn_scale(&p, 2).unwrap();
 /// assert!((a - 1.0).abs() < 1e-12);
-/// assert!((neurobits::ocnn::scale::scale(&p).unwrap() - (2.0 + 2f64.sqrt()) / 3.0).abs() < 1e-12);
 /// ```
 pub fn knn_scale(p: &Points, k: usize) -> Result<f64> {
     use rayon::prelude::*;
@@ -133,6 +148,93 @@ pub fn knn_scale(p: &Points, k: usize) -> Result<f64> {
         })
         .collect();
     let a = means.iter().sum::<f64>() / p.n as f64;
+    if !(a.is_finite() && a > 0.0) {
+        bail!("the scale constant is {a}: the points are all equal (set --scale)");
+    }
+    Ok(a)
+}
+
+/// The scale `a` at which the median perplexity of the rows of the normalised coupling,
+/// `J_ij / C_i` with `J_ij = exp(−d²/(2a²))`, is `target` (capped at `(N − 1)/2`): each neuron
+/// driven by about `target` others, as t-SNE sets its Gaussians (there per point, here one `a`).
+/// The perplexity of a row is `exp(H)`, `H` its entropy; the median is over [`PERPLEXITY_ROWS`]
+/// evenly spaced rows (the lower middle), and `a` is found by 64 bisections of `ln a` between a
+/// hundredth of the smallest and a hundred times the largest distance, in `f64` sums in a fixed
+/// order (the same `a` on every machine that rounds `exp` alike). The result is at least the
+/// largest nearest-neighbour distance over [`FLOOR_NEIGHBOUR_SPAN`], so that no neuron loses all
+/// its coupling in `f32`.
+///
+/// ```
+/// // Two groups of three far apart in 4-D. The first point's mates are at 1 and √2: at a = ½
+/// // their weights are e^(−2) and e^(−4), a perplexity of exp(H) ≈ 1.44 (the far group counts
+/// // for nothing), so a target of 1.44 gives a ≈ ½; a larger target, a wider Gaussian.
+/// let p = neurobits::ocnn::points::parse("0 0 0 0\n1 0 0 0\n0 1 0 0\n50 0 0 0\n51 0 0 0\n50 1 0 0\n", "mem").unwrap();
+/// let a = neurobits::ocnn::scale::perplexity_scale(&p, 1.44).unwrap();
+/// assert!((a - 0.5).abs() < 0.02, "{a}");
+/// assert!(neurobits::ocnn::scale::perplexity_scale(&p, 1.9).unwrap() > a);
+/// // Above 3-D, the default scale.
+/// assert_eq!(neurobits::ocnn::scale::scale(&p).unwrap(), neurobits::ocnn::scale::perplexity_scale(&p, 20.0).unwrap());
+/// ```
+pub fn perplexity_scale(p: &Points, target: f64) -> Result<f64> {
+    use rayon::prelude::*;
+    if p.n < 2 {
+        bail!("the scale constant needs at least 2 points");
+    }
+    let n = p.n;
+    // Every point's nearest-neighbour distance (squared): the floor and the search's lower end.
+    let nearest: Vec<f64> = (0..n)
+        .into_par_iter()
+        .map(|i| (0..n).filter(|&j| j != i).map(|j| squared(p.point(i), p.point(j))).fold(f64::INFINITY, f64::min))
+        .collect();
+    let smallest = nearest.iter().copied().filter(|&d| d > 0.0).fold(f64::INFINITY, f64::min);
+    if !smallest.is_finite() {
+        bail!("the scale constant cannot be set: the points are all equal (set --scale)");
+    }
+    let floor = nearest.iter().copied().fold(0.0, f64::max).sqrt() / FLOOR_NEIGHBOUR_SPAN;
+    let rows: Vec<usize> = if n <= PERPLEXITY_ROWS {
+        (0..n).collect()
+    } else {
+        (0..PERPLEXITY_ROWS).map(|r| r * (n - 1) / (PERPLEXITY_ROWS - 1)).collect()
+    };
+    // Each sampled row's squared distances less its smallest: the weights' common factor
+    // cancels in `J_ij / C_i`, and the shifted ones do not underflow.
+    let shifted: Vec<Vec<f64>> = rows
+        .par_iter()
+        .map(|&i| {
+            let d: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| squared(p.point(i), p.point(j))).collect();
+            let low = d.iter().copied().fold(f64::INFINITY, f64::min);
+            d.into_iter().map(|x| x - low).collect()
+        })
+        .collect();
+    let largest = shifted.iter().flatten().copied().fold(0.0, f64::max).max(smallest);
+    let target = target.min((n - 1) as f64 / 2.0);
+    let median = |a: f64| {
+        let mut perp: Vec<f64> = shifted
+            .par_iter()
+            .map(|row| {
+                let (mut sum, mut moment) = (0.0, 0.0);
+                for &e in row {
+                    let x = e / ((2.0 * a) * a);
+                    let w = (-x).exp();
+                    sum += w;
+                    moment += w * x;
+                }
+                (sum.ln() + moment / sum).exp()
+            })
+            .collect();
+        perp.sort_unstable_by(f64::total_cmp);
+        perp[(perp.len() - 1) / 2]
+    };
+    let (mut lo, mut hi) = (smallest.sqrt().ln() - 100f64.ln(), largest.sqrt().ln() + 100f64.ln());
+    for _ in 0..64 {
+        let mid = 0.5 * (lo + hi);
+        if median(mid.exp()) < target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let a = (0.5 * (lo + hi)).exp().max(floor);
     if !(a.is_finite() && a > 0.0) {
         bail!("the scale constant is {a}: the points are all equal (set --scale)");
     }
