@@ -197,7 +197,13 @@ pub fn perplexity_scale(p: &Points, target: f64) -> Result<f64> {
         (0..PERPLEXITY_ROWS).map(|r| r * (n - 1) / (PERPLEXITY_ROWS - 1)).collect()
     };
     // Each sampled row's squared distances less its smallest: the weights' common factor
-    // cancels in `J_ij / C_i`, and the shifted ones do not underflow.
+    // cancels in `J_ij / C_i`, and the shifted ones do not underflow. Kept for the 64 steps of
+    // the search: 2 GB at 10⁶ points, so checked against the memory budget first.
+    crate::budget::check_items(
+        format_args!("the perplexity scale's distances ({} rows of {n} points; or set --scale)", rows.len()),
+        rows.len() as u128 * n as u128,
+        8,
+    )?;
     let shifted: Vec<Vec<f64>> = rows
         .par_iter()
         .map(|&i| {
