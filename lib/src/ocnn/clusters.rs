@@ -124,7 +124,10 @@ fn buckets(
     use rayon::prelude::*;
     let len = grid.len();
     // Bucket of every pair (in the upper triangle's order): how many grid thresholds link it.
-    let bucket: Vec<u8> = hits.par_iter().map(|&h| linked_prefix(h, t, grid) as u8).collect();
+    // (A table of the bucket of every count up to `t`: the counts of observed iterations.)
+    let table: Vec<u8> = (0..=t.min(1 << 20)).map(|h| linked_prefix(h, t, grid) as u8).collect();
+    let of = |h: u32| table.get(h as usize).copied().unwrap_or_else(|| linked_prefix(h, t, grid) as u8);
+    let bucket: Vec<u8> = hits.par_iter().map(|&h| of(h)).collect();
     let mut count = vec![0usize; len + 1];
     for &b in &bucket {
         count[b as usize] += 1;

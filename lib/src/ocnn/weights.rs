@@ -313,7 +313,7 @@ pub fn sparse<T: Real + Send + Sync>(p: &Points, a: f64, r: f64) -> Result<Spars
             let mut row: Vec<(u32, f64)> = Vec::new();
             for i in b * ROWS..n.min(b * ROWS + ROWS) {
                 row.clear();
-                near.each(i, r2, |j, d2| row.push((j, d2)));
+                near.collect(i, r2, &mut row);
                 let c = row.len() as u64;
                 if total.fetch_add(c, Ordering::Relaxed) + c > limit {
                     return Err(());
