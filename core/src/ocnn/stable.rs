@@ -219,7 +219,9 @@ pub fn stable_clusters_attached(
         // order as a scan of all points, at the cost of the clusters and the joins.
         big.extend(joined.chunks(2).map(|pair| pair[0]).filter(|&r| size[r as usize] >= m));
         big.retain(|&i| uf.find(i) == i);
-        big.sort_unstable();
+        // A sorted run and a short tail: the run-detecting stable sort merges them in linear time
+        // (with a small `m` there are many such roots).
+        big.sort();
         big.dedup();
         for &i in &big {
             let i = i as usize;
