@@ -190,6 +190,7 @@ pub fn stable_clusters_attached(
     let mut node = vec![NONE; n]; // cluster of each root
     let (mut stab, mut parent, mut top, mut rep): (Vec<f64>, Vec<u32>, Vec<usize>, Vec<u32>) = Default::default();
     let (mut first_child, mut next_sibling): (Vec<u32>, Vec<u32>) = Default::default();
+    let mut big: Vec<u32> = (0..n as u32).filter(|_| m <= 1).collect();
     descend(n, edges, start, |g, uf, joined| {
         for pair in joined.chunks(2) {
             // `pair[0]` is the new root (the smaller); both were roots before this union.
@@ -213,10 +214,17 @@ pub fn stable_clusters_attached(
                 }
             };
         }
-        for i in 0..n {
-            if uf.find(i as u32) as usize != i {
-                continue;
-            }
+        // The roots of at least m points (every root with a node is one), ascending: those of
+        // before that are still roots, and the roots that grew here. The same roots in the same
+        // order as a scan of all points, at the cost of the clusters and the joins.
+        big.extend(joined.chunks(2).map(|pair| pair[0]).filter(|&r| size[r as usize] >= m));
+        big.retain(|&i| uf.find(i) == i);
+        // A sorted run and a short tail: the run-detecting stable sort merges them in linear time
+        // (with a small `m` there are many such roots).
+        big.sort();
+        big.dedup();
+        for &i in &big {
+            let i = i as usize;
             if node[i] == NONE && size[i] >= m {
                 node[i] = stab.len() as u32;
                 stab.push(0.0);
@@ -301,6 +309,7 @@ pub fn stable_clusters_attached(
     let mut first = vec![NONE; n]; // smallest clustered point of each root
     (0..n).filter(|&i| label[i] != NONE).for_each(|i| first[i] = i as u32);
     let mut joined_label = label.clone();
+    let mut left: Vec<u32> = (0..n as u32).filter(|&i| label[i as usize] == NONE).collect();
     descend(n, attach_edges, attach_start, |g, uf, joined| {
         for pair in joined.chunks(2) {
             let (r, o) = (pair[0] as usize, pair[1] as usize);
@@ -309,14 +318,14 @@ pub fn stable_clusters_attached(
         if grid[g] < attach_floor {
             return;
         }
-        for i in 0..n {
-            if joined_label[i] == NONE {
-                let f = first[uf.find(i as u32) as usize];
-                if f != NONE {
-                    joined_label[i] = label[f as usize];
-                }
+        // Only the points still without a label are looked at (fewer at each level).
+        left.retain(|&i| {
+            let f = first[uf.find(i) as usize];
+            if f != NONE {
+                joined_label[i as usize] = label[f as usize];
             }
-        }
+            f == NONE
+        });
     });
 
     // Number the clusters by their smallest member; left-over points are singletons.

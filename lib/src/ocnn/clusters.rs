@@ -102,6 +102,10 @@ pub fn cluster_linked(
 ) -> anyhow::Result<Clustering> {
     let linked: Vec<u32> = links.iter().map(|&(i, j)| hits[super::cpu::tri(n, i as usize, j as usize)]).collect();
     let all = matches!(rule, Rule::Stable { .. }).then(|| buckets(hits, upper_pairs(n), t, grid));
+    let all = all.map(|(e, s)| {
+        let (e, s, _) = forest(n, &e, &s);
+        (e, s)
+    });
     let attach = all.as_ref().map(|(e, s)| (&e[..], &s[..]));
     clusters_of(n, &linked, links.iter().copied(), t, grid, rule, attach)
 }
@@ -120,7 +124,10 @@ fn buckets(
     use rayon::prelude::*;
     let len = grid.len();
     // Bucket of every pair (in the upper triangle's order): how many grid thresholds link it.
-    let bucket: Vec<u8> = hits.par_iter().map(|&h| linked_prefix(h, t, grid) as u8).collect();
+    // (A table of the bucket of every count up to `t`: the counts of observed iterations.)
+    let table: Vec<u8> = (0..=t.min(1 << 20)).map(|h| linked_prefix(h, t, grid) as u8).collect();
+    let of = |h: u32| table.get(h as usize).copied().unwrap_or_else(|| linked_prefix(h, t, grid) as u8);
+    let bucket: Vec<u8> = hits.par_iter().map(|&h| of(h)).collect();
     let mut count = vec![0usize; len + 1];
     for &b in &bucket {
         count[b as usize] += 1;
@@ -140,6 +147,41 @@ fn buckets(
         }
     }
     (edges, start)
+}
+
+/// The bucketed pairs ([`buckets`]) reduced to those that join two components when the buckets
+/// are added from the highest down, each in its order (Kruskal's maximum spanning forest under
+/// that order: at most `n − 1` pairs, bucketed the same way), and `k` after each bucket
+/// (`ks[b − 1]`: the components of the pairs of buckets `b` and above).
+///
+/// Every later pass (the `k(p)` curve, the stable selection's three descents, the labels at a
+/// threshold) adds the same buckets in the same order to a union-find whose roots are the
+/// smallest members; a pair that joins nothing changes nothing there. So on the forest they make
+/// the same unions in the same order as on every pair — the same tree, the same sums, the same
+/// labels, bit for bit — at a cost in `n` instead of the pairs' count.
+fn forest(n: usize, edges: &[(u32, u32)], start: &[usize]) -> (Vec<(u32, u32)>, Vec<usize>, Vec<u32>) {
+    let len = start.len() - 2;
+    let mut parent = vec![0u32; n];
+    let mut uf = UnionFind::new(&mut parent);
+    let mut ks = vec![0u32; len];
+    // Kept pairs, highest bucket first, and the bucket boundaries counted from the top.
+    let mut kept = Vec::with_capacity(n.min(edges.len()));
+    let mut ends = vec![0usize; len + 2];
+    for b in (1..=len).rev() {
+        kept.extend(edges[start[b]..start[b + 1]].iter().copied().filter(|&(i, j)| uf.union(i, j)));
+        ends[b] = kept.len();
+        ks[b - 1] = (n - kept.len()) as u32;
+    }
+    // Back to ascending buckets: bucket b's kept pairs, in their order, at new_start[b]...
+    let mut out = Vec::with_capacity(kept.len());
+    let mut new_start = vec![0usize; len + 2];
+    for b in 1..=len {
+        new_start[b] = out.len();
+        let from = if b == len { 0 } else { ends[b + 1] };
+        out.extend_from_slice(&kept[from..ends[b]]);
+    }
+    new_start[len + 1] = out.len();
+    (out, new_start, ks)
 }
 
 /// [`cluster_pairs`], the left-over points of the stable rule joined over `attach` when given.
@@ -163,22 +205,10 @@ fn clusters_of(
             grid.insert(at, p);
         }
     }
-    let len = grid.len();
     let (edges, start) = buckets(hits, pairs, t, &grid);
     // k(p) for the grid from the highest threshold down: each bucket adds the pairs that the
-    // next lower threshold links.
-    let mut parent = vec![0u32; n];
-    let mut ks = vec![0u32; len];
-    {
-        let mut uf = UnionFind::new(&mut parent);
-        let mut k = n as u32;
-        for b in (1..=len).rev() {
-            for &(i, j) in &edges[start[b]..start[b + 1]] {
-                k -= uf.union(i, j) as u32;
-            }
-            ks[b - 1] = k;
-        }
-    }
+    // next lower threshold links; the pairs that join two components are the forest.
+    let (edges, start, ks) = forest(n, &edges, &start);
     let curve: Vec<(u32, u32)> = grid.iter().copied().zip(ks.iter().copied()).collect();
     let non_singleton = |labels: &[u32], k: u32| {
         let mut size = vec![0u32; k as usize];
@@ -207,6 +237,7 @@ fn clusters_of(
     };
     // The pairs linked at p: the buckets above p's position in the grid.
     let pos = grid.iter().position(|&g| g == p).expect("p is a grid point");
+    let mut parent = vec![0u32; n];
     let mut uf = UnionFind::new(&mut parent);
     for &(i, j) in &edges[start[pos + 1]..] {
         uf.union(i, j);

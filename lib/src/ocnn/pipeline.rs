@@ -195,9 +195,13 @@ fn run_once<T: GpuReal + Send + Sync>(
         crate::cancel::check()?;
         seconds.insert("dynamics and sync", t0.elapsed().as_secs_f64());
         let t0 = Instant::now();
-        let cl = clusters::cluster_pairs(n, &tr.hits, w.pairs(), tr.observed, &grid, rule)?;
+        // The hits' digest (one thread hashing 12 bytes per coupled pair) alongside the clusters.
+        let (cl, digest) = rayon::join(
+            || clusters::cluster_pairs(n, &tr.hits, w.pairs(), tr.observed, &grid, rule),
+            || digest::sparse_hits(w.pairs(), &tr.hits),
+        );
+        let cl = cl?;
         seconds.insert("clusters", t0.elapsed().as_secs_f64());
-        let digest = digest::sparse_hits(w.pairs(), &tr.hits);
         (tr, cl, digest, w.hit_ptr[n])
     } else {
         dense_budget::<T>(n)?;

@@ -13,7 +13,9 @@
 //! on the convex hull are nearly collinear (Qhull may close them with a sliver triangle). Random
 //! data never comes that close (probability about `3N · 10⁻⁹`).
 
+use rayon::prelude::*;
 use robust::{incircle, orient2d, Coord};
+use spade::handles::FixedVertexHandle;
 use spade::{DelaunayTriangulation, HasPosition, Point2, Triangulation};
 
 use super::points::Points;
@@ -81,7 +83,7 @@ pub fn edges(p: &Points) -> Option<Vec<(u32, u32)>> {
     if rows.iter().any(|r| spade::validate_vertex(r).is_err()) {
         return None;
     }
-    let t = DelaunayTriangulation::<Row>::bulk_load_stable(rows).ok()?;
+    let t = DelaunayTriangulation::<Row>::bulk_load(rows).ok()?;
     let coord = |v: &Row| Coord { x: v.at.x, y: v.at.y };
     if t.num_inner_faces() == 0 {
         return None; // all points on one line: no triangulation, Qhull says why (as before)
@@ -98,23 +100,59 @@ pub fn edges(p: &Points) -> Option<Vec<(u32, u32)>> {
             }
         }
     }
-    let mut out = Vec::with_capacity(t.num_undirected_edges());
-    for e in t.undirected_edges() {
-        let d = e.as_directed();
-        if let (Some(c), Some(o)) = (d.opposite_vertex(), d.rev().opposite_vertex()) {
-            // `o` on (or nearly on) the circle through the edge and `c`: the other diagonal is
-            // Delaunay too, or as good as it for Qhull's floating point.
-            let [a, b] = d.vertices();
-            let [a, b, c, o] = [a.data(), b.data(), c.data(), o.data()].map(coord);
-            if incircle(a, b, c, o).abs() <= NEAR_COCIRCULAR * magnitude(a, b, c, o) {
-                return None;
+    // Duplicates: spade keeps one vertex per position, not necessarily the first row's (its bulk
+    // load inserts in an order of its own); the vertex is named for the first row, as Qhull does.
+    let first = (t.num_vertices() < p.n).then(|| first_rows(&at));
+    let row = |v: &Row| first.as_ref().map_or(v.i, |f| f[v.i as usize]);
+    // Every inner edge checked and every edge named by its rows, from each vertex's out-edges to
+    // vertices of higher handle (each edge once), in parallel blocks of vertices.
+    const BLOCK: usize = 4096;
+    let blocks: Option<Vec<Vec<(u32, u32)>>> = (0..t.num_vertices().div_ceil(BLOCK))
+        .into_par_iter()
+        .map(|b| {
+            let mut out = Vec::new();
+            for k in b * BLOCK..t.num_vertices().min(b * BLOCK + BLOCK) {
+                for d in t.vertex(FixedVertexHandle::from_index(k)).out_edges() {
+                    if d.to().fix().index() < k {
+                        continue;
+                    }
+                    if let (Some(c), Some(o)) = (d.opposite_vertex(), d.rev().opposite_vertex()) {
+                        // `o` on (or nearly on) the circle through the edge and `c`: the other
+                        // diagonal is Delaunay too, or as good as it for Qhull's floating point.
+                        let [a, b] = d.vertices();
+                        let [a, b, c, o] = [a.data(), b.data(), c.data(), o.data()].map(coord);
+                        if incircle(a, b, c, o).abs() <= NEAR_COCIRCULAR * magnitude(a, b, c, o) {
+                            return None;
+                        }
+                    }
+                    let [a, b] = d.vertices().map(|v| row(v.data()));
+                    out.push((a.min(b), a.max(b)));
+                }
             }
-        }
-        let [a, b] = e.vertices().map(|v| v.data().i);
-        out.push((a.min(b), a.max(b)));
-    }
-    out.sort_unstable();
+            Some(out)
+        })
+        .collect();
+    let mut out = blocks?.concat();
+    out.par_sort_unstable();
     Some(out)
+}
+
+/// The first row of each row's position (of the normalised points, which spade compares), for
+/// the rows that spade merged as duplicates.
+fn first_rows(at: &[[f64; 2]]) -> Vec<u32> {
+    // `+ 0.0` makes −0 and 0, which compare equal, one key.
+    let key = |i: u32| at[i as usize].map(|x| (x + 0.0).to_bits());
+    let mut order: Vec<u32> = (0..at.len() as u32).collect();
+    order.par_sort_unstable_by_key(|&i| (key(i), i));
+    let mut first = vec![0u32; at.len()];
+    let mut head = 0;
+    for (s, &i) in order.iter().enumerate() {
+        if s == 0 || key(i) != key(order[s - 1]) {
+            head = i;
+        }
+        first[i as usize] = head;
+    }
+    first
 }
 
 /// The sum of the magnitudes of the in-circle determinant's terms (what its roundoff scales with).

@@ -278,6 +278,16 @@ impl<T> Sparse<T> {
     }
 }
 
+/// A block of consecutive rows of [`sparse`]: per row its length, its first upper entry (within
+/// the row) and its norm; the rows' entries end to end.
+struct Block<T> {
+    len: Vec<usize>,
+    upper: Vec<usize>,
+    norm: Vec<T>,
+    cols: Vec<u32>,
+    vals: Vec<T>,
+}
+
 /// The sparse coupling of `p` with scale `a` and cutoff `r` (in units of `a`).
 pub fn sparse<T: Real + Send + Sync>(p: &Points, a: f64, r: f64) -> Result<Sparse<T>> {
     if !(r.is_finite() && r > 0.0) {
@@ -286,45 +296,64 @@ pub fn sparse<T: Real + Send + Sync>(p: &Points, a: f64, r: f64) -> Result<Spars
     let n = p.n;
     let r2 = (r * a) * (r * a);
     let near = Near::new(p, r2.sqrt());
-    let neighbours = |i: usize, each: &mut dyn FnMut(u32, f64)| near.each(i, r2, each);
-    // First count the entries, stopping as soon as they cannot fit (a huge R would couple every
-    // pair: N² entries), so that memory is checked before anything of that size is built.
+    // One pass: blocks of rows in parallel, each row's neighbours found, sorted and weighted once,
+    // its norm and its first upper entry taken while it is in cache; then the blocks are laid end
+    // to end. The entries are counted as they come, and the pass stops as soon as they cannot fit
+    // (a huge R would couple every pair: N² entries), before anything of that size is built.
     let per_entry = 4 + 2 * size_of::<T>() as u64;
     let limit = crate::budget::bytes() / per_entry;
     let total = AtomicU64::new(0);
-    (0..n)
+    let too_many = || anyhow::anyhow!("the sparse coupling within {r}·a does not fit in memory: lower --cutoff");
+    const ROWS: usize = 1024;
+    let blocks: Vec<Block<T>> = (0..n.div_ceil(ROWS))
         .into_par_iter()
-        .try_for_each(|i| {
-            let mut c = 0u64;
-            neighbours(i, &mut |_, _| c += 1);
-            if total.fetch_add(c, Ordering::Relaxed) + c > limit {
-                return Err(());
+        .map(|b| {
+            let mut k =
+                Block { len: Vec::new(), upper: Vec::new(), norm: Vec::new(), cols: Vec::new(), vals: Vec::new() };
+            let mut row: Vec<(u32, f64)> = Vec::new();
+            for i in b * ROWS..n.min(b * ROWS + ROWS) {
+                row.clear();
+                near.collect(i, r2, &mut row);
+                let c = row.len() as u64;
+                if total.fetch_add(c, Ordering::Relaxed) + c > limit {
+                    return Err(());
+                }
+                row.sort_unstable_by_key(|&(j, _)| j);
+                let at = k.cols.len();
+                k.cols.extend(row.iter().map(|&(j, _)| j));
+                k.vals.extend(row.iter().map(|&(_, d2)| T::from_f64(weight(d2, a))));
+                k.len.push(row.len());
+                k.upper.push(row.partition_point(|&(j, _)| (j as usize) < i));
+                k.norm.push(lanes32_sparse(&k.cols[at..], |e| k.vals[at + e]));
             }
-            Ok(())
+            Ok(k)
         })
-        .map_err(|_| anyhow::anyhow!("the sparse coupling within {r}·a does not fit in memory: lower --cutoff"))?;
+        .collect::<Result<_, ()>>()
+        .map_err(|_| too_many())?;
     let nnz = total.into_inner() as usize;
     ensure_fits(&format!("the sparse coupling ({nnz} entries)"), nnz as u128 * per_entry as u128)?;
-    let rows: Vec<(Vec<u32>, Vec<T>)> = (0..n)
-        .into_par_iter()
-        .map(|i| {
-            let mut row = Vec::new();
-            neighbours(i, &mut |j, d2| row.push((j, d2)));
-            row.sort_unstable_by_key(|&(j, _)| j);
-            row.into_iter().map(|(j, d2)| (j, T::from_f64(weight(d2, a)))).unzip()
-        })
-        .collect();
     let (mut ptr, mut upper, mut hit_ptr) = (vec![0usize; n + 1], vec![0usize; n], vec![0usize; n + 1]);
-    let (mut cols, mut vals) = (Vec::with_capacity(nnz), Vec::with_capacity(nnz));
-    for (i, (c, v)) in rows.into_iter().enumerate() {
-        upper[i] = ptr[i] + c.partition_point(|&j| (j as usize) < i);
-        ptr[i + 1] = ptr[i] + c.len();
+    let (lens, uppers) = (blocks.iter().flat_map(|k| &k.len), blocks.iter().flat_map(|k| &k.upper));
+    for (i, (&len, &up)) in lens.zip(uppers).enumerate() {
+        upper[i] = ptr[i] + up;
+        ptr[i + 1] = ptr[i] + len;
         hit_ptr[i + 1] = hit_ptr[i] + (ptr[i + 1] - upper[i]);
-        cols.extend(c);
-        vals.extend(v);
     }
-    let norm: Vec<T> =
-        (0..n).into_par_iter().map(|i| lanes32_sparse(&cols[ptr[i]..ptr[i + 1]], |k| vals[ptr[i] + k])).collect();
+    let (mut cols, mut vals) = (vec![0u32; nnz], vec![T::ZERO; nnz]);
+    let mut parts = Vec::with_capacity(blocks.len());
+    let (mut c, mut v) = (&mut cols[..], &mut vals[..]);
+    for k in &blocks {
+        let (kc, tc) = c.split_at_mut(k.cols.len());
+        let (kv, tv) = v.split_at_mut(k.vals.len());
+        parts.push((kc, kv, k));
+        (c, v) = (tc, tv);
+    }
+    parts.into_par_iter().for_each(|(c, v, k)| {
+        c.copy_from_slice(&k.cols);
+        v.copy_from_slice(&k.vals);
+    });
+    let norm: Vec<T> = blocks.iter().flat_map(|k| k.norm.iter().copied()).collect();
+    drop(blocks);
     if let Some(i) = norm.iter().position(|&c| c == T::ZERO) {
         bail!("point {i} has no neighbour within the cutoff (C = 0): raise --cutoff or --scale");
     }
