@@ -1,5 +1,6 @@
-//! Argument structs of the sparse coupling's thread-per-row step (see [`crate::kernel`]): each
-//! CSR row's entries *grouped by lane* (lane 0's columns ascending, then lane 1's, …) in the
+//! The sparse coupling's rows for a thread per row, and the argument struct of the kernel that
+//! makes them (see [`crate::kernel`]; the step's is `kernels::StepGroupedF32`): each CSR row's
+//! entries *grouped by lane* (lane 0's columns ascending, then lane 1's, …) in the
 //! row's own place, so that one thread per row keeps the 32 accumulators of
 //! [`lanes32_grouped_at`] in registers and gives the CSR row's bits.
 //!
@@ -13,30 +14,10 @@
 
 use crate::kernel::{kernel_struct, DevMut, DevPtr};
 
-/// The grouped-row kernels' argument structs, once per working type.
-macro_rules! grouped_rows {
-    ($t:ty, $Step:ident => $KStep:ident, $Fill:ident => $KFill:ident) => {
-        kernel_struct! {
-            /// The sparse step, one thread per neuron over its grouped row (the core's
-            /// `update_neuron_grouped_at`), `s_i / C_i` written: the CSR row's bits.
-            $Step => $KStep {
-                /// Neurons.
-                n: u32,
-                /// Row offsets (`n + 1`), the CSR ones.
-                ptr: DevPtr<u64>,
-                /// Columns, each row grouped by lane.
-                cols: DevPtr<u32>,
-                /// Weights, likewise.
-                vals: DevPtr<$t>,
-                /// Row norms.
-                norm: DevPtr<$t>,
-                /// Transfer values.
-                f: DevPtr<$t>,
-                /// Next states, written.
-                next: DevMut<$t>,
-            }
-        }
-
+/// The argument struct of the kernel that groups the rows, once per working type (the step's
+/// is `kernels::StepGroupedF32`, a step over rows like the others).
+macro_rules! group_fill {
+    ($t:ty, $Fill:ident => $KFill:ident) => {
         kernel_struct! {
             /// Groups each CSR row by lane on the device, one thread per row.
             $Fill => $KFill {
@@ -57,5 +38,5 @@ macro_rules! grouped_rows {
     };
 }
 
-grouped_rows!(f32, StepGroupedF32 => OcnnStepGroupedF32, GroupFillF32 => OcnnGroupFillF32);
-grouped_rows!(f64, StepGroupedF64 => OcnnStepGroupedF64, GroupFillF64 => OcnnGroupFillF64);
+group_fill!(f32, GroupFillF32 => OcnnGroupFillF32);
+group_fill!(f64, GroupFillF64 => OcnnGroupFillF64);

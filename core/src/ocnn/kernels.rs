@@ -5,7 +5,7 @@
 
 use crate::kernel::{kernel_struct, DevMut, DevPtr};
 
-pub use super::grouped_rows::{GroupFillF32, GroupFillF64, StepGroupedF32, StepGroupedF64};
+pub use super::grouped_rows::{GroupFillF32, GroupFillF64};
 
 /// The kernels that exist once per working type.
 macro_rules! typed {
@@ -211,6 +211,14 @@ macro_rules! sparse {
 
 sparse!(f32, StepSparseF32 => OcnnStepSparseF32, SparseFragmentaryHitsF32 => OcnnSparseFragmentaryHitsF32);
 sparse!(f64, StepSparseF64 => OcnnStepSparseF64, SparseFragmentaryHitsF64 => OcnnSparseFragmentaryHitsF64);
+rows_step!(
+    f32,
+    StepGroupedF32 => OcnnStepGroupedF32,
+    "The sparse step, one thread per neuron over its row grouped by lane (the core's \
+     `update_neuron_grouped_at`; `cols`/`vals` grouped, `ptr` the CSR offsets), `s_i / C_i` \
+     written: the CSR row's bits (see the `grouped_rows` module)."
+);
+rows_step!(f64, StepGroupedF64 => OcnnStepGroupedF64, "[`StepGroupedF32`] in `f64`.");
 /// The dense update over each lane's nonzero weights ("lane rows"): row `i` holds `32 · w_i`
 /// entries from `ptr[i]`, entry `k·32 + l` being the `k`-th nonzero weight of lane `l` (columns
 /// `≡ l mod 32`, ascending), padded with zero weights; lane `l` of the row's warp adds them in
