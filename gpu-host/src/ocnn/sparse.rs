@@ -85,7 +85,9 @@ impl Gpu {
             && n <= u32::MAX as usize
             && r.ptr.par_windows(2).all(|w| w[0] <= w[1])
             && (0..n).into_par_iter().all(|i| r.ptr[i] <= r.upper[i] && r.upper[i] <= r.ptr[i + 1])
-            && (0..n).into_par_iter().all(|i| r.hit_ptr[i + 1] - r.hit_ptr[i] == r.ptr[i + 1] - r.upper[i])
+            && (0..n)
+                .into_par_iter()
+                .all(|i| r.hit_ptr[i + 1].checked_sub(r.hit_ptr[i]) == Some(r.ptr[i + 1] - r.upper[i]))
             && r.cols.par_iter().all(|&c| (c as usize) < n);
         if !ok {
             return Err(GpuError::Input("the sparse coupling's arrays are inconsistent".into()));
