@@ -99,6 +99,8 @@ impl<'g> ReplicatedNetwork<'g> {
     /// [`ReplicatedNetwork::retrieve_decoded`] into `out` (`K·C` values) that the caller keeps
     /// (see [`DeviceNetwork::retrieve_decoded_into`]): a [`crate::Pinned`] buffer is
     /// page-locked for every GPU, so each GPU's part comes down at its link's speed.
+    /// On an error `out` may hold part of this batch's results beside earlier values: read it
+    /// only after `Ok`.
     pub fn retrieve_decoded_into(
         &self,
         probes: &[u16],

@@ -313,6 +313,8 @@ impl DeviceNetwork<'_> {
     /// between calls. With `probes` and `out` in page-locked memory ([`crate::Pinned`]) the
     /// transfers run at the link's speed beside the kernels instead of through the driver's
     /// staging copies.
+    /// On an error `out` may hold part of this batch's results beside earlier values: read it
+    /// only after `Ok`.
     pub fn retrieve_decoded_into(
         &self,
         probes: &[u16],
