@@ -58,7 +58,7 @@ pub enum RowLayout {
     /// `lane_sum`).
     Lanes,
     /// CSR rows, each grouped by lane in its place (`neurobits_core::ocnn::kernels::StepGroupedF32`):
-    /// a thread per row (the core's `update_neuron_grouped_at`), stepped by `step_grouped`.
+    /// a thread per row (the core's `update_neuron_grouped_at`), stepped by `step_rows`.
     Grouped,
 }
 

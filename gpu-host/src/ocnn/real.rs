@@ -65,7 +65,8 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin + Send 
         x: &CudaSlice<Self>,
         hits: &mut CudaSlice<u32>,
     ) -> Result<(), GpuError>;
-    /// One update over rows of weights (a warp per neuron), laid out as `layout` says.
+    /// One update over rows of weights (a warp per neuron; grouped rows a thread per neuron),
+    /// laid out as `layout` says.
     ///
     /// # Safety
     /// `c` holds `c.n` rows of that layout (checked where it was uploaded); `f` and `next` hold
@@ -95,17 +96,6 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin + Send 
         ptr: &CudaSlice<u64>,
         csr: (&CudaSlice<u32>, &CudaSlice<Self>),
     ) -> Result<(CudaSlice<u32>, CudaSlice<Self>), GpuError>;
-    /// One update over rows grouped by lane, a thread per neuron.
-    ///
-    /// # Safety
-    /// `c.rows` are grouped by lane; `f` and `next` hold `c.rows.n` values.
-    unsafe fn step_grouped(
-        gpu: &Gpu,
-        t: &mut KernelTimer,
-        c: &SparseDev<Self>,
-        f: &CudaSlice<Self>,
-        next: &mut CudaSlice<Self>,
-    ) -> Result<(), GpuError>;
     /// One iteration of fragmentary synchronization on the coupled pairs.
     ///
     /// # Safety
@@ -146,25 +136,6 @@ macro_rules! gpu_real {
                 unsafe { launch(gpu, &mut KernelTimer::default(), n as u64, args) }?;
                 Ok((out_cols, out_vals))
             }
-            unsafe fn step_grouped(
-                gpu: &Gpu,
-                t: &mut KernelTimer,
-                c: &SparseDev<Self>,
-                f: &CudaSlice<Self>,
-                next: &mut CudaSlice<Self>,
-            ) -> Result<(), GpuError> {
-                let a = k::$StepGrouped {
-                    n: c.rows.n,
-                    ptr: rd(gpu, &c.rows.ptr),
-                    cols: rd(gpu, &c.rows.cols),
-                    vals: rd(gpu, &c.rows.vals),
-                    norm: rd(gpu, &c.rows.norm),
-                    f: rd(gpu, f),
-                    next: wr(gpu, next),
-                };
-                // SAFETY: as the caller promises; a thread per row.
-                unsafe { launch(gpu, t, c.rows.n as u64, a) }
-            }
             unsafe fn build_lane_rows(gpu: &Gpu, n: u32, j: &CudaSlice<Self>) -> Result<RowsParts<Self>, GpuError> {
                 let mut t = KernelTimer::default();
                 let threads = n as u64 * 32;
@@ -201,7 +172,7 @@ macro_rules! gpu_real {
                 f: &CudaSlice<Self>,
                 next: &mut CudaSlice<Self>,
             ) -> Result<(), GpuError> {
-                // The two kernels take the same arguments.
+                // The three kernels take the same arguments.
                 macro_rules! args {
                     ($S:ident) => {
                         k::$S {
@@ -217,7 +188,7 @@ macro_rules! gpu_real {
                 }
                 let threads = c.n as u64 * 32;
                 match layout {
-                    RowLayout::Grouped => Err(GpuError::Input("grouped rows step through `step_grouped`".into())),
+                    RowLayout::Grouped => unsafe { launch(gpu, t, c.n as u64, args!($StepGrouped)) },
                     RowLayout::Columns => unsafe { launch(gpu, t, threads, args!($StepSparse)) },
                     RowLayout::Lanes => unsafe { launch(gpu, t, threads, args!($StepLaneRows)) },
                 }

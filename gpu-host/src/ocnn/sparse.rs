@@ -155,12 +155,7 @@ impl<T: GpuReal> OcnnSparseGpu<'_, T> {
             (seed, transient, iters, mode),
             check,
             // SAFETY (all three): buffers sized by `iterate` for n neurons and c.slots pairs.
-            |t, f, next| unsafe {
-                match c.layout {
-                    RowLayout::Grouped => T::step_grouped(g, t, c, f, next),
-                    layout => T::step_rows(g, t, layout, &c.rows, f, next),
-                }
-            },
+            |t, f, next| unsafe { T::step_rows(g, t, c.layout, &c.rows, f, next) },
             |t, valid, words, hits| {
                 let a = k::SparsePhaseHits {
                     n,
