@@ -16,6 +16,7 @@ pub mod planar;
 pub mod points;
 pub mod prepare;
 pub mod scale;
+mod strips;
 pub mod weights;
 
 use anyhow::Result;

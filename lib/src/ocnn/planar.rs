@@ -76,13 +76,59 @@ impl HasPosition for Row {
 /// // Four corners alone lie on one circle: two triangulations, so Qhull decides.
 /// assert!(planar::edges(&parse("0 0\n2 0\n0 2\n2 2\n", "mem").unwrap()).is_none());
 /// ```
+///
+/// Sets of [`STRIPS_FROM`] points or more are cut into strips triangulated on several cores
+/// ([`super::strips`]: the same edges, proved, else the whole triangulation decides).
 pub fn edges(p: &Points) -> Option<Vec<(u32, u32)>> {
+    let strips = rayon::current_num_threads().min(p.n / STRIP_POINTS);
+    edges_with_strips(p, if p.n >= STRIPS_FROM { strips } else { 1 })
+}
+
+/// [`edges`] with `strips` strips (fewer than 2: one triangulation of the whole set).
+pub fn edges_with_strips(p: &Points, strips: usize) -> Option<Vec<(u32, u32)>> {
     assert_eq!(p.dim, 2, "planar::edges is for 2-D points");
     let at = normalised(p);
     let rows: Vec<Row> = (0..p.n).map(|i| Row { at: Point2::new(at[i][0], at[i][1]), i: i as u32 }).collect();
     if rows.iter().any(|r| spade::validate_vertex(r).is_err()) {
         return None;
     }
+    if strips >= 2 {
+        if let Some(e) = edges_in_strips(&at, strips) {
+            return Some(e);
+        }
+    }
+    serial(&at, rows)
+}
+
+/// Sets of at least this many points are triangulated in strips on several cores
+/// ([`super::strips`]); smaller ones take longer to cut than to triangulate whole.
+pub const STRIPS_FROM: usize = 1 << 16;
+/// Points per strip at least.
+const STRIP_POINTS: usize = 1 << 14;
+
+/// [`edges`] of `p` cut into `strips` strips when the strips prove the triangulation, else `None`
+/// (and [`edges`] triangulates the whole set): for tests of how often they do.
+pub fn edges_in_strips_of(p: &Points, strips: usize) -> Option<Vec<(u32, u32)>> {
+    edges_in_strips(&normalised(p), strips)
+}
+
+fn edges_in_strips(at: &[[f64; 2]], strips: usize) -> Option<Vec<(u32, u32)>> {
+    // The unique positions in x order, each named for its first row (as the whole path names
+    // them); `+ 0.0` makes −0 and 0, which spade takes for one position, one key.
+    let mut order: Vec<([f64; 2], u32)> =
+        at.par_iter().enumerate().map(|(i, a)| (a.map(|x| x + 0.0), i as u32)).collect();
+    order.par_sort_unstable_by(|(a, i), (b, j)| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])).then(i.cmp(j)));
+    order.dedup_by(|later, first| later.0 == first.0);
+    let (pos, order): (Vec<[f64; 2]>, Vec<u32>) = order.into_iter().unzip();
+    match super::strips::edges(&pos, &order, strips) {
+        super::strips::Strips::Edges(e) => Some(e),
+        super::strips::Strips::Serial => None,
+    }
+}
+
+/// [`edges`] by one spade triangulation of all `rows` (`at`: their normalised positions).
+fn serial(at: &[[f64; 2]], rows: Vec<Row>) -> Option<Vec<(u32, u32)>> {
+    let p_n = at.len();
     let t = DelaunayTriangulation::<Row>::bulk_load(rows).ok()?;
     let coord = |v: &Row| Coord { x: v.at.x, y: v.at.y };
     if t.num_inner_faces() == 0 {
@@ -102,7 +148,7 @@ pub fn edges(p: &Points) -> Option<Vec<(u32, u32)>> {
     }
     // Duplicates: spade keeps one vertex per position, not necessarily the first row's (its bulk
     // load inserts in an order of its own); the vertex is named for the first row, as Qhull does.
-    let first = (t.num_vertices() < p.n).then(|| first_rows(&at));
+    let first = (t.num_vertices() < p_n).then(|| first_rows(at));
     let row = |v: &Row| first.as_ref().map_or(v.i, |f| f[v.i as usize]);
     // Every inner edge checked and every edge named by its rows, from each vertex's out-edges to
     // vertices of higher handle (each edge once), in parallel blocks of vertices.
@@ -156,7 +202,7 @@ fn first_rows(at: &[[f64; 2]]) -> Vec<u32> {
 }
 
 /// The sum of the magnitudes of the in-circle determinant's terms (what its roundoff scales with).
-fn magnitude(a: Coord<f64>, b: Coord<f64>, c: Coord<f64>, d: Coord<f64>) -> f64 {
+pub(super) fn magnitude(a: Coord<f64>, b: Coord<f64>, c: Coord<f64>, d: Coord<f64>) -> f64 {
     let (adx, ady, bdx, bdy, cdx, cdy) = (a.x - d.x, a.y - d.y, b.x - d.x, b.y - d.y, c.x - d.x, c.y - d.y);
     let lift = |x: f64, y: f64| x * x + y * y;
     lift(adx, ady) * ((bdx * cdy).abs() + (cdx * bdy).abs())
