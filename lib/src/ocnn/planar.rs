@@ -12,6 +12,10 @@
 //! against the sum of its terms' magnitudes, the roundoff it could carry), or three points in a row
 //! on the convex hull are nearly collinear (Qhull may close them with a sliver triangle). Random
 //! data never comes that close (probability about `3N · 10⁻⁹`).
+//!
+//! From [`STRIPS_FROM`] points on, the set is first cut into strips triangulated on several cores
+//! ([`super::strips`]), whose union is proved to be the Delaunay triangulation with exact
+//! predicates, or handed back to the one triangulation here: the edges are the same either way.
 
 use rayon::prelude::*;
 use robust::{incircle, orient2d, Coord};
