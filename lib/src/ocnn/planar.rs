@@ -14,7 +14,7 @@
 //! data never comes that close (probability about `3N · 10⁻⁹`).
 //!
 //! From [`STRIPS_FROM`] points on, the set is first cut into strips triangulated on several cores
-//! ([`super::strips`]), whose union is proved to be the Delaunay triangulation with exact
+//! (the `strips` module), whose union is proved to be the Delaunay triangulation with exact
 //! predicates, or handed back to the one triangulation here: the edges are the same either way.
 
 use rayon::prelude::*;
@@ -82,7 +82,7 @@ impl HasPosition for Row {
 /// ```
 ///
 /// Sets of [`STRIPS_FROM`] points or more are cut into strips triangulated on several cores
-/// ([`super::strips`]: the same edges, proved, else the whole triangulation decides).
+/// (the `strips` module: the same edges, proved, else the whole triangulation decides).
 pub fn edges(p: &Points) -> Option<Vec<(u32, u32)>> {
     let strips = rayon::current_num_threads().min(p.n / STRIP_POINTS);
     edges_with_strips(p, if p.n >= STRIPS_FROM { strips } else { 1 })
@@ -105,7 +105,7 @@ pub fn edges_with_strips(p: &Points, strips: usize) -> Option<Vec<(u32, u32)>> {
 }
 
 /// Sets of at least this many points are triangulated in strips on several cores
-/// ([`super::strips`]); smaller ones take longer to cut than to triangulate whole.
+/// (the `strips` module); smaller ones take longer to cut than to triangulate whole.
 pub const STRIPS_FROM: usize = 1 << 16;
 /// Points per strip at least.
 const STRIP_POINTS: usize = 1 << 14;
