@@ -8,6 +8,7 @@ mod dense;
 mod pipeline;
 mod replicated;
 mod retrieve;
+mod scan;
 mod sharded;
 mod warp;
 

@@ -23,6 +23,7 @@ use super::chunk::Chunk;
 use super::retrieve::ChunkHooks;
 use super::DeviceNetwork;
 use crate::launch::{ms_since, profile_note, KernelTimer};
+use crate::timeline::{self, Span, Timeline};
 use crate::{Gpu, GpuError};
 
 /// The smallest chunk of a pipelined batch: below it a chunk's fixed costs (its launches, host
@@ -49,39 +50,59 @@ enum Job<'a> {
 }
 
 /// The helper thread: runs `jobs` in order on `gpu`'s copy stream and sends each upload's
-/// completion event back through `ups`.
-fn mover(gpu: &Gpu, jobs: mpsc::Receiver<Job<'_>>, ups: mpsc::Sender<CudaEvent>) -> Result<(), GpuError> {
+/// completion event back through `ups`; with `spans` (the timeline), returns events around each
+/// copy.
+fn mover(
+    gpu: &Gpu,
+    jobs: mpsc::Receiver<Job<'_>>,
+    ups: mpsc::Sender<CudaEvent>,
+    spans: bool,
+) -> Result<Vec<Span>, GpuError> {
     gpu.ctx.bind_to_thread()?;
     let copy = gpu.copy_stream();
-    let ran = run_jobs(&copy, jobs, ups);
+    let mut found = Vec::new();
+    let ran = run_jobs(&copy, jobs, ups, spans.then_some(&mut found));
     // Also after an error: no copy may still be writing when the buffers are freed.
     let synced = copy.synchronize().map_err(GpuError::from);
-    ran.and(synced)
+    ran.and(synced).map(|()| found)
 }
 
-/// The loop of [`mover`].
+/// The loop of [`mover`]; `spans` gets an event pair around each copy (after a download's wait
+/// for its chunk: the copy itself).
 fn run_jobs(
     copy: &cudarc::driver::CudaStream,
     jobs: mpsc::Receiver<Job<'_>>,
     ups: mpsc::Sender<CudaEvent>,
+    mut spans: Option<&mut Vec<Span>>,
 ) -> Result<(), GpuError> {
+    let (mut downs, mut up_count) = (0, 0);
     for job in jobs {
         match job {
             Job::Down { src, dst, ready } => {
                 copy.wait(&ready)?;
+                let a = spans.as_ref().map(|_| timeline::event(copy)).transpose()?;
                 // SAFETY: `src` is the device address of `dst.len()` decoded values inside the
                 // batch's result buffer, which outlives this thread; the wait orders the copy
                 // after the kernel that writes them; `Decoded` is `repr(transparent)` over `u32`.
                 // A copy into pageable memory returns once the data has arrived.
                 unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr().cast(), src, dst.len() * 4, copy.cu_stream()) }
                     .result()?;
+                if let (Some(s), Some(a)) = (spans.as_mut(), a) {
+                    s.push((format!("down{downs}"), a, timeline::event(copy)?));
+                }
+                downs += 1;
             }
             Job::Up { src, dst } => {
+                let a = spans.as_ref().map(|_| timeline::event(copy)).transpose()?;
                 // SAFETY: `dst` is the spare probe buffer, at least `src.len()` long, whose last
                 // reader (the previous chunk's decoding) the copy stream has waited for behind
                 // that chunk's download; a pageable source is staged before the call returns.
                 unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr().cast(), src.len() * 2, copy.cu_stream()) }
                     .result()?;
+                up_count += 1;
+                if let (Some(s), Some(a)) = (spans.as_mut(), a) {
+                    s.push((format!("up{up_count}"), a, timeline::event(copy)?));
+                }
                 if ups.send(copy.record_event(None)?).is_err() {
                     break; // the schedule stopped (an error there): nothing waits for this
                 }
@@ -169,6 +190,7 @@ impl DeviceNetwork<'_> {
         (piece, e_max): (usize, u32),
         out: &mut CudaSlice<u32>,
         dst: &mut [MaybeUninit<Decoded>],
+        tl: &mut Timeline,
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let (c, gpu) = (self.geom.clusters(), self.gpu());
         let t0 = Instant::now();
@@ -177,7 +199,9 @@ impl DeviceNetwork<'_> {
         let found = std::thread::scope(|s| {
             let (jobs, job_rx) = mpsc::channel();
             let (up_tx, ups) = mpsc::channel();
-            let helper = s.spawn(move || mover(gpu, job_rx, up_tx));
+            let spans = tl.on();
+            let helper = s.spawn(move || mover(gpu, job_rx, up_tx, spans));
+            tl.mark(format_args!("spawned"));
             let mut hooks = Pipeline {
                 net: self,
                 parts: probes.chunks(piece * c).collect(),
@@ -189,14 +213,19 @@ impl DeviceNetwork<'_> {
                 pending: None,
                 at: 0,
             };
-            let run = self.run_chunks(probes, (rule, mode, params), (piece, e_max, true), &mut hooks);
+            let run = self.run_chunks(probes, (rule, mode, params), (piece, e_max, true), &mut hooks, tl);
             let run = run.and_then(|r| hooks.flush().map(|()| r));
+            tl.mark(format_args!("flushed"));
             drop(hooks); // closes the job channel: the helper empties it and stops
             let moved = helper.join().unwrap_or_else(|_| Err(GpuError::Cuda("the copy thread panicked".into())));
+            tl.mark(format_args!("joined"));
             // The helper's own error explains a schedule that stopped for want of it.
             match (run, moved) {
-                (Ok(r), Ok(())) => Ok(r),
-                (_, Err(e)) | (Err(e), Ok(())) => Err(e),
+                (Ok(r), Ok(spans)) => {
+                    tl.spans(spans);
+                    Ok(r)
+                }
+                (_, Err(e)) | (Err(e), Ok(_)) => Err(e),
             }
         });
         profile_note(|| format!("pipelined retrieval in chunks of {piece} probes: {:.1} ms", ms_since(t0)));

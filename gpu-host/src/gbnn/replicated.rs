@@ -154,6 +154,10 @@ impl<'g> ReplicatedNetwork<'g> {
                 .collect()
         });
         profile_note(|| format!("every GPU's part joined at {:.2} ms", ms_since(start)));
+        crate::timeline::note(|| {
+            let (a, j) = (crate::timeline::clock_ms(start), ms_since(start));
+            format!("{} GPUs' parts: began at {a:.3} ms on the process clock, all joined {j:.3} ms later", parts.len())
+        });
         // Every GPU's run, or the first error (the caller then keeps no results).
         let (mut stats, mut kernel_ms) = (Vec::with_capacity(k), 0f64);
         for part in parts {

@@ -11,6 +11,7 @@ use neurobits_core::gbnn::{Rule, Stats};
 
 use super::DeviceNetwork;
 use crate::launch::{launch_shaped, rd, wr, wr_at, KernelTimer};
+use crate::timeline::Timeline;
 use crate::GpuError;
 
 impl DeviceNetwork<'_> {
@@ -30,10 +31,12 @@ impl DeviceNetwork<'_> {
         probes: &[u16],
         (cap, e_max): (usize, u32),
         out: &mut CudaSlice<u32>,
+        tl: &mut Timeline,
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let (g, gpu) = (&self.geom, self.gpu());
         let (c, st) = (g.clusters(), &gpu.stream);
         let mut ch = self.take_chunk(cap, Rule::Joint)?;
+        tl.mark(format_args!("buffers"));
         let mut timer = KernelTimer::default();
         let mut stats = Vec::with_capacity(probes.len() / c);
         let lanes = match self.joint_warp {
@@ -44,7 +47,7 @@ impl DeviceNetwork<'_> {
         let per_block = JointWarp::WARPS * (32 / lanes);
         let shared = per_block * JointWarp::shared_bytes(g);
         let mut at = 0;
-        for part in probes.chunks(cap * c) {
+        for (i, part) in probes.chunks(cap * c).enumerate() {
             let n = part.len() / c;
             ch.k = n;
             if at + part.len() > out.len() {
@@ -68,10 +71,14 @@ impl DeviceNetwork<'_> {
             // chunk's `n·C` values from `at` (checked above); W is the whole matrix (one device);
             // each probe uses its `shared_bytes` of the block's `per_block` shares.
             unsafe { launch_shaped(gpu, Some(&mut timer), shape, a)? };
+            tl.mark(format_args!("warp{i}"));
             ch.download_stats(st, &mut stats)?;
+            tl.mark(format_args!("stats{i}"));
             at += part.len();
         }
         self.keep_chunk(ch, Rule::Joint);
-        Ok((stats, timer.total_ms()?))
+        let kernel_ms = timer.total_ms()?;
+        tl.kernels(&mut timer);
+        Ok((stats, kernel_ms))
     }
 }
