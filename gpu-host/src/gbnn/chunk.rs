@@ -92,12 +92,14 @@ impl DeviceNetwork<'_> {
         }
     }
 
-    /// Frees the chunk buffers kept between batches (up to 8 GiB or half the free memory at the
-    /// time of the largest batch).
+    /// Frees the buffers kept between batches: the chunk buffers (up to 8 GiB or half the free
+    /// memory at the time of the largest batch), the last batch's decoded results on the device
+    /// (4 bytes per cluster) and its page-locked statistics (8 bytes per probe).
     pub fn release_buffers(&self) {
         if let Ok(mut k) = self.kept.lock() {
             *k = None;
         }
+        self.release_more();
     }
 
     /// Buffers for chunks of up to `cap` probes.

@@ -171,10 +171,15 @@ impl ChunkHooks for Pipeline<'_, '_, '_> {
         Ok(())
     }
 
-    fn finish(&mut self, _i: usize, ch: &mut Chunk, t: u32, timer: &mut KernelTimer) -> Result<(), GpuError> {
+    fn finish(&mut self, i: usize, ch: &mut Chunk, t: u32, timer: &mut KernelTimer) -> Result<(), GpuError> {
         self.net.decode(ch, t, self.out, self.at, timer)?;
         self.pending = Some((self.net.gpu().stream.record_event(None)?, self.at));
         self.at += ch.k * self.net.geom.clusters();
+        if i + 1 == self.parts.len() {
+            // The last chunk: its download waits for nothing else, so it is queued now (behind its
+            // decoding on the device) rather than after the run's final synchronisation.
+            self.flush()?;
+        }
         Ok(())
     }
 }

@@ -138,42 +138,56 @@ impl DeviceNetwork<'_> {
         let ta = Instant::now();
         let mut ch = self.take_chunk(cap, rule)?;
         ch.ready = None;
+        let mut host = self.take_host(k)?;
         tl.mark(format_args!("buffers"));
         profile_note(|| format!("chunk buffers for {cap} probes: {:.1} ms", ms_since(ta)));
         let mut timer = KernelTimer::default();
         let st = &self.gpu().stream;
-        let mut stats = Vec::with_capacity(k);
-        for (i, part) in probes.chunks(cap * g.clusters()).enumerate() {
-            let tb = Instant::now();
-            hooks.before(i, &mut ch)?;
-            tl.mark(format_args!("before{i}"));
-            self.begin(&mut ch, part, (rule, mode), (e_max, e_max), lean, &mut timer)?;
-            tl.mark(format_args!("begin{i}"));
-            hooks.begun(i, &mut ch)?;
-            tl.mark(format_args!("begun{i}"));
-            if profiling() {
-                st.synchronize()?;
-                profile_note(|| format!("chunk of {} probes: upload and start {:.1} ms", ch.k, ms_since(tb)));
+        let mut run = || -> Result<(), GpuError> {
+            let mut at = 0;
+            for (i, part) in probes.chunks(cap * g.clusters()).enumerate() {
+                let tb = Instant::now();
+                hooks.before(i, &mut ch)?;
+                tl.mark(format_args!("before{i}"));
+                self.begin(&mut ch, part, (rule, mode), (e_max, e_max), lean, &mut timer)?;
+                tl.mark(format_args!("begin{i}"));
+                hooks.begun(i, &mut ch)?;
+                tl.mark(format_args!("begun{i}"));
+                if profiling() {
+                    st.synchronize()?;
+                    profile_note(|| format!("chunk of {} probes: upload and start {:.1} ms", ch.k, ms_since(tb)));
+                }
+                // The core's schedule drives the chunk: it ends when no probe changed or at the limit.
+                let mut sched = Schedule::with_mode(rule, mode, g, params);
+                let mut n = ch.k as u32;
+                while let Some(u) = sched.next_update() {
+                    self.update(&mut ch, u, sched.t(), n, params, &mut timer)?;
+                    self.compact(&mut ch, n, &mut timer)?;
+                    tl.mark(format_args!("u{i}.{}", sched.t()));
+                    n = host.read_count(st, &ch.count)?;
+                    tl.mark(format_args!("n{i}.{}={n}", sched.t()));
+                    ch.lists.swap(0, 1);
+                    sched.record(n > 0);
+                }
+                hooks.finish(i, &mut ch, sched.t(), &mut timer)?;
+                // Queued, not waited for: the next chunk's launches follow on the stream at once.
+                host.queue_stats(st, &ch, at, k)?;
+                tl.mark(format_args!("finish{i}"));
+                at += ch.k;
             }
-            // The core's schedule drives the chunk: it ends when no probe changed or at the limit.
-            let mut sched = Schedule::with_mode(rule, mode, g, params);
-            let mut n = ch.k as u32;
-            while let Some(u) = sched.next_update() {
-                self.update(&mut ch, u, sched.t(), n, params, &mut timer)?;
-                self.compact(&mut ch, n, &mut timer)?;
-                tl.mark(format_args!("u{i}.{}", sched.t()));
-                n = st.clone_dtoh(&ch.count)?[0];
-                tl.mark(format_args!("n{i}.{}={n}", sched.t()));
-                ch.lists.swap(0, 1);
-                sched.record(n > 0);
-            }
-            hooks.finish(i, &mut ch, sched.t(), &mut timer)?;
-            tl.mark(format_args!("finish{i}"));
-            ch.download_stats(st, &mut stats)?;
-            tl.mark(format_args!("stats{i}"));
-        }
+            Ok(())
+        };
+        let run = run();
+        // The statistics' copies into `host` are queued on the stream: wait for them before
+        // reading, reusing or freeing it (also after an error).
+        let synced = st.synchronize().map_err(GpuError::from);
+        tl.mark(format_args!("synced"));
+        run.and(synced)?;
         self.keep_chunk(ch, rule);
+        let stats = host.stats(k);
+        self.keep_host(host);
         let kernel_ms = timer.total_ms()?;
+        tl.mark(format_args!("timer"));
         tl.kernels(&mut timer);
         Ok((stats, kernel_ms))
     }
@@ -281,13 +295,12 @@ impl DeviceNetwork<'_> {
             return Err(GpuError::Input(format!("{} result slots for {} clusters", dst.len(), k * c)));
         }
         // The whole batch's results stay on the device until they are downloaded: by chunk while
-        // later chunks run (a long batch), else once at the end.
-        gpu.ensure_fits(k as u64 * c as u64 * 4)?;
-        tl.mark(format_args!("fits"));
+        // later chunks run (a long batch), else once at the end. The buffer and the chunk size
+        // are kept for the next batch (`super::kept`).
         let t0 = Instant::now();
-        let mut out = gpu.stream.alloc_zeros::<u32>((k * c).max(1))?;
+        let mut out = self.take_out(k * c)?;
         tl.mark(format_args!("out"));
-        let cap = self.chunk_cap(k, bytes_per_probe(&self.geom, rule))?;
+        let (cap, plan) = self.chunk_cap_kept(k, bytes_per_probe(&self.geom, rule), rule)?;
         let warp = mode == Mode::Erasure && self.warp_fits(rule, e_max);
         let piece = super::pipeline::piece(k, cap);
         let pipelined = self.pipelined && !warp && piece < k;
@@ -321,6 +334,8 @@ impl DeviceNetwork<'_> {
             profile_note(|| format!("retrieval {r:.1} ms, download {d:.1} ms"));
             run
         };
+        self.keep_out(out);
+        self.keep_plan(plan);
         tl.print();
         Ok((stats, kernel_ms))
     }
