@@ -6,9 +6,11 @@
 //! kernel timer's events (recorded anyway) and, in the pipeline, events around each copy on the
 //! copy stream, all read with `cuEventElapsedTime` after the call has finished, against an
 //! origin event recorded on the main stream when the call starts (the GPU is idle then, so the
-//! device times are close to the host's). One block per call and GPU goes to stderr in one write
-//! (so that several GPUs' threads do not interleave); launches more than [`GAP_MS`] after the
-//! previous one ended are flagged: the device waited for the host there.
+//! device times are close to the host's). Launches more than [`GAP_MS`] after the previous one
+//! ended are flagged: the device waited for the host there. A finished call's timeline waits in
+//! a list until the public entry point has taken its end time ([`flush`]), so reading the events
+//! and printing (one block per call and GPU, each in one write) stay outside the times that
+//! call reports.
 //!
 //! Unset (or `0`): nothing is recorded, nothing printed; every method is a branch on `None`.
 
@@ -17,7 +19,7 @@ use cudarc::driver::CudaEvent;
 use neurobits_core::kernel::Kernel;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use crate::launch::KernelTimer;
@@ -56,10 +58,37 @@ pub(crate) fn clock_ms(t: Instant) -> f64 {
     t.saturating_duration_since(epoch()).as_secs_f64() * 1e3
 }
 
-/// Prints `note()` on stderr, prefixed like the blocks, when [`timeline_on`].
+/// What waits to be printed: finished calls' timelines and notes, in order.
+enum Entry {
+    Call(Box<Inner>),
+    Note(String),
+}
+
+static PENDING: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+
+fn pending() -> std::sync::MutexGuard<'static, Vec<Entry>> {
+    PENDING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Queues `note()` for [`flush`], prefixed like the blocks, when [`timeline_on`].
 pub(crate) fn note(note: impl FnOnce() -> String) {
     if timeline_on() {
-        eprintln!("[timeline] {}", note());
+        pending().push(Entry::Note(note()));
+    }
+}
+
+/// Prints what finished calls queued ([`Timeline::finish`], [`note`]) on stderr: called by the
+/// public entry points after they have taken their end time.
+pub(crate) fn flush() {
+    let entries = std::mem::take(&mut *pending());
+    for e in entries {
+        match e {
+            Entry::Call(t) => match t.render() {
+                Ok(s) => eprint!("{s}"),
+                Err(e) => eprintln!("[timeline] GPU {} call {}: events unreadable: {e}", t.ordinal, t.call),
+            },
+            Entry::Note(n) => eprintln!("[timeline] {n}"),
+        }
     }
 }
 
@@ -128,14 +157,11 @@ impl Timeline {
         }
     }
 
-    /// Prints the block on stderr: call it after the call's last synchronisation (every event
-    /// has then passed, so reading them waits for nothing).
-    pub(crate) fn print(self) {
+    /// Queues the block for [`flush`]: call it after the call's last synchronisation (every
+    /// event has then passed, so reading them waits for nothing).
+    pub(crate) fn finish(self) {
         if let Some(t) = self.0 {
-            match t.render() {
-                Ok(s) => eprint!("{s}"),
-                Err(e) => eprintln!("[timeline] GPU {} call {}: events unreadable: {e}", t.ordinal, t.call),
-            }
+            pending().push(Entry::Call(t));
         }
     }
 }

@@ -150,15 +150,21 @@ impl DeviceNetwork<'_> {
 
     /// [`DeviceNetwork::chunk_cap`] for a batch of `k` probes under `rule`, without asking the
     /// driver for its free memory when the last batch had the same size, rule and chunk cap and
-    /// its chunk buffers are still kept: they are the memory that cap needs (a chunk of the same
-    /// size reuses them), so nothing new is allocated for chunks.
-    pub(super) fn chunk_cap_kept(&self, k: usize, per_probe: u64, rule: Rule) -> Result<(usize, Plan), GpuError> {
+    /// the chunk buffers kept hold the `need(cap)` probes this batch's chunks will take: no
+    /// device memory is then allocated for chunks, so the cap chosen from the free memory then
+    /// still holds (a chunk that needs new buffers gets a fresh cap, as before).
+    pub(super) fn chunk_cap_kept(
+        &self,
+        (k, per_probe, rule): (usize, u64, Rule),
+        need: impl Fn(usize) -> usize,
+    ) -> Result<(usize, Plan), GpuError> {
         let key = Plan { k, per_probe, chunk: self.chunk, rule, cap: 0 };
-        let planned = self.kept_more()?.plan;
-        let kept = self.kept.lock().map_err(|_| GpuError::Cuda("chunk cache poisoned".into()));
-        let held = kept?.as_ref().is_some_and(|(r, _)| *r == rule);
-        if let Some(p) = planned.filter(|p| held && Plan { cap: 0, ..*p } == key) {
-            return Ok((p.cap, p));
+        let planned = self.kept_more()?.plan.filter(|p| Plan { cap: 0, ..*p } == key);
+        if let Some(p) = planned {
+            let kept = self.kept.lock().map_err(|_| GpuError::Cuda("chunk cache poisoned".into()));
+            if kept?.as_ref().is_some_and(|(r, ch)| *r == rule && ch.lists[0].len() >= need(p.cap)) {
+                return Ok((p.cap, p));
+            }
         }
         let cap = self.chunk_cap(k, per_probe)?;
         Ok((cap, Plan { cap, ..key }))

@@ -237,9 +237,11 @@ impl DeviceNetwork<'_> {
     ) -> Result<GpuDecoded, GpuError> {
         let start = Instant::now();
         let n = probe_count(&self.geom, probes)? * self.geom.clusters();
-        let (decoded, (stats, kernel_ms)) =
-            fill_decoded(Vec::new(), n, |dst| self.retrieve_decoded_to(probes, (rule, mode), params, dst))?;
-        Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
+        let run = fill_decoded(Vec::new(), n, |dst| self.retrieve_decoded_to(probes, (rule, mode), params, dst));
+        let total_ms = ms_since(start);
+        crate::timeline::flush();
+        let (decoded, (stats, kernel_ms)) = run?;
+        Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms })
     }
 
     /// [`DeviceNetwork::retrieve_decoded`] into `buffer`'s memory (e.g. the previous batch's
@@ -253,9 +255,11 @@ impl DeviceNetwork<'_> {
     ) -> Result<GpuDecoded, GpuError> {
         let start = Instant::now();
         let n = probe_count(&self.geom, probes)? * self.geom.clusters();
-        let (decoded, (stats, kernel_ms)) =
-            fill_decoded(buffer, n, |dst| self.retrieve_decoded_to(probes, (rule, Mode::Erasure), params, dst))?;
-        Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
+        let run = fill_decoded(buffer, n, |dst| self.retrieve_decoded_to(probes, (rule, Mode::Erasure), params, dst));
+        let total_ms = ms_since(start);
+        crate::timeline::flush();
+        let (decoded, (stats, kernel_ms)) = run?;
+        Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms })
     }
 
     /// [`DeviceNetwork::retrieve_decoded`] into `out` (`K·C` values) that the caller keeps
@@ -272,8 +276,11 @@ impl DeviceNetwork<'_> {
         out: &mut [Decoded],
     ) -> Result<GpuRun, GpuError> {
         let start = Instant::now();
-        let (stats, kernel_ms) = self.retrieve_decoded_to(probes, (rule, Mode::Erasure), params, as_slots(out))?;
-        Ok(GpuRun { stats, kernel_ms, total_ms: ms_since(start) })
+        let run = self.retrieve_decoded_to(probes, (rule, Mode::Erasure), params, as_slots(out));
+        let total_ms = ms_since(start);
+        crate::timeline::flush();
+        let (stats, kernel_ms) = run?;
+        Ok(GpuRun { stats, kernel_ms, total_ms })
     }
 
     /// [`DeviceNetwork::retrieve_decoded_mode`] into `dst` (`K·C` values); returns the
@@ -300,10 +307,12 @@ impl DeviceNetwork<'_> {
         let t0 = Instant::now();
         let mut out = self.take_out(k * c)?;
         tl.mark(format_args!("out"));
-        let (cap, plan) = self.chunk_cap_kept(k, bytes_per_probe(&self.geom, rule), rule)?;
         let warp = mode == Mode::Erasure && self.warp_fits(rule, e_max);
-        let piece = super::pipeline::piece(k, cap);
-        let pipelined = self.pipelined && !warp && piece < k;
+        let piped = |cap| self.pipelined && !warp && super::pipeline::piece(k, cap) < k;
+        // The probes per chunk each path takes for a cap.
+        let need = |cap| if piped(cap) { super::pipeline::piece(k, cap) } else { cap };
+        let (cap, plan) = self.chunk_cap_kept((k, bytes_per_probe(&self.geom, rule), rule), need)?;
+        let (piece, pipelined) = (super::pipeline::piece(k, cap), piped(cap));
         let path = if warp {
             "warp"
         } else if pipelined {
@@ -336,7 +345,7 @@ impl DeviceNetwork<'_> {
         };
         self.keep_out(out);
         self.keep_plan(plan);
-        tl.print();
+        tl.finish();
         Ok((stats, kernel_ms))
     }
 }
