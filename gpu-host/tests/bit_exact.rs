@@ -209,6 +209,16 @@ fn a_long_batch_through_the_pipeline_equals_the_cpu() {
             assert!(*out == expect[..], "{rule:?} (warp {warp:?}, round {round}): pinned results differ");
             assert!(run.stats == stats, "{rule:?} (warp {warp:?}, round {round}): pinned statistics differ");
         }
+        // A shorter batch (a ragged last chunk) into the buffers kept from the longer one: the
+        // device's result buffer and the page-locked statistics still hold the longer batch's
+        // values, which must not leak; twice, the second with the chunk size kept.
+        let short = 150_001;
+        dnet.set_pipelined(true);
+        for round in 0..2 {
+            let dec = dnet.retrieve_decoded(&pr[..short * c], rule, &params).unwrap();
+            assert!(dec.decoded == expect[..short * c], "{rule:?} (warp {warp:?}, short {round}): results differ");
+            assert!(dec.stats == stats[..short], "{rule:?} (warp {warp:?}, short {round}): statistics differ");
+        }
         println!(
             "{name} {:<15} warp {warp:?}: {k} probes, decoded results and statistics = CPU (pageable and pinned memory)",
             rule.name()
