@@ -100,6 +100,9 @@ struct Inner {
     start: Instant,
     call: u64,
     ordinal: usize,
+    /// Whether cudarc inserts an event wait and record per buffer of each launch (once a
+    /// second stream exists on the context): host time per launch the gaps may show.
+    tracked: bool,
     what: String,
     host: Vec<(String, f64)>,
     /// Recorded on the main stream at the start: the device times' zero.
@@ -122,6 +125,7 @@ impl Timeline {
             start,
             call: CALLS.fetch_add(1, Ordering::Relaxed),
             ordinal: gpu.ctx.ordinal(),
+            tracked: gpu.ctx.is_managing_stream_synchronization(),
             what: what(),
             host: Vec::with_capacity(64),
             origin,
@@ -196,8 +200,12 @@ impl Inner {
         let total = self.host.last().map_or(0.0, |h| h.1);
         let _ = writeln!(
             s,
-            "[timeline] GPU {} call {}: {}; began at {began:.3} ms on the process clock, host steps in ms from then:",
-            self.ordinal, self.call, self.what
+            "[timeline] GPU {} call {}: {}; cudarc event tracking {}; began at {began:.3} ms on the process clock, \
+             host steps in ms from then:",
+            self.ordinal,
+            self.call,
+            self.what,
+            if self.tracked { "on" } else { "off" }
         );
         wrap(&mut s, "  host ", self.host.iter().map(|(w, ms)| format!("{w} {ms:.3}")));
         let mut spans = Vec::with_capacity(self.kernels.len());
