@@ -158,16 +158,30 @@ impl DeviceNetwork<'_> {
         (k, per_probe, rule): (usize, u64, Rule),
         need: impl Fn(usize) -> usize,
     ) -> Result<(usize, Plan), GpuError> {
-        let key = Plan { k, per_probe, chunk: self.chunk, rule, cap: 0 };
-        let planned = self.kept_more()?.plan.filter(|p| Plan { cap: 0, ..*p } == key);
-        if let Some(p) = planned {
+        if let Some(p) = self.planned((k, per_probe, rule))? {
             let kept = self.kept.lock().map_err(|_| GpuError::Cuda("chunk cache poisoned".into()));
             if kept?.as_ref().is_some_and(|(r, ch)| *r == rule && ch.lists[0].len() >= need(p.cap)) {
                 return Ok((p.cap, p));
             }
         }
         let cap = self.chunk_cap(k, per_probe)?;
-        Ok((cap, Plan { cap, ..key }))
+        Ok((cap, Plan { k, per_probe, chunk: self.chunk, rule, cap }))
+    }
+
+    /// The kept plan when it was made for a batch of `k` probes of `per_probe` bytes under `rule`
+    /// with the current chunk cap.
+    pub(super) fn planned(&self, (k, per_probe, rule): (usize, u64, Rule)) -> Result<Option<Plan>, GpuError> {
+        let key = Plan { k, per_probe, chunk: self.chunk, rule, cap: 0 };
+        Ok(self.kept_more()?.plan.filter(|p| Plan { cap: 0, ..*p } == key))
+    }
+
+    /// The kept chunk buffers when they are for `rule` and `fit`; else they stay kept.
+    pub(super) fn take_kept_chunk(&self, rule: Rule, fit: impl Fn(&Chunk) -> bool) -> Result<Option<Chunk>, GpuError> {
+        let mut kept = self.kept.lock().map_err(|_| GpuError::Cuda("chunk cache poisoned".into()))?;
+        if kept.as_ref().is_some_and(|(r, ch)| *r == rule && fit(ch)) {
+            return Ok(kept.take().map(|(_, ch)| ch));
+        }
+        Ok(None)
     }
 
     /// Remembers `plan` after a batch that ran with it (and kept its chunk buffers).

@@ -20,6 +20,7 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use super::chunk::Chunk;
+use super::kept::Plan;
 use super::retrieve::ChunkHooks;
 use super::DeviceNetwork;
 use crate::launch::{ms_since, profile_note, KernelTimer};
@@ -127,6 +128,10 @@ struct Pipeline<'a, 'n, 'g> {
     /// The last chunk's decoding event and first value, not yet sent for download.
     pending: Option<(CudaEvent, usize)>,
     at: usize,
+    /// Chunk buffers taken before the probe check, the first chunk's probes queued into them:
+    /// their symbols and the probe buffer's device address ([`DeviceNetwork::preload`]).
+    pre: Option<Chunk>,
+    preloaded: Option<(usize, u64)>,
 }
 
 impl Pipeline<'_, '_, '_> {
@@ -146,9 +151,17 @@ fn stopped() -> GpuError {
 }
 
 impl ChunkHooks for Pipeline<'_, '_, '_> {
+    fn buffers(&mut self) -> Option<Chunk> {
+        self.pre.take()
+    }
+
     fn before(&mut self, i: usize, ch: &mut Chunk) -> Result<(), GpuError> {
         if i > 0 {
             ch.ready = Some(self.ups.recv().map_err(|_| stopped())?);
+        } else if let Some((symbols, addr)) = self.preloaded.take() {
+            // Only into the very buffer the probes went to (the one `buffers` handed over).
+            let (at, _read) = ch.probes.device_ptr(&self.net.gpu().stream);
+            ch.preloaded = if at == addr { symbols } else { 0 };
         }
         Ok(())
     }
@@ -185,14 +198,43 @@ impl ChunkHooks for Pipeline<'_, '_, '_> {
 }
 
 impl DeviceNetwork<'_> {
+    /// Takes the kept chunk buffers and queues the first chunk's probes into them before the
+    /// batch's probe check, so that the upload runs while the host checks: when this batch will
+    /// be pipelined like the last one (same size, rule and chunk cap: the kept plan, no memory
+    /// query), its buffers are kept large enough, and the one-launch warp path cannot apply
+    /// (it uploads its own chunks). Nothing reads the probes before the check has passed; the
+    /// caller hands the buffers back (`keep_chunk`) if the batch then takes another path.
+    /// Returns the buffers, the symbols queued and the plan they follow.
+    pub(super) fn preload(&self, probes: &[u16], rule: Rule) -> Result<Option<(Chunk, usize, Plan)>, GpuError> {
+        let c = self.geom.clusters();
+        if !self.pipelined || self.warp_fits(rule, 0) || !probes.len().is_multiple_of(c) {
+            return Ok(None);
+        }
+        let k = probes.len() / c;
+        let Some(plan) = self.planned((k, super::chunk::bytes_per_probe(&self.geom, rule), rule))? else {
+            return Ok(None);
+        };
+        let piece = piece(k, plan.cap);
+        let n = piece * c;
+        if piece >= k {
+            return Ok(None);
+        }
+        let Some(mut ch) = self.take_kept_chunk(rule, |ch| ch.lists[0].len() >= piece && ch.probes.len() >= n)? else {
+            return Ok(None);
+        };
+        self.gpu().stream.memcpy_htod(&probes[..n], &mut ch.probes.slice_mut(0..n))?;
+        Ok(Some((ch, n, plan)))
+    }
+
     /// Compact results of `probes` (checked; at most `e_max` erased clusters each) in chunks of
-    /// `piece` probes, decoded into `out` and downloaded into `dst` beside the kernels; returns
-    /// the statistics and the kernel milliseconds.
+    /// `piece` probes, decoded into `out` and downloaded into `dst` beside the kernels (`pre`:
+    /// buffers from [`DeviceNetwork::preload`] for this `piece`); returns the statistics and the
+    /// kernel milliseconds.
     pub(super) fn run_decoded_pipelined(
         &self,
         probes: &[u16],
         (rule, mode, params): (Rule, Mode, &Params),
-        (piece, e_max): (usize, u32),
+        (piece, e_max, pre): (usize, u32, Option<(Chunk, usize)>),
         out: &mut CudaSlice<u32>,
         dst: &mut [MaybeUninit<Decoded>],
         tl: &mut Timeline,
@@ -217,6 +259,8 @@ impl DeviceNetwork<'_> {
                 base,
                 pending: None,
                 at: 0,
+                preloaded: pre.as_ref().map(|(ch, n)| (*n, ch.probes.device_ptr(&gpu.stream).0)),
+                pre: pre.map(|p| p.0),
             };
             let run = self.run_chunks(probes, (rule, mode, params), (piece, e_max, true), &mut hooks, tl);
             let run = run.and_then(|r| hooks.flush().map(|()| r));

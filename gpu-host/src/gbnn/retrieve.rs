@@ -86,6 +86,11 @@ pub(super) fn fill_decoded<T>(
 
 /// What a caller of [`DeviceNetwork::run_chunks`] does around each chunk `i`.
 pub(super) trait ChunkHooks {
+    /// The chunk buffers to run in when the caller holds them already (with the first chunk's
+    /// probes queued into them); `None`: the kept ones.
+    fn buffers(&mut self) -> Option<Chunk> {
+        None
+    }
     /// Before the chunk's probes are uploaded (or taken from `ch.spare`).
     fn before(&mut self, _i: usize, _ch: &mut Chunk) -> Result<(), GpuError> {
         Ok(())
@@ -136,7 +141,11 @@ impl DeviceNetwork<'_> {
             return Err(GpuError::Input("a shard alone cannot retrieve: use ShardedNetwork".into()));
         }
         let ta = Instant::now();
-        let mut ch = self.take_chunk(cap, rule)?;
+        let mut ch = match hooks.buffers() {
+            Some(ch) if ch.lists[0].len() >= cap => ch,
+            Some(_) => return Err(GpuError::Input("chunk buffers held for fewer probes than a chunk".into())),
+            None => self.take_chunk(cap, rule)?,
+        };
         ch.ready = None;
         let mut host = self.take_host(k)?;
         tl.mark(format_args!("buffers"));
@@ -293,9 +302,23 @@ impl DeviceNetwork<'_> {
         dst: &mut [MaybeUninit<Decoded>],
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let (c, gpu) = (self.geom.clusters(), self.gpu());
-        let ts = Instant::now();
         let mut tl = Timeline::start(gpu, || format!("{} probes, compact results", probes.len() / c))?;
-        let Scan { k, e_max, .. } = scan_probes(&self.geom, probes, &[self.shard], (rule, mode))?;
+        // The first chunk's probes go up while the host checks the batch (a batch pipelined like
+        // the last one). After bad probes these buffers stay kept; after another error they are
+        // freed.
+        let pre = self.preload(probes, rule)?;
+        tl.mark(format_args!("preload {}", pre.as_ref().map_or(0, |p| p.1 / c)));
+        let ts = Instant::now();
+        let Scan { k, e_max, .. } = match scan_probes(&self.geom, probes, &[self.shard], (rule, mode)) {
+            Ok(scan) => scan,
+            Err(e) => {
+                // Bad probes: the buffers stay kept (their probes are overwritten before use).
+                if let Some((ch, ..)) = pre {
+                    self.keep_chunk(ch, rule);
+                }
+                return Err(e);
+            }
+        };
         tl.mark(format_args!("scan"));
         profile_note(|| format!("probe scan {:.1} ms", ms_since(ts)));
         if dst.len() != k * c {
@@ -311,8 +334,21 @@ impl DeviceNetwork<'_> {
         let piped = |cap| self.pipelined && !warp && super::pipeline::piece(k, cap) < k;
         // The probes per chunk each path takes for a cap.
         let need = |cap| if piped(cap) { super::pipeline::piece(k, cap) } else { cap };
-        let (cap, plan) = self.chunk_cap_kept((k, bytes_per_probe(&self.geom, rule), rule), need)?;
+        // Preloaded buffers follow the kept plan (they are the chunk buffers it would find).
+        let (cap, plan) = match &pre {
+            Some((.., plan)) => (plan.cap, *plan),
+            None => self.chunk_cap_kept((k, bytes_per_probe(&self.geom, rule), rule), need)?,
+        };
         let (piece, pipelined) = (super::pipeline::piece(k, cap), piped(cap));
+        // Preloaded buffers serve only the pipelined path with the same first chunk.
+        let pre = match pre {
+            Some((ch, n, _)) if pipelined && n == piece * c => Some((ch, n)),
+            Some((ch, ..)) => {
+                self.keep_chunk(ch, rule);
+                None
+            }
+            None => None,
+        };
         let path = if warp {
             "warp"
         } else if pipelined {
@@ -323,7 +359,7 @@ impl DeviceNetwork<'_> {
         tl.mark(format_args!("cap={cap} {path}"));
         let (stats, kernel_ms) = if pipelined {
             let how = (rule, mode, params);
-            self.run_decoded_pipelined(probes, how, (piece, e_max), &mut out, dst, &mut tl)?
+            self.run_decoded_pipelined(probes, how, (piece, e_max, pre), &mut out, dst, &mut tl)?
         } else {
             let run = if warp {
                 self.run_joint_warp(probes, (cap, e_max), &mut out, &mut tl)?
