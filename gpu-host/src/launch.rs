@@ -34,6 +34,12 @@ impl KernelTimer {
         Ok(())
     }
 
+    /// The recorded launches' kernels and events, leaving the timer empty (for the timeline:
+    /// [`crate::timeline`]).
+    pub(crate) fn take_events(&mut self) -> Vec<(Kernel, CudaEvent, CudaEvent)> {
+        std::mem::take(&mut self.events)
+    }
+
     /// Milliseconds of each recorded launch, in order (waits for them).
     pub fn each_ms(&self) -> Result<Vec<f64>, GpuError> {
         self.events.iter().map(|(_, a, b)| Ok(a.elapsed_ms(b)? as f64)).collect()

@@ -31,6 +31,7 @@ mod launch;
 pub mod ocnn;
 mod pinned;
 pub mod ptx;
+mod timeline;
 
 pub use error::GpuError;
 pub use gpu::{opened as opened_gpus, Gpu};

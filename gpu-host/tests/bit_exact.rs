@@ -5,7 +5,7 @@ use neurobits_core::gbnn::decode::{decode_state, Decoded};
 use neurobits_core::gbnn::workload::{message, ProbePlan};
 use neurobits_core::gbnn::{Geometry, Network, Params, Rule, Stats};
 use neurobits_gpu_host::gbnn::{DenseGpu, GbnnGpu};
-use neurobits_gpu_host::{Gpu, Pinned};
+use neurobits_gpu_host::{Gpu, GpuError, Pinned};
 
 struct Config {
     name: &'static str,
@@ -208,6 +208,25 @@ fn a_long_batch_through_the_pipeline_equals_the_cpu() {
             let run = dnet.retrieve_decoded_into(&pinned, rule, &params, &mut out).unwrap();
             assert!(*out == expect[..], "{rule:?} (warp {warp:?}, round {round}): pinned results differ");
             assert!(run.stats == stats, "{rule:?} (warp {warp:?}, round {round}): pinned statistics differ");
+        }
+        // A shorter batch (a ragged last chunk) into the buffers kept from the longer one: the
+        // device's result buffer and the page-locked statistics still hold the longer batch's
+        // values, which must not leak; twice, the second with the chunk size kept.
+        let short = 150_001;
+        dnet.set_pipelined(true);
+        // The second and later calls queue their first chunk's probes before the probe check
+        // (`DeviceNetwork::preload`); a batch of the same size with a bad symbol is refused
+        // after that upload, and the next good batch is still right.
+        let mut bad = pr[..short * c].to_vec();
+        bad[short * c - 1] = 128; // L = 128: one past the last symbol
+        for round in 0..3 {
+            if round == 2 {
+                let err = dnet.retrieve_decoded(&bad, rule, &params).err();
+                assert!(matches!(err, Some(GpuError::Input(_))), "{rule:?}: a bad symbol gave {err:?}");
+            }
+            let dec = dnet.retrieve_decoded(&pr[..short * c], rule, &params).unwrap();
+            assert!(dec.decoded == expect[..short * c], "{rule:?} (warp {warp:?}, short {round}): results differ");
+            assert!(dec.stats == stats[..short], "{rule:?} (warp {warp:?}, short {round}): statistics differ");
         }
         println!(
             "{name} {:<15} warp {warp:?}: {k} probes, decoded results and statistics = CPU (pageable and pinned memory)",

@@ -44,6 +44,11 @@ pub(super) struct Chunk {
     /// Set when `spare` holds the next chunk's probes: the event after their upload. `begin`
     /// then swaps the buffers and has the stream wait for it instead of uploading.
     pub ready: Option<cudarc::driver::CudaEvent>,
+    /// Symbols of the first chunk's probes already queued into `probes` before the batch's probe
+    /// check (`super::pipeline`; 0: none): the next `begin` of exactly that many skips their
+    /// upload. Set only by the caller that queued them, on buffers it holds, right before that
+    /// `begin`.
+    pub preloaded: usize,
     rows: CudaSlice<u32>,
     known: CudaSlice<u32>,
     erased_list: CudaSlice<u8>,
@@ -92,12 +97,14 @@ impl DeviceNetwork<'_> {
         }
     }
 
-    /// Frees the chunk buffers kept between batches (up to 8 GiB or half the free memory at the
-    /// time of the largest batch).
+    /// Frees the buffers kept between batches: the chunk buffers (up to 8 GiB or half the free
+    /// memory at the time of the largest batch), the last batch's decoded results on the device
+    /// (4 bytes per cluster) and its page-locked statistics (8 bytes per probe).
     pub fn release_buffers(&self) {
         if let Ok(mut k) = self.kept.lock() {
             *k = None;
         }
+        self.release_more();
     }
 
     /// Buffers for chunks of up to `cap` probes.
@@ -130,6 +137,7 @@ impl DeviceNetwork<'_> {
                 sparse: false,
                 spare: None,
                 ready: None,
+                preloaded: 0,
                 rows: st.alloc::<u32>(cj * g.clusters())?,
                 known: st.alloc::<u32>(cj)?,
                 erased_list: st.alloc::<u8>(cj * g.clusters())?,
@@ -156,12 +164,15 @@ impl DeviceNetwork<'_> {
         ch.k = probes.len() / g.clusters();
         ch.rule = rule;
         (ch.e_max, ch.eo) = (e_max, eo);
+        let preloaded = std::mem::take(&mut ch.preloaded);
         match (ch.ready.take(), ch.spare.as_mut()) {
             // Uploaded on the copy stream while the last chunk ran (`super::pipeline`).
             (Some(ready), Some(spare)) => {
                 std::mem::swap(&mut ch.probes, spare);
                 st.wait(&ready)?;
             }
+            // Queued on this stream while the host checked the batch (`super::pipeline`).
+            _ if preloaded > 0 && preloaded == probes.len() => {}
             _ => st.memcpy_htod(probes, &mut ch.probes.slice_mut(0..probes.len()))?,
         }
         if rule == Rule::Joint {

@@ -5,9 +5,11 @@
 
 mod chunk;
 mod dense;
+mod kept;
 mod pipeline;
 mod replicated;
 mod retrieve;
+mod scan;
 mod sharded;
 mod warp;
 
@@ -43,6 +45,9 @@ pub struct DeviceNetwork<'g> {
     chunk: Option<usize>,
     /// The last batch's chunk buffers and their rule, reused by the next batch.
     kept: Mutex<Option<(Rule, chunk::Chunk)>>,
+    /// The other buffers kept between batches: page-locked statistics, the decoded results'
+    /// device buffer, the last chunk size chosen ([`kept`]).
+    more: Mutex<kept::Kept>,
     /// Lanes per probe of the one-launch path for compact joint results of a small network
     /// (`gbnn_joint_warp`; see [`DeviceNetwork::set_joint_warp`]).
     joint_warp: Option<u32>,
@@ -156,6 +161,7 @@ impl<'g> DeviceNetwork<'g> {
             w,
             chunk: None,
             kept: Mutex::new(None),
+            more: Mutex::default(),
             joint_warp: Some(0),
             pipelined: true,
         }

@@ -20,9 +20,11 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use super::chunk::Chunk;
+use super::kept::Plan;
 use super::retrieve::ChunkHooks;
 use super::DeviceNetwork;
 use crate::launch::{ms_since, profile_note, KernelTimer};
+use crate::timeline::{self, Span, Timeline};
 use crate::{Gpu, GpuError};
 
 /// The smallest chunk of a pipelined batch: below it a chunk's fixed costs (its launches, host
@@ -49,39 +51,59 @@ enum Job<'a> {
 }
 
 /// The helper thread: runs `jobs` in order on `gpu`'s copy stream and sends each upload's
-/// completion event back through `ups`.
-fn mover(gpu: &Gpu, jobs: mpsc::Receiver<Job<'_>>, ups: mpsc::Sender<CudaEvent>) -> Result<(), GpuError> {
+/// completion event back through `ups`; with `spans` (the timeline), returns events around each
+/// copy.
+fn mover(
+    gpu: &Gpu,
+    jobs: mpsc::Receiver<Job<'_>>,
+    ups: mpsc::Sender<CudaEvent>,
+    spans: bool,
+) -> Result<Vec<Span>, GpuError> {
     gpu.ctx.bind_to_thread()?;
     let copy = gpu.copy_stream();
-    let ran = run_jobs(&copy, jobs, ups);
+    let mut found = Vec::new();
+    let ran = run_jobs(&copy, jobs, ups, spans.then_some(&mut found));
     // Also after an error: no copy may still be writing when the buffers are freed.
     let synced = copy.synchronize().map_err(GpuError::from);
-    ran.and(synced)
+    ran.and(synced).map(|()| found)
 }
 
-/// The loop of [`mover`].
+/// The loop of [`mover`]; `spans` gets an event pair around each copy (after a download's wait
+/// for its chunk: the copy itself).
 fn run_jobs(
     copy: &cudarc::driver::CudaStream,
     jobs: mpsc::Receiver<Job<'_>>,
     ups: mpsc::Sender<CudaEvent>,
+    mut spans: Option<&mut Vec<Span>>,
 ) -> Result<(), GpuError> {
+    let (mut downs, mut up_count) = (0, 0);
     for job in jobs {
         match job {
             Job::Down { src, dst, ready } => {
                 copy.wait(&ready)?;
+                let a = spans.as_ref().map(|_| timeline::event(copy)).transpose()?;
                 // SAFETY: `src` is the device address of `dst.len()` decoded values inside the
                 // batch's result buffer, which outlives this thread; the wait orders the copy
                 // after the kernel that writes them; `Decoded` is `repr(transparent)` over `u32`.
                 // A copy into pageable memory returns once the data has arrived.
                 unsafe { sys::cuMemcpyDtoHAsync_v2(dst.as_mut_ptr().cast(), src, dst.len() * 4, copy.cu_stream()) }
                     .result()?;
+                if let (Some(s), Some(a)) = (spans.as_mut(), a) {
+                    s.push((format!("down{downs}"), a, timeline::event(copy)?));
+                }
+                downs += 1;
             }
             Job::Up { src, dst } => {
+                let a = spans.as_ref().map(|_| timeline::event(copy)).transpose()?;
                 // SAFETY: `dst` is the spare probe buffer, at least `src.len()` long, whose last
                 // reader (the previous chunk's decoding) the copy stream has waited for behind
                 // that chunk's download; a pageable source is staged before the call returns.
                 unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.as_ptr().cast(), src.len() * 2, copy.cu_stream()) }
                     .result()?;
+                up_count += 1;
+                if let (Some(s), Some(a)) = (spans.as_mut(), a) {
+                    s.push((format!("up{up_count}"), a, timeline::event(copy)?));
+                }
                 if ups.send(copy.record_event(None)?).is_err() {
                     break; // the schedule stopped (an error there): nothing waits for this
                 }
@@ -106,6 +128,10 @@ struct Pipeline<'a, 'n, 'g> {
     /// The last chunk's decoding event and first value, not yet sent for download.
     pending: Option<(CudaEvent, usize)>,
     at: usize,
+    /// Chunk buffers taken before the probe check, the first chunk's probes queued into them:
+    /// their symbols and the probe buffer's device address ([`DeviceNetwork::preload`]).
+    pre: Option<Chunk>,
+    preloaded: Option<(usize, u64)>,
 }
 
 impl Pipeline<'_, '_, '_> {
@@ -125,9 +151,17 @@ fn stopped() -> GpuError {
 }
 
 impl ChunkHooks for Pipeline<'_, '_, '_> {
+    fn buffers(&mut self) -> Option<Chunk> {
+        self.pre.take()
+    }
+
     fn before(&mut self, i: usize, ch: &mut Chunk) -> Result<(), GpuError> {
         if i > 0 {
             ch.ready = Some(self.ups.recv().map_err(|_| stopped())?);
+        } else if let Some((symbols, addr)) = self.preloaded.take() {
+            // Only into the very buffer the probes went to (the one `buffers` handed over).
+            let (at, _read) = ch.probes.device_ptr(&self.net.gpu().stream);
+            ch.preloaded = if at == addr { symbols } else { 0 };
         }
         Ok(())
     }
@@ -150,25 +184,60 @@ impl ChunkHooks for Pipeline<'_, '_, '_> {
         Ok(())
     }
 
-    fn finish(&mut self, _i: usize, ch: &mut Chunk, t: u32, timer: &mut KernelTimer) -> Result<(), GpuError> {
+    fn finish(&mut self, i: usize, ch: &mut Chunk, t: u32, timer: &mut KernelTimer) -> Result<(), GpuError> {
         self.net.decode(ch, t, self.out, self.at, timer)?;
         self.pending = Some((self.net.gpu().stream.record_event(None)?, self.at));
         self.at += ch.k * self.net.geom.clusters();
+        if i + 1 == self.parts.len() {
+            // The last chunk: its download waits for nothing else, so it is queued now (behind its
+            // decoding on the device) rather than after the run's final synchronisation.
+            self.flush()?;
+        }
         Ok(())
     }
 }
 
 impl DeviceNetwork<'_> {
+    /// Takes the kept chunk buffers and queues the first chunk's probes into them before the
+    /// batch's probe check, so that the upload runs while the host checks: when this batch will
+    /// be pipelined like the last one (same size, rule and chunk cap: the kept plan, no memory
+    /// query), its buffers are kept large enough, and the one-launch warp path cannot apply
+    /// (it uploads its own chunks). Nothing reads the probes before the check has passed; the
+    /// caller hands the buffers back (`keep_chunk`) if the batch then takes another path.
+    /// Returns the buffers, the symbols queued and the plan they follow.
+    pub(super) fn preload(&self, probes: &[u16], rule: Rule) -> Result<Option<(Chunk, usize, Plan)>, GpuError> {
+        let c = self.geom.clusters();
+        if !self.pipelined || self.warp_fits(rule, 0) || !probes.len().is_multiple_of(c) {
+            return Ok(None);
+        }
+        let k = probes.len() / c;
+        let Some(plan) = self.planned((k, super::chunk::bytes_per_probe(&self.geom, rule), rule))? else {
+            return Ok(None);
+        };
+        let piece = piece(k, plan.cap);
+        let n = piece * c;
+        if piece >= k {
+            return Ok(None);
+        }
+        let Some(mut ch) = self.take_kept_chunk(rule, |ch| ch.lists[0].len() >= piece && ch.probes.len() >= n)? else {
+            return Ok(None);
+        };
+        self.gpu().stream.memcpy_htod(&probes[..n], &mut ch.probes.slice_mut(0..n))?;
+        Ok(Some((ch, n, plan)))
+    }
+
     /// Compact results of `probes` (checked; at most `e_max` erased clusters each) in chunks of
-    /// `piece` probes, decoded into `out` and downloaded into `dst` beside the kernels; returns
-    /// the statistics and the kernel milliseconds.
+    /// `piece` probes, decoded into `out` and downloaded into `dst` beside the kernels (`pre`:
+    /// buffers from [`DeviceNetwork::preload`] for this `piece`); returns the statistics and the
+    /// kernel milliseconds.
     pub(super) fn run_decoded_pipelined(
         &self,
         probes: &[u16],
         (rule, mode, params): (Rule, Mode, &Params),
-        (piece, e_max): (usize, u32),
+        (piece, e_max, pre): (usize, u32, Option<(Chunk, usize)>),
         out: &mut CudaSlice<u32>,
         dst: &mut [MaybeUninit<Decoded>],
+        tl: &mut Timeline,
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let (c, gpu) = (self.geom.clusters(), self.gpu());
         let t0 = Instant::now();
@@ -177,7 +246,9 @@ impl DeviceNetwork<'_> {
         let found = std::thread::scope(|s| {
             let (jobs, job_rx) = mpsc::channel();
             let (up_tx, ups) = mpsc::channel();
-            let helper = s.spawn(move || mover(gpu, job_rx, up_tx));
+            let spans = tl.on();
+            let helper = s.spawn(move || mover(gpu, job_rx, up_tx, spans));
+            tl.mark(format_args!("spawned"));
             let mut hooks = Pipeline {
                 net: self,
                 parts: probes.chunks(piece * c).collect(),
@@ -188,15 +259,22 @@ impl DeviceNetwork<'_> {
                 base,
                 pending: None,
                 at: 0,
+                preloaded: pre.as_ref().map(|(ch, n)| (*n, ch.probes.device_ptr(&gpu.stream).0)),
+                pre: pre.map(|p| p.0),
             };
-            let run = self.run_chunks(probes, (rule, mode, params), (piece, e_max, true), &mut hooks);
+            let run = self.run_chunks(probes, (rule, mode, params), (piece, e_max, true), &mut hooks, tl);
             let run = run.and_then(|r| hooks.flush().map(|()| r));
+            tl.mark(format_args!("flushed"));
             drop(hooks); // closes the job channel: the helper empties it and stops
             let moved = helper.join().unwrap_or_else(|_| Err(GpuError::Cuda("the copy thread panicked".into())));
+            tl.mark(format_args!("joined"));
             // The helper's own error explains a schedule that stopped for want of it.
             match (run, moved) {
-                (Ok(r), Ok(())) => Ok(r),
-                (_, Err(e)) | (Err(e), Ok(())) => Err(e),
+                (Ok(r), Ok(spans)) => {
+                    tl.spans(spans);
+                    Ok(r)
+                }
+                (_, Err(e)) | (Err(e), Ok(_)) => Err(e),
             }
         });
         profile_note(|| format!("pipelined retrieval in chunks of {piece} probes: {:.1} ms", ms_since(t0)));

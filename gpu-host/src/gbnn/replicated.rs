@@ -91,9 +91,12 @@ impl<'g> ReplicatedNetwork<'g> {
     ) -> Result<GpuDecoded, GpuError> {
         let start = Instant::now();
         let k = probe_count(&self.nets[0].geom, probes)?;
-        let (decoded, (stats, kernel_ms)) =
-            fill_decoded(buffer, k * self.nets[0].geom.clusters(), |dst| self.run_parts(probes, rule, params, dst))?;
-        Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: ms_since(start) })
+        let run =
+            fill_decoded(buffer, k * self.nets[0].geom.clusters(), |dst| self.run_parts(probes, rule, params, dst));
+        let total_ms = ms_since(start);
+        crate::timeline::flush();
+        let (decoded, (stats, kernel_ms)) = run?;
+        Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms })
     }
 
     /// [`ReplicatedNetwork::retrieve_decoded`] into `out` (`K·C` values) that the caller keeps
@@ -109,8 +112,11 @@ impl<'g> ReplicatedNetwork<'g> {
         out: &mut [Decoded],
     ) -> Result<GpuRun, GpuError> {
         let start = Instant::now();
-        let (stats, kernel_ms) = self.run_parts(probes, rule, params, as_slots(out))?;
-        Ok(GpuRun { stats, kernel_ms, total_ms: ms_since(start) })
+        let run = self.run_parts(probes, rule, params, as_slots(out));
+        let total_ms = ms_since(start);
+        crate::timeline::flush();
+        let (stats, kernel_ms) = run?;
+        Ok(GpuRun { stats, kernel_ms, total_ms })
     }
 
     /// GPU `r` retrieves the `r`-th of equal runs of `probes` into its part of `dst`, all GPUs at
@@ -154,6 +160,10 @@ impl<'g> ReplicatedNetwork<'g> {
                 .collect()
         });
         profile_note(|| format!("every GPU's part joined at {:.2} ms", ms_since(start)));
+        crate::timeline::note(|| {
+            let (a, j) = (crate::timeline::clock_ms(start), ms_since(start));
+            format!("{} GPUs' parts: began at {a:.3} ms on the process clock, all joined {j:.3} ms later", parts.len())
+        });
         // Every GPU's run, or the first error (the caller then keeps no results).
         let (mut stats, mut kernel_ms) = (Vec::with_capacity(k), 0f64);
         for part in parts {

@@ -3,7 +3,6 @@
 //! memory for 4 bytes per cluster instead of the dense states.
 
 use neurobits_core::gbnn::decode::Decoded;
-use neurobits_core::gbnn::mode::check_probe;
 use neurobits_core::gbnn::shard::Shard;
 use neurobits_core::gbnn::{Geometry, Mode, Params, Rule, Schedule, Stats};
 use neurobits_core::Word;
@@ -11,8 +10,10 @@ use std::mem::MaybeUninit;
 use std::time::Instant;
 
 use super::chunk::{bytes_per_probe, Chunk};
+use super::scan::{scan_probes, Scan};
 use super::DeviceNetwork;
 use crate::launch::{ms_since, profile_note, profiling, KernelTimer};
+use crate::timeline::Timeline;
 use crate::GpuError;
 
 /// Dense result of a GPU batch retrieval.
@@ -83,88 +84,13 @@ pub(super) fn fill_decoded<T>(
     Ok((decoded, r))
 }
 
-/// What the launches need to know about a batch, found in one pass over its probes.
-pub(super) struct Scan {
-    /// Probes.
-    pub k: usize,
-    /// Most erased clusters of any probe.
-    pub e_max: u32,
-    /// Most erased clusters of any probe owned by one of the shards.
-    pub eo_max: u32,
-}
-
-/// The most erased clusters of any probe of `part`, and of any probe within one of `shards`,
-/// after checking every probe for `rule` in `mode`.
-#[inline(always)]
-fn scan_part(g: &Geometry, part: &[u16], shards: &[Shard], (rule, mode): (Rule, Mode)) -> Result<(u32, u32), GpuError> {
-    let (mut e_max, mut eo_max) = (0, 0);
-    for p in part.chunks(g.clusters()) {
-        check_probe(g, p, rule, mode).map_err(|e| GpuError::Input(e.to_string()))?;
-        let e = g.erased_mask(p);
-        e_max = e_max.max(e.count_ones());
-        eo_max = shards.iter().map(|s| (e & s.mask()).count_ones()).fold(eo_max, u32::max);
-    }
-    Ok((e_max, eo_max))
-}
-
-/// [`scan_part`] compiled for AVX2: the core's checks vectorise (under half of the baseline
-/// x86-64 time).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,popcnt")]
-unsafe fn scan_part_avx2(
-    g: &Geometry,
-    part: &[u16],
-    shards: &[Shard],
-    how: (Rule, Mode),
-) -> Result<(u32, u32), GpuError> {
-    scan_part(g, part, shards, how)
-}
-
-/// [`scan_part`] with the instructions this CPU has.
-fn scan_dispatch(g: &Geometry, part: &[u16], shards: &[Shard], how: (Rule, Mode)) -> Result<(u32, u32), GpuError> {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt") {
-        // SAFETY: the CPU has AVX2 and POPCNT (checked just above).
-        return unsafe { scan_part_avx2(g, part, shards, how) };
-    }
-    scan_part(g, part, shards, how)
-}
-
-/// Checks every probe for `rule` in `mode` (a bad symbol would make a kernel write out of
-/// bounds; a rule the mode does not define is refused) and measures the batch, in parts of at
-/// least 2^14 probes on rayon's pool: one core takes milliseconds over a million probes, and
-/// threads spawned per call cost as much again on a host whose GPUs' threads all scan at once
-/// (3–5 ms for 250 000 probes per GPU on 4 H200s with 8 spawned threads each).
-pub(super) fn scan_probes(g: &Geometry, probes: &[u16], shards: &[Shard], how: (Rule, Mode)) -> Result<Scan, GpuError> {
-    use rayon::prelude::*;
-    let (c, k) = (g.clusters(), probe_count(g, probes)?);
-    let per = k.div_ceil(16).max(1 << 14) * c;
-    let t0 = Instant::now();
-    let timed = |part: &[u16]| {
-        let t = Instant::now();
-        let r = scan_dispatch(g, part, shards, how);
-        (r, (t - t0).as_secs_f64() * 1e3, ms_since(t))
-    };
-    let runs: Vec<_> =
-        if probes.len() <= per { vec![timed(probes)] } else { probes.par_chunks(per).map(timed).collect() };
-    // Under NEUROBITS_GPU_PROFILE: when the parts started and how long the slowest took (a
-    // late start is a busy pool, a long part a slow core).
-    profile_note(|| {
-        let last_start = runs.iter().map(|r| r.1).fold(0.0, f64::max);
-        let longest = runs.iter().map(|r| r.2).fold(0.0, f64::max);
-        format!(
-            "probe scan: {} parts, the last started at {last_start:.2} ms, the longest took {longest:.2} ms",
-            runs.len()
-        )
-    });
-    let found = runs.into_iter().map(|r| r.0).collect::<Result<Vec<_>, _>>()?;
-    let e_max = found.iter().map(|f| f.0).max().unwrap_or(0);
-    let eo_max = found.iter().map(|f| f.1).max().unwrap_or(0);
-    Ok(Scan { k, e_max, eo_max })
-}
-
 /// What a caller of [`DeviceNetwork::run_chunks`] does around each chunk `i`.
 pub(super) trait ChunkHooks {
+    /// The chunk buffers to run in when the caller holds them already (with the first chunk's
+    /// probes queued into them); `None`: the kept ones.
+    fn buffers(&mut self) -> Option<Chunk> {
+        None
+    }
     /// Before the chunk's probes are uploaded (or taken from `ch.spare`).
     fn before(&mut self, _i: usize, _ch: &mut Chunk) -> Result<(), GpuError> {
         Ok(())
@@ -199,13 +125,15 @@ impl DeviceNetwork<'_> {
 
     /// Runs the core's schedule for `rule` in `mode` on every chunk of `probes` (`plan`: chunk
     /// size, most erased clusters, lean start); `hooks.finish` takes each chunk's final state
-    /// (`bufs[t % 2]` after `t` updates) before the next chunk overwrites it.
+    /// (`bufs[t % 2]` after `t` updates) before the next chunk overwrites it. Each step is
+    /// marked on `tl` (see [`crate::timeline`]).
     pub(super) fn run_chunks(
         &self,
         probes: &[u16],
         (rule, mode, params): (Rule, Mode, &Params),
         (cap, e_max, lean): (usize, u32, bool),
         hooks: &mut impl ChunkHooks,
+        tl: &mut Timeline,
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let g = &self.geom;
         let k = probes.len() / g.clusters();
@@ -213,36 +141,64 @@ impl DeviceNetwork<'_> {
             return Err(GpuError::Input("a shard alone cannot retrieve: use ShardedNetwork".into()));
         }
         let ta = Instant::now();
-        let mut ch = self.take_chunk(cap, rule)?;
+        let mut ch = match hooks.buffers() {
+            Some(ch) if ch.lists[0].len() >= cap => ch,
+            Some(_) => return Err(GpuError::Input("chunk buffers held for fewer probes than a chunk".into())),
+            None => self.take_chunk(cap, rule)?,
+        };
         ch.ready = None;
+        let mut host = self.take_host(k)?;
+        tl.mark(format_args!("buffers"));
         profile_note(|| format!("chunk buffers for {cap} probes: {:.1} ms", ms_since(ta)));
         let mut timer = KernelTimer::default();
         let st = &self.gpu().stream;
-        let mut stats = Vec::with_capacity(k);
-        for (i, part) in probes.chunks(cap * g.clusters()).enumerate() {
-            let tb = Instant::now();
-            hooks.before(i, &mut ch)?;
-            self.begin(&mut ch, part, (rule, mode), (e_max, e_max), lean, &mut timer)?;
-            hooks.begun(i, &mut ch)?;
-            if profiling() {
-                st.synchronize()?;
-                profile_note(|| format!("chunk of {} probes: upload and start {:.1} ms", ch.k, ms_since(tb)));
+        let mut run = || -> Result<(), GpuError> {
+            let mut at = 0;
+            for (i, part) in probes.chunks(cap * g.clusters()).enumerate() {
+                let tb = Instant::now();
+                hooks.before(i, &mut ch)?;
+                tl.mark(format_args!("before{i}"));
+                self.begin(&mut ch, part, (rule, mode), (e_max, e_max), lean, &mut timer)?;
+                tl.mark(format_args!("begin{i}"));
+                hooks.begun(i, &mut ch)?;
+                tl.mark(format_args!("begun{i}"));
+                if profiling() {
+                    st.synchronize()?;
+                    profile_note(|| format!("chunk of {} probes: upload and start {:.1} ms", ch.k, ms_since(tb)));
+                }
+                // The core's schedule drives the chunk: it ends when no probe changed or at the limit.
+                let mut sched = Schedule::with_mode(rule, mode, g, params);
+                let mut n = ch.k as u32;
+                while let Some(u) = sched.next_update() {
+                    self.update(&mut ch, u, sched.t(), n, params, &mut timer)?;
+                    self.compact(&mut ch, n, &mut timer)?;
+                    tl.mark(format_args!("u{i}.{}", sched.t()));
+                    n = host.read_count(st, &ch.count)?;
+                    tl.mark(format_args!("n{i}.{}={n}", sched.t()));
+                    ch.lists.swap(0, 1);
+                    sched.record(n > 0);
+                }
+                hooks.finish(i, &mut ch, sched.t(), &mut timer)?;
+                // Queued, not waited for: the next chunk's launches follow on the stream at once.
+                host.queue_stats(st, &ch, at, k)?;
+                tl.mark(format_args!("finish{i}"));
+                at += ch.k;
             }
-            // The core's schedule drives the chunk: it ends when no probe changed or at the limit.
-            let mut sched = Schedule::with_mode(rule, mode, g, params);
-            let mut n = ch.k as u32;
-            while let Some(u) = sched.next_update() {
-                self.update(&mut ch, u, sched.t(), n, params, &mut timer)?;
-                self.compact(&mut ch, n, &mut timer)?;
-                n = st.clone_dtoh(&ch.count)?[0];
-                ch.lists.swap(0, 1);
-                sched.record(n > 0);
-            }
-            hooks.finish(i, &mut ch, sched.t(), &mut timer)?;
-            ch.download_stats(st, &mut stats)?;
-        }
+            Ok(())
+        };
+        let run = run();
+        // The statistics' copies into `host` are queued on the stream: wait for them before
+        // reading, reusing or freeing it (also after an error).
+        let synced = st.synchronize().map_err(GpuError::from);
+        tl.mark(format_args!("synced"));
+        run.and(synced)?;
         self.keep_chunk(ch, rule);
-        Ok((stats, timer.total_ms()?))
+        let stats = host.stats(k);
+        self.keep_host(host);
+        let kernel_ms = timer.total_ms()?;
+        tl.mark(format_args!("timer"));
+        tl.kernels(&mut timer);
+        Ok((stats, kernel_ms))
     }
 
     /// Retrieves `K` probes (`K·C` symbols) and returns the dense final states: each probe
@@ -266,7 +222,9 @@ impl DeviceNetwork<'_> {
         let mut hooks = Finish(|ch: &mut Chunk, t: u32, _: &mut KernelTimer| {
             gpu.download_prefix(&ch.bufs[t as usize % 2], ch.k * rw, &mut states)
         });
-        let (stats, kernel_ms) = self.run_chunks(probes, (rule, mode, params), (cap, e_max, false), &mut hooks)?;
+        let how = (rule, mode, params);
+        let (stats, kernel_ms) =
+            self.run_chunks(probes, how, (cap, e_max, false), &mut hooks, &mut Timeline::default())?;
         Ok(GpuBatch { states, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
     }
 
@@ -288,9 +246,11 @@ impl DeviceNetwork<'_> {
     ) -> Result<GpuDecoded, GpuError> {
         let start = Instant::now();
         let n = probe_count(&self.geom, probes)? * self.geom.clusters();
-        let (decoded, (stats, kernel_ms)) =
-            fill_decoded(Vec::new(), n, |dst| self.retrieve_decoded_to(probes, (rule, mode), params, dst))?;
-        Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
+        let run = fill_decoded(Vec::new(), n, |dst| self.retrieve_decoded_to(probes, (rule, mode), params, dst));
+        let total_ms = ms_since(start);
+        crate::timeline::flush();
+        let (decoded, (stats, kernel_ms)) = run?;
+        Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms })
     }
 
     /// [`DeviceNetwork::retrieve_decoded`] into `buffer`'s memory (e.g. the previous batch's
@@ -304,9 +264,11 @@ impl DeviceNetwork<'_> {
     ) -> Result<GpuDecoded, GpuError> {
         let start = Instant::now();
         let n = probe_count(&self.geom, probes)? * self.geom.clusters();
-        let (decoded, (stats, kernel_ms)) =
-            fill_decoded(buffer, n, |dst| self.retrieve_decoded_to(probes, (rule, Mode::Erasure), params, dst))?;
-        Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
+        let run = fill_decoded(buffer, n, |dst| self.retrieve_decoded_to(probes, (rule, Mode::Erasure), params, dst));
+        let total_ms = ms_since(start);
+        crate::timeline::flush();
+        let (decoded, (stats, kernel_ms)) = run?;
+        Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms })
     }
 
     /// [`DeviceNetwork::retrieve_decoded`] into `out` (`K·C` values) that the caller keeps
@@ -323,8 +285,11 @@ impl DeviceNetwork<'_> {
         out: &mut [Decoded],
     ) -> Result<GpuRun, GpuError> {
         let start = Instant::now();
-        let (stats, kernel_ms) = self.retrieve_decoded_to(probes, (rule, Mode::Erasure), params, as_slots(out))?;
-        Ok(GpuRun { stats, kernel_ms, total_ms: ms_since(start) })
+        let run = self.retrieve_decoded_to(probes, (rule, Mode::Erasure), params, as_slots(out));
+        let total_ms = ms_since(start);
+        crate::timeline::flush();
+        let (stats, kernel_ms) = run?;
+        Ok(GpuRun { stats, kernel_ms, total_ms })
     }
 
     /// [`DeviceNetwork::retrieve_decoded_mode`] into `dst` (`K·C` values); returns the
@@ -337,37 +302,86 @@ impl DeviceNetwork<'_> {
         dst: &mut [MaybeUninit<Decoded>],
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let (c, gpu) = (self.geom.clusters(), self.gpu());
+        let mut tl = Timeline::start(gpu, || format!("{} probes, compact results", probes.len() / c))?;
+        // The first chunk's probes go up while the host checks the batch (a batch pipelined like
+        // the last one). After bad probes these buffers stay kept; after another error they are
+        // freed.
+        let pre = self.preload(probes, rule)?;
+        tl.mark(format_args!("preload {}", pre.as_ref().map_or(0, |p| p.1 / c)));
         let ts = Instant::now();
-        let Scan { k, e_max, .. } = scan_probes(&self.geom, probes, &[self.shard], (rule, mode))?;
+        let Scan { k, e_max, .. } = match scan_probes(&self.geom, probes, &[self.shard], (rule, mode)) {
+            Ok(scan) => scan,
+            Err(e) => {
+                // Bad probes: the buffers stay kept (their probes are overwritten before use).
+                if let Some((ch, ..)) = pre {
+                    self.keep_chunk(ch, rule);
+                }
+                return Err(e);
+            }
+        };
+        tl.mark(format_args!("scan"));
         profile_note(|| format!("probe scan {:.1} ms", ms_since(ts)));
         if dst.len() != k * c {
             return Err(GpuError::Input(format!("{} result slots for {} clusters", dst.len(), k * c)));
         }
         // The whole batch's results stay on the device until they are downloaded: by chunk while
-        // later chunks run (a long batch), else once at the end.
-        gpu.ensure_fits(k as u64 * c as u64 * 4)?;
+        // later chunks run (a long batch), else once at the end. The buffer and the chunk size
+        // are kept for the next batch (`super::kept`).
         let t0 = Instant::now();
-        let mut out = gpu.stream.alloc_zeros::<u32>((k * c).max(1))?;
-        let cap = self.chunk_cap(k, bytes_per_probe(&self.geom, rule))?;
+        let mut out = self.take_out(k * c)?;
+        tl.mark(format_args!("out"));
         let warp = mode == Mode::Erasure && self.warp_fits(rule, e_max);
-        let piece = super::pipeline::piece(k, cap);
-        if self.pipelined && !warp && piece < k {
-            return self.run_decoded_pipelined(probes, (rule, mode, params), (piece, e_max), &mut out, dst);
-        }
-        let (stats, kernel_ms) = if warp {
-            self.run_joint_warp(probes, (cap, e_max), &mut out)?
-        } else {
-            let mut at = 0;
-            let mut hooks = Finish(|ch: &mut Chunk, t: u32, timer: &mut KernelTimer| {
-                self.decode(ch, t, &mut out, at, timer)?;
-                at += ch.k * c;
-                Ok(())
-            });
-            self.run_chunks(probes, (rule, mode, params), (cap, e_max, true), &mut hooks)?
+        let piped = |cap| self.pipelined && !warp && super::pipeline::piece(k, cap) < k;
+        // The probes per chunk each path takes for a cap.
+        let need = |cap| if piped(cap) { super::pipeline::piece(k, cap) } else { cap };
+        // Preloaded buffers follow the kept plan (they are the chunk buffers it would find).
+        let (cap, plan) = match &pre {
+            Some((.., plan)) => (plan.cap, *plan),
+            None => self.chunk_cap_kept((k, bytes_per_probe(&self.geom, rule), rule), need)?,
         };
-        let t1 = Instant::now();
-        download_decoded(gpu, &out, dst)?;
-        profile_note(|| format!("retrieval {:.1} ms, download {:.1} ms", (t1 - t0).as_secs_f64() * 1e3, ms_since(t1)));
+        let (piece, pipelined) = (super::pipeline::piece(k, cap), piped(cap));
+        // Preloaded buffers serve only the pipelined path with the same first chunk.
+        let pre = match pre {
+            Some((ch, n, _)) if pipelined && n == piece * c => Some((ch, n)),
+            Some((ch, ..)) => {
+                self.keep_chunk(ch, rule);
+                None
+            }
+            None => None,
+        };
+        let path = if warp {
+            "warp"
+        } else if pipelined {
+            "pipelined"
+        } else {
+            "chunks"
+        };
+        tl.mark(format_args!("cap={cap} {path}"));
+        let (stats, kernel_ms) = if pipelined {
+            let how = (rule, mode, params);
+            self.run_decoded_pipelined(probes, how, (piece, e_max, pre), &mut out, dst, &mut tl)?
+        } else {
+            let run = if warp {
+                self.run_joint_warp(probes, (cap, e_max), &mut out, &mut tl)?
+            } else {
+                let mut at = 0;
+                let mut hooks = Finish(|ch: &mut Chunk, t: u32, timer: &mut KernelTimer| {
+                    self.decode(ch, t, &mut out, at, timer)?;
+                    at += ch.k * c;
+                    Ok(())
+                });
+                self.run_chunks(probes, (rule, mode, params), (cap, e_max, true), &mut hooks, &mut tl)?
+            };
+            let t1 = Instant::now();
+            download_decoded(gpu, &out, dst)?;
+            tl.mark(format_args!("download"));
+            let (r, d) = ((t1 - t0).as_secs_f64() * 1e3, ms_since(t1));
+            profile_note(|| format!("retrieval {r:.1} ms, download {d:.1} ms"));
+            run
+        };
+        self.keep_out(out);
+        self.keep_plan(plan);
+        tl.finish();
         Ok((stats, kernel_ms))
     }
 }

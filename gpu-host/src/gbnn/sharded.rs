@@ -21,7 +21,8 @@ use neurobits_core::gbnn::{Geometry, Mode, Network, Params, Rule, Schedule, Stat
 use std::time::Instant;
 
 use super::chunk::{bytes_per_probe, Chunk};
-use super::retrieve::{download_decoded, fill_decoded, probe_count, scan_probes, GpuBatch, GpuDecoded, Scan};
+use super::retrieve::{download_decoded, fill_decoded, probe_count, GpuBatch, GpuDecoded};
+use super::scan::{scan_probes, Scan};
 use super::DeviceNetwork;
 use crate::launch::{launch, rd, wr, KernelTimer};
 use crate::{Gpu, GpuError};

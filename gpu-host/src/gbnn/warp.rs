@@ -11,6 +11,7 @@ use neurobits_core::gbnn::{Rule, Stats};
 
 use super::DeviceNetwork;
 use crate::launch::{launch_shaped, rd, wr, wr_at, KernelTimer};
+use crate::timeline::Timeline;
 use crate::GpuError;
 
 impl DeviceNetwork<'_> {
@@ -30,48 +31,66 @@ impl DeviceNetwork<'_> {
         probes: &[u16],
         (cap, e_max): (usize, u32),
         out: &mut CudaSlice<u32>,
+        tl: &mut Timeline,
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let (g, gpu) = (&self.geom, self.gpu());
         let (c, st) = (g.clusters(), &gpu.stream);
-        let mut ch = self.take_chunk(cap, Rule::Joint)?;
-        let mut timer = KernelTimer::default();
-        let mut stats = Vec::with_capacity(probes.len() / c);
         let lanes = match self.joint_warp {
             Some(l @ (8 | 16 | 32)) => l,
             Some(0) => JointWarp::lanes(g, e_max),
             other => return Err(GpuError::Input(format!("{other:?} lanes per probe (8, 16 or 32)"))),
         };
+        let kp = probes.len() / c;
+        let mut ch = self.take_chunk(cap, Rule::Joint)?;
+        let mut host = self.take_host(kp)?;
+        tl.mark(format_args!("buffers"));
+        let mut timer = KernelTimer::default();
         let per_block = JointWarp::WARPS * (32 / lanes);
         let shared = per_block * JointWarp::shared_bytes(g);
-        let mut at = 0;
-        for part in probes.chunks(cap * c) {
-            let n = part.len() / c;
-            ch.k = n;
-            if at + part.len() > out.len() {
-                return Err(GpuError::Input("decoded results past their buffer".into()));
+        let mut run = || -> Result<(), GpuError> {
+            let mut at = 0;
+            for (i, part) in probes.chunks(cap * c).enumerate() {
+                let n = part.len() / c;
+                ch.k = n;
+                if at + part.len() > out.len() {
+                    return Err(GpuError::Input("decoded results past their buffer".into()));
+                }
+                st.memcpy_htod(part, &mut ch.probes.slice_mut(0..part.len()))?;
+                let a = k::JointWarp {
+                    shape: Shape::of(g),
+                    k: n as u32,
+                    lanes,
+                    w: rd(gpu, &self.w),
+                    probes: rd(gpu, &ch.probes),
+                    out: wr_at(gpu, out, at),
+                    iters: wr(gpu, &mut ch.iters),
+                    converged: wr(gpu, &mut ch.converged),
+                };
+                let blocks = (n as u64).div_ceil(per_block as u64);
+                let blocks =
+                    u32::try_from(blocks).map_err(|_| GpuError::Input(format!("{n} probes exceed one launch")))?;
+                let shape = (blocks, JointWarp::WARPS * 32, shared);
+                // SAFETY: `ch` holds the chunk's `n` probes and a stat slot per probe; `out` the
+                // chunk's `n·C` values from `at` (checked above); W is the whole matrix (one
+                // device); each probe uses its `shared_bytes` of the block's `per_block` shares.
+                unsafe { launch_shaped(gpu, Some(&mut timer), shape, a)? };
+                // Queued behind the launch; the next chunk's upload and launch follow at once.
+                host.queue_stats(st, &ch, at / c, kp)?;
+                tl.mark(format_args!("warp{i}"));
+                at += part.len();
             }
-            st.memcpy_htod(part, &mut ch.probes.slice_mut(0..part.len()))?;
-            let a = k::JointWarp {
-                shape: Shape::of(g),
-                k: n as u32,
-                lanes,
-                w: rd(gpu, &self.w),
-                probes: rd(gpu, &ch.probes),
-                out: wr_at(gpu, out, at),
-                iters: wr(gpu, &mut ch.iters),
-                converged: wr(gpu, &mut ch.converged),
-            };
-            let blocks = (n as u64).div_ceil(per_block as u64);
-            let blocks = u32::try_from(blocks).map_err(|_| GpuError::Input(format!("{n} probes exceed one launch")))?;
-            let shape = (blocks, JointWarp::WARPS * 32, shared);
-            // SAFETY: `ch` holds the chunk's `n` probes and a stat slot per probe; `out` the
-            // chunk's `n·C` values from `at` (checked above); W is the whole matrix (one device);
-            // each probe uses its `shared_bytes` of the block's `per_block` shares.
-            unsafe { launch_shaped(gpu, Some(&mut timer), shape, a)? };
-            ch.download_stats(st, &mut stats)?;
-            at += part.len();
-        }
+            Ok(())
+        };
+        let run = run();
+        // Wait for the statistics' copies before reading, reusing or freeing `host`.
+        let synced = st.synchronize().map_err(GpuError::from);
+        tl.mark(format_args!("synced"));
+        run.and(synced)?;
         self.keep_chunk(ch, Rule::Joint);
-        Ok((stats, timer.total_ms()?))
+        let stats = host.stats(kp);
+        self.keep_host(host);
+        let kernel_ms = timer.total_ms()?;
+        tl.kernels(&mut timer);
+        Ok((stats, kernel_ms))
     }
 }
