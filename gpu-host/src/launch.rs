@@ -42,7 +42,39 @@ impl KernelTimer {
 
     /// Milliseconds of each recorded launch, in order (waits for them).
     pub fn each_ms(&self) -> Result<Vec<f64>, GpuError> {
-        self.events.iter().map(|(_, a, b)| Ok(a.elapsed_ms(b)? as f64)).collect()
+        // One wait per context for its last event, not two per launch: cudarc's `elapsed_ms`
+        // binds the context and synchronises both events of every pair, which took 0.65 ms for
+        // 16 launches and 1.6 ms for 40 on an H200 host, after the batch's last kernel.
+        let mut waited: Vec<&std::sync::Arc<cudarc::driver::CudaContext>> = Vec::new();
+        for (_, _, end) in self.events.iter().rev() {
+            if !waited.contains(&end.context()) {
+                end.synchronize()?;
+                waited.push(end.context());
+            }
+        }
+        let mut bound = None;
+        self.events
+            .iter()
+            .map(|(_, a, b)| {
+                if a.context() != b.context() {
+                    return Err(GpuError::Cuda("a launch timed across two contexts".into()));
+                }
+                if bound != Some(a.context()) {
+                    a.context().bind_to_thread()?;
+                    bound = Some(a.context());
+                }
+                // SAFETY: both events belong to the bound context and live until the call returns.
+                let elapsed = || unsafe { cudarc::driver::result::event::elapsed(a.cu_event(), b.cu_event()) };
+                match elapsed() {
+                    // Recorded on another stream than the one waited for: wait for this pair.
+                    Err(cudarc::driver::DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_READY)) => {
+                        b.synchronize()?;
+                        Ok(elapsed()? as f64)
+                    }
+                    r => Ok(r? as f64),
+                }
+            })
+            .collect()
     }
 
     /// Total milliseconds spent in the recorded kernels (waits for them). With
@@ -50,8 +82,7 @@ impl KernelTimer {
     pub fn total_ms(&self) -> Result<f64, GpuError> {
         let mut per: Vec<(Kernel, f64, u32)> = Vec::new();
         let mut t = 0.0;
-        for (k, a, b) in &self.events {
-            let ms = a.elapsed_ms(b)? as f64;
+        for ((k, _, _), ms) in self.events.iter().zip(self.each_ms()?) {
             t += ms;
             match per.iter_mut().find(|p| p.0 == *k) {
                 Some(p) => (p.1, p.2) = (p.1 + ms, p.2 + 1),

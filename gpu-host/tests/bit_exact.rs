@@ -191,6 +191,7 @@ fn a_long_batch_through_the_pipeline_equals_the_cpu() {
     // copies then run asynchronously, so the ordering by events is all that keeps them right.
     let pinned = Pinned::from_slice(&gpu, &pr).unwrap();
     let mut out = Pinned::<Decoded>::zeroed(&gpu, k * c).unwrap();
+    let mut kept_stats = Vec::new();
     for (rule, warp) in Rule::ALL.into_iter().map(|r| (r, Some(0))).chain([(Rule::Joint, None)]) {
         dnet.set_joint_warp(warp);
         let params = Params::default();
@@ -205,9 +206,11 @@ fn a_long_batch_through_the_pipeline_equals_the_cpu() {
             assert!(dec.decoded == expect, "{rule:?} (warp {warp:?}, round {round}): pipelined results differ");
             assert!(dec.stats == stats, "{rule:?} (warp {warp:?}, round {round}): statistics differ");
             out.fill(Decoded::default());
-            let run = dnet.retrieve_decoded_into(&pinned, rule, &params, &mut out).unwrap();
+            // The statistics' memory given back, as a long-lived caller does: refilled, not appended.
+            let run = dnet.retrieve_decoded_into(&pinned, rule, &params, &mut out, kept_stats).unwrap();
             assert!(*out == expect[..], "{rule:?} (warp {warp:?}, round {round}): pinned results differ");
             assert!(run.stats == stats, "{rule:?} (warp {warp:?}, round {round}): pinned statistics differ");
+            kept_stats = run.stats;
         }
         // A shorter batch (a ragged last chunk) into the buffers kept from the longer one: the
         // device's result buffer and the page-locked statistics still hold the longer batch's

@@ -86,7 +86,7 @@ fn sharded_retrieval_equals_the_cpu() {
                 // Into page-locked memory (portable: every GPU's part lands in one buffer).
                 let (pinned, mut out) =
                     (Pinned::from_slice(&used[0], &pr).unwrap(), Pinned::zeroed(&used[0], k * c).unwrap());
-                let run = rep.retrieve_decoded_into(&pinned, Rule::Joint, &params, &mut out).unwrap();
+                let run = rep.retrieve_decoded_into(&pinned, Rule::Joint, &params, &mut out, Vec::new()).unwrap();
                 assert!(
                     *out == decoded[..] && run.stats == stats,
                     "{c}x{l} replicated on {ranks} GPUs, pinned, differs"

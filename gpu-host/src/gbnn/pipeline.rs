@@ -14,6 +14,7 @@
 
 use cudarc::driver::{sys, CudaEvent, CudaSlice, DevicePtr, DevicePtrMut};
 use neurobits_core::gbnn::decode::Decoded;
+use neurobits_core::gbnn::shard::Shard;
 use neurobits_core::gbnn::{Mode, Params, Rule, Stats};
 use std::mem::MaybeUninit;
 use std::sync::mpsc;
@@ -22,6 +23,7 @@ use std::time::Instant;
 use super::chunk::Chunk;
 use super::kept::Plan;
 use super::retrieve::ChunkHooks;
+use super::scan::scan_probes;
 use super::DeviceNetwork;
 use crate::launch::{ms_since, profile_note, KernelTimer};
 use crate::timeline::{self, Span, Timeline};
@@ -42,6 +44,13 @@ pub(super) fn piece(k: usize, cap: usize) -> usize {
     cap.min(k.div_ceil(PIECES).max(MIN_PIECE)).max(1)
 }
 
+/// An upload's completion event and, when the helper checks the probes, their most erased
+/// clusters (or why they were refused).
+type Uploaded = (CudaEvent, Option<Result<u32, GpuError>>);
+/// What the helper checks uploaded probes against: the geometry, the network's shard, the rule
+/// and mode.
+type Check<'g> = (&'g neurobits_core::gbnn::Geometry, Shard, (Rule, Mode));
+
 /// A transfer for the helper thread.
 enum Job<'a> {
     /// Host probes to a device address; the upload's event goes back.
@@ -56,13 +65,13 @@ enum Job<'a> {
 fn mover(
     gpu: &Gpu,
     jobs: mpsc::Receiver<Job<'_>>,
-    ups: mpsc::Sender<CudaEvent>,
-    spans: bool,
+    ups: mpsc::Sender<Uploaded>,
+    (spans, check): (bool, Option<Check<'_>>),
 ) -> Result<Vec<Span>, GpuError> {
     gpu.ctx.bind_to_thread()?;
     let copy = gpu.copy_stream();
     let mut found = Vec::new();
-    let ran = run_jobs(&copy, jobs, ups, spans.then_some(&mut found));
+    let ran = run_jobs(&copy, jobs, ups, (spans.then_some(&mut found), check));
     // Also after an error: no copy may still be writing when the buffers are freed.
     let synced = copy.synchronize().map_err(GpuError::from);
     ran.and(synced).map(|()| found)
@@ -73,8 +82,8 @@ fn mover(
 fn run_jobs(
     copy: &cudarc::driver::CudaStream,
     jobs: mpsc::Receiver<Job<'_>>,
-    ups: mpsc::Sender<CudaEvent>,
-    mut spans: Option<&mut Vec<Span>>,
+    ups: mpsc::Sender<Uploaded>,
+    (mut spans, check): (Option<&mut Vec<Span>>, Option<Check<'_>>),
 ) -> Result<(), GpuError> {
     let (mut downs, mut up_count) = (0, 0);
     for job in jobs {
@@ -104,7 +113,11 @@ fn run_jobs(
                 if let (Some(s), Some(a)) = (spans.as_mut(), a) {
                     s.push((format!("up{up_count}"), a, timeline::event(copy)?));
                 }
-                if ups.send(copy.record_event(None)?).is_err() {
+                let ready = copy.record_event(None)?;
+                // The chunk's probes checked here, on rayon's pool, while the chunk before it runs
+                // (the caller checked only the first chunk); its launches wait for this answer.
+                let e_max = check.map(|(g, shard, how)| scan_probes(g, src, &[shard], how).map(|s| s.e_max));
+                if ups.send((ready, e_max)).is_err() {
                     break; // the schedule stopped (an error there): nothing waits for this
                 }
             }
@@ -121,7 +134,7 @@ struct Pipeline<'a, 'n, 'g> {
     /// The caller's memory, chunk by chunk, in order.
     dsts: std::slice::ChunksMut<'a, MaybeUninit<Decoded>>,
     jobs: mpsc::Sender<Job<'a>>,
-    ups: mpsc::Receiver<CudaEvent>,
+    ups: mpsc::Receiver<Uploaded>,
     out: &'a mut CudaSlice<u32>,
     /// `out`'s device address.
     base: u64,
@@ -132,6 +145,9 @@ struct Pipeline<'a, 'n, 'g> {
     /// their symbols and the probe buffer's device address ([`DeviceNetwork::preload`]).
     pre: Option<Chunk>,
     preloaded: Option<(usize, u64)>,
+    /// The most erased clusters of each later chunk, when the helper checks them (the caller
+    /// checked only the first).
+    e_max: Vec<u32>,
 }
 
 impl Pipeline<'_, '_, '_> {
@@ -157,7 +173,11 @@ impl ChunkHooks for Pipeline<'_, '_, '_> {
 
     fn before(&mut self, i: usize, ch: &mut Chunk) -> Result<(), GpuError> {
         if i > 0 {
-            ch.ready = Some(self.ups.recv().map_err(|_| stopped())?);
+            let (ready, checked) = self.ups.recv().map_err(|_| stopped())?;
+            ch.ready = Some(ready);
+            if let Some(e) = checked {
+                self.e_max.push(e?); // bad probes: the batch stops before this chunk's launches
+            }
         } else if let Some((symbols, addr)) = self.preloaded.take() {
             // Only into the very buffer the probes went to (the one `buffers` handed over).
             let (at, _read) = ch.probes.device_ptr(&self.net.gpu().stream);
@@ -182,6 +202,11 @@ impl ChunkHooks for Pipeline<'_, '_, '_> {
             self.jobs.send(Job::Up { src: next, dst }).map_err(|_| stopped())?;
         }
         Ok(())
+    }
+
+    fn e_max(&self, i: usize) -> Option<u32> {
+        // Chunk 0 was checked by the caller (its most erased clusters are the plan's).
+        i.checked_sub(1).and_then(|j| self.e_max.get(j).copied())
     }
 
     fn finish(&mut self, i: usize, ch: &mut Chunk, t: u32, timer: &mut KernelTimer) -> Result<(), GpuError> {
@@ -234,7 +259,7 @@ impl DeviceNetwork<'_> {
         &self,
         probes: &[u16],
         (rule, mode, params): (Rule, Mode, &Params),
-        (piece, e_max, pre): (usize, u32, Option<(Chunk, usize)>),
+        (piece, e_max, pre, check_rest): (usize, u32, Option<(Chunk, usize)>, bool),
         out: &mut CudaSlice<u32>,
         dst: &mut [MaybeUninit<Decoded>],
         tl: &mut Timeline,
@@ -247,7 +272,8 @@ impl DeviceNetwork<'_> {
             let (jobs, job_rx) = mpsc::channel();
             let (up_tx, ups) = mpsc::channel();
             let spans = tl.on();
-            let helper = s.spawn(move || mover(gpu, job_rx, up_tx, spans));
+            let check = check_rest.then_some((&self.geom, self.shard, (rule, mode)));
+            let helper = s.spawn(move || mover(gpu, job_rx, up_tx, (spans, check)));
             tl.mark(format_args!("spawned"));
             let mut hooks = Pipeline {
                 net: self,
@@ -261,6 +287,7 @@ impl DeviceNetwork<'_> {
                 at: 0,
                 preloaded: pre.as_ref().map(|(ch, n)| (*n, ch.probes.device_ptr(&gpu.stream).0)),
                 pre: pre.map(|p| p.0),
+                e_max: Vec::new(),
             };
             let run = self.run_chunks(probes, (rule, mode, params), (piece, e_max, true), &mut hooks, tl);
             let run = run.and_then(|r| hooks.flush().map(|()| r));

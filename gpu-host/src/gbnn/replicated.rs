@@ -91,8 +91,9 @@ impl<'g> ReplicatedNetwork<'g> {
     ) -> Result<GpuDecoded, GpuError> {
         let start = Instant::now();
         let k = probe_count(&self.nets[0].geom, probes)?;
-        let run =
-            fill_decoded(buffer, k * self.nets[0].geom.clusters(), |dst| self.run_parts(probes, rule, params, dst));
+        let run = fill_decoded(buffer, k * self.nets[0].geom.clusters(), |dst| {
+            self.run_parts(probes, rule, params, dst, Vec::new())
+        });
         let total_ms = ms_since(start);
         crate::timeline::flush();
         let (decoded, (stats, kernel_ms)) = run?;
@@ -103,16 +104,17 @@ impl<'g> ReplicatedNetwork<'g> {
     /// (see [`DeviceNetwork::retrieve_decoded_into`]): a [`crate::Pinned`] buffer is
     /// page-locked for every GPU, so each GPU's part comes down at its link's speed.
     /// On an error `out` may hold part of this batch's results beside earlier values: read it
-    /// only after `Ok`.
+    /// only after `Ok`. `stats`: the last run's statistics given back (their memory is reused).
     pub fn retrieve_decoded_into(
         &self,
         probes: &[u16],
         rule: Rule,
         params: &Params,
         out: &mut [Decoded],
+        stats: Vec<Stats>,
     ) -> Result<GpuRun, GpuError> {
         let start = Instant::now();
-        let run = self.run_parts(probes, rule, params, as_slots(out));
+        let run = self.run_parts(probes, rule, params, as_slots(out), stats);
         let total_ms = ms_since(start);
         crate::timeline::flush();
         let (stats, kernel_ms) = run?;
@@ -120,13 +122,15 @@ impl<'g> ReplicatedNetwork<'g> {
     }
 
     /// GPU `r` retrieves the `r`-th of equal runs of `probes` into its part of `dst`, all GPUs at
-    /// once; the statistics in probe order and the slowest GPU's kernel milliseconds.
+    /// once; the statistics in probe order (in `stats`' memory) and the slowest GPU's kernel
+    /// milliseconds.
     fn run_parts(
         &self,
         probes: &[u16],
         rule: Rule,
         params: &Params,
         dst: &mut [MaybeUninit<Decoded>],
+        mut stats: Vec<Stats>,
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let start = Instant::now();
         let c = self.nets[0].geom.clusters();
@@ -135,17 +139,33 @@ impl<'g> ReplicatedNetwork<'g> {
             return Err(GpuError::Input(format!("{} result slots for {} clusters", dst.len(), k * c)));
         }
         let per = k.div_ceil(self.nets.len()).max(1);
-        let parts: Vec<Result<(Vec<Stats>, f64), GpuError>> = std::thread::scope(|s| {
+        // Each GPU's thread writes its statistics into its part of `stats` (memory reused across
+        // calls: a fresh million took milliseconds of page faults) and gives its own vector back
+        // to its network.
+        if stats.len() != k {
+            stats.clear();
+            stats.resize(k, Stats::default());
+        }
+        let parts: Vec<Result<f64, GpuError>> = std::thread::scope(|s| {
             let handles: Vec<_> = self
                 .nets
                 .iter()
                 .zip(probes.chunks(per * c))
                 .zip(dst.chunks_mut(per * c))
+                .zip(stats.chunks_mut(per))
                 .enumerate()
-                .map(|(r, ((net, pr), dst))| {
+                .map(|(r, (((net, pr), dst), st))| {
                     s.spawn(move || {
                         let t = Instant::now();
                         let part = net.retrieve_decoded_to(pr, (rule, Mode::Erasure), params, dst);
+                        let part = part.and_then(|(mine, ms)| {
+                            if mine.len() != st.len() {
+                                return Err(GpuError::Cuda("a GPU's part returned too few statistics".into()));
+                            }
+                            st.copy_from_slice(&mine);
+                            net.keep_stats(mine);
+                            Ok(ms)
+                        });
                         profile_note(|| {
                             let (a, b) = ((t - start).as_secs_f64() * 1e3, start.elapsed().as_secs_f64() * 1e3);
                             format!("GPU {r}: its part from {a:.2} to {b:.2} ms")
@@ -165,11 +185,9 @@ impl<'g> ReplicatedNetwork<'g> {
             format!("{} GPUs' parts: began at {a:.3} ms on the process clock, all joined {j:.3} ms later", parts.len())
         });
         // Every GPU's run, or the first error (the caller then keeps no results).
-        let (mut stats, mut kernel_ms) = (Vec::with_capacity(k), 0f64);
+        let mut kernel_ms = 0f64;
         for part in parts {
-            let (s, ms) = part?;
-            stats.extend(s);
-            kernel_ms = kernel_ms.max(ms);
+            kernel_ms = kernel_ms.max(part?);
         }
         Ok((stats, kernel_ms))
     }

@@ -101,6 +101,11 @@ pub(super) trait ChunkHooks {
     }
     /// Takes the chunk's final state, `bufs[t % 2]` after `t` updates.
     fn finish(&mut self, i: usize, ch: &mut Chunk, t: u32, timer: &mut KernelTimer) -> Result<(), GpuError>;
+    /// Chunk `i`'s most erased clusters when the hooks checked its probes themselves (else the
+    /// batch's, from the plan).
+    fn e_max(&self, _i: usize) -> Option<u32> {
+        None
+    }
 }
 
 /// Hooks that only take each chunk's final state.
@@ -158,7 +163,8 @@ impl DeviceNetwork<'_> {
                 let tb = Instant::now();
                 hooks.before(i, &mut ch)?;
                 tl.mark(format_args!("before{i}"));
-                self.begin(&mut ch, part, (rule, mode), (e_max, e_max), lean, &mut timer)?;
+                let e = hooks.e_max(i).unwrap_or(e_max);
+                self.begin(&mut ch, part, (rule, mode), (e, e), lean, &mut timer)?;
                 tl.mark(format_args!("begin{i}"));
                 hooks.begun(i, &mut ch)?;
                 tl.mark(format_args!("begun{i}"));
@@ -193,7 +199,7 @@ impl DeviceNetwork<'_> {
         tl.mark(format_args!("synced"));
         run.and(synced)?;
         self.keep_chunk(ch, rule);
-        let stats = host.stats(k);
+        let stats = self.stats_of(&host, k);
         self.keep_host(host);
         let kernel_ms = timer.total_ms()?;
         tl.mark(format_args!("timer"));
@@ -276,15 +282,17 @@ impl DeviceNetwork<'_> {
     /// transfers run at the link's speed beside the kernels instead of through the driver's
     /// staging copies.
     /// On an error `out` may hold part of this batch's results beside earlier values: read it
-    /// only after `Ok`.
+    /// only after `Ok`. `stats`: the last run's statistics given back (their memory is reused).
     pub fn retrieve_decoded_into(
         &self,
         probes: &[u16],
         rule: Rule,
         params: &Params,
         out: &mut [Decoded],
+        stats: Vec<Stats>,
     ) -> Result<GpuRun, GpuError> {
         let start = Instant::now();
+        self.keep_stats(stats);
         let run = self.retrieve_decoded_to(probes, (rule, Mode::Erasure), params, as_slots(out));
         let total_ms = ms_since(start);
         crate::timeline::flush();
@@ -302,14 +310,37 @@ impl DeviceNetwork<'_> {
         dst: &mut [MaybeUninit<Decoded>],
     ) -> Result<(Vec<Stats>, f64), GpuError> {
         let (c, gpu) = (self.geom.clusters(), self.gpu());
+        // Raw driver calls below (the kept words' copies) take the thread's current context.
+        gpu.ctx.bind_to_thread()?;
         let mut tl = Timeline::start(gpu, || format!("{} probes, compact results", probes.len() / c))?;
         // The first chunk's probes go up while the host checks the batch (a batch pipelined like
         // the last one). After bad probes these buffers stay kept; after another error they are
         // freed.
         let pre = self.preload(probes, rule)?;
         tl.mark(format_args!("preload {}", pre.as_ref().map_or(0, |p| p.1 / c)));
+        let k = probe_count(&self.geom, probes)?;
+        if dst.len() != k * c {
+            return Err(GpuError::Input(format!("{} result slots for {} clusters", dst.len(), k * c)));
+        }
+        // Where no probe could make the one-launch warp path fit (the geometry rules it out), a
+        // pipelined batch checks only its first chunk here and each later chunk while the one
+        // before it runs (`super::pipeline`): the whole check before the first launch took about
+        // 2 ms for 10^6 probes on an H200 host (64 MB read), 0.5–2.9 ms per GPU on four.
+        let lazy = !(mode == Mode::Erasure && self.warp_fits(rule, 0));
+        let piece_of = |cap| super::pipeline::piece(k, cap);
+        let lazy_plan = match (&pre, lazy) {
+            (Some((.., plan)), true) => Some((plan.cap, *plan)),
+            (None, true) => {
+                let need = |cap| if self.pipelined && piece_of(cap) < k { piece_of(cap) } else { cap };
+                Some(self.chunk_cap_kept((k, bytes_per_probe(&self.geom, rule), rule), need)?)
+            }
+            _ => None,
+        };
+        let first_only =
+            lazy_plan.filter(|(cap, _)| self.pipelined && piece_of(*cap) < k).map(|(cap, _)| piece_of(cap));
         let ts = Instant::now();
-        let Scan { k, e_max, .. } = match scan_probes(&self.geom, probes, &[self.shard], (rule, mode)) {
+        let checked = first_only.map_or(probes, |piece| &probes[..piece * c]);
+        let Scan { e_max, .. } = match scan_probes(&self.geom, checked, &[self.shard], (rule, mode)) {
             Ok(scan) => scan,
             Err(e) => {
                 // Bad probes: the buffers stay kept (their probes are overwritten before use).
@@ -321,9 +352,6 @@ impl DeviceNetwork<'_> {
         };
         tl.mark(format_args!("scan"));
         profile_note(|| format!("probe scan {:.1} ms", ms_since(ts)));
-        if dst.len() != k * c {
-            return Err(GpuError::Input(format!("{} result slots for {} clusters", dst.len(), k * c)));
-        }
         // The whole batch's results stay on the device until they are downloaded: by chunk while
         // later chunks run (a long batch), else once at the end. The buffer and the chunk size
         // are kept for the next batch (`super::kept`).
@@ -335,11 +363,15 @@ impl DeviceNetwork<'_> {
         // The probes per chunk each path takes for a cap.
         let need = |cap| if piped(cap) { super::pipeline::piece(k, cap) } else { cap };
         // Preloaded buffers follow the kept plan (they are the chunk buffers it would find).
-        let (cap, plan) = match &pre {
-            Some((.., plan)) => (plan.cap, *plan),
-            None => self.chunk_cap_kept((k, bytes_per_probe(&self.geom, rule), rule), need)?,
+        let (cap, plan) = match (&pre, lazy_plan) {
+            (Some((.., plan)), _) => (plan.cap, *plan),
+            (None, Some(p)) => p,
+            (None, None) => self.chunk_cap_kept((k, bytes_per_probe(&self.geom, rule), rule), need)?,
         };
         let (piece, pipelined) = (super::pipeline::piece(k, cap), piped(cap));
+        if first_only.is_some_and(|p| !pipelined || p != piece) {
+            return Err(GpuError::Cuda("the first chunk checked is not the one the pipeline runs".into()));
+        }
         // Preloaded buffers serve only the pipelined path with the same first chunk.
         let pre = match pre {
             Some((ch, n, _)) if pipelined && n == piece * c => Some((ch, n)),
@@ -359,7 +391,7 @@ impl DeviceNetwork<'_> {
         tl.mark(format_args!("cap={cap} {path}"));
         let (stats, kernel_ms) = if pipelined {
             let how = (rule, mode, params);
-            self.run_decoded_pipelined(probes, how, (piece, e_max, pre), &mut out, dst, &mut tl)?
+            self.run_decoded_pipelined(probes, how, (piece, e_max, pre, first_only.is_some()), &mut out, dst, &mut tl)?
         } else {
             let run = if warp {
                 self.run_joint_warp(probes, (cap, e_max), &mut out, &mut tl)?

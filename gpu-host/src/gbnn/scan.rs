@@ -11,6 +11,7 @@ use crate::launch::{ms_since, profile_note};
 use crate::GpuError;
 
 /// What the launches need to know about a batch, found in one pass over its probes.
+#[derive(Clone, Copy, Debug)]
 pub(super) struct Scan {
     /// Probes.
     pub k: usize,
@@ -59,13 +60,16 @@ fn scan_dispatch(g: &Geometry, part: &[u16], shards: &[Shard], how: (Rule, Mode)
 
 /// Checks every probe for `rule` in `mode` (a bad symbol would make a kernel write out of
 /// bounds; a rule the mode does not define is refused) and measures the batch, in parts of at
-/// least 2^14 probes on rayon's pool: one core takes milliseconds over a million probes, and
-/// threads spawned per call cost as much again on a host whose GPUs' threads all scan at once
-/// (3–5 ms for 250 000 probes per GPU on 4 H200s with 8 spawned threads each).
+/// least 2^13 probes on rayon's pool, four per pool thread (load balance): one core takes
+/// milliseconds over a million probes (7 ns a probe of 32 clusters), and threads spawned per
+/// call cost as much again on a host whose GPUs' threads all scan at once (3–5 ms for 250 000
+/// probes per GPU on 4 H200s with 8 spawned threads each). A pipelined batch checks only its
+/// first chunk before its first launch, the others on its copy thread while the chunk before
+/// runs (`super::pipeline`).
 pub(super) fn scan_probes(g: &Geometry, probes: &[u16], shards: &[Shard], how: (Rule, Mode)) -> Result<Scan, GpuError> {
     use rayon::prelude::*;
     let (c, k) = (g.clusters(), probe_count(g, probes)?);
-    let per = k.div_ceil(16).max(1 << 14) * c;
+    let per = k.div_ceil(4 * rayon::current_num_threads()).max(1 << 13) * c;
     let t0 = Instant::now();
     let timed = |part: &[u16]| {
         let t = Instant::now();

@@ -87,7 +87,7 @@ impl DeviceNetwork<'_> {
         tl.mark(format_args!("synced"));
         run.and(synced)?;
         self.keep_chunk(ch, Rule::Joint);
-        let stats = host.stats(kp);
+        let stats = self.stats_of(&host, kp);
         self.keep_host(host);
         let kernel_ms = timer.total_ms()?;
         tl.kernels(&mut timer);
