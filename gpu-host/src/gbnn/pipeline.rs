@@ -5,7 +5,10 @@
 //! memory. Pageable copies block the thread that issues them until the data has moved, so they
 //! go to that thread, not to the one that drives the schedule (which waits on the GPU every
 //! update). Scenario 3 on one H200 spent about half of its end-to-end time in these copies, one
-//! after the other with the kernels.
+//! after the other with the kernels. Where the caller checked only the first chunk's probes, the
+//! helper also checks each later chunk's (on rayon's pool) after queuing its upload, and hands
+//! back its most erased clusters or the input error with the upload's event: the chunk's
+//! launches wait for both, and a bad probe stops the batch before them.
 //!
 //! Ordering, all on the device: chunk `i` starts after the event recorded behind its upload;
 //! a download starts after the event recorded behind its chunk's decoding; the upload into the
@@ -251,7 +254,8 @@ impl DeviceNetwork<'_> {
         Ok(Some((ch, n, plan)))
     }
 
-    /// Compact results of `probes` (checked; at most `e_max` erased clusters each) in chunks of
+    /// Compact results of `probes` (checked, at most `e_max` erased clusters each; with
+    /// `check_rest` only the first chunk is, the helper checks the others) in chunks of
     /// `piece` probes, decoded into `out` and downloaded into `dst` beside the kernels (`pre`:
     /// buffers from [`DeviceNetwork::preload`] for this `piece`); returns the statistics and the
     /// kernel milliseconds.
