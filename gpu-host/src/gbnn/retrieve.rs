@@ -10,6 +10,7 @@ use std::mem::MaybeUninit;
 use std::time::Instant;
 
 use super::chunk::{bytes_per_probe, Chunk};
+use super::kept::Plan;
 use super::scan::{scan_probes, Scan};
 use super::DeviceNetwork;
 use crate::launch::{ms_since, profile_note, profiling, KernelTimer};
@@ -316,39 +317,43 @@ impl DeviceNetwork<'_> {
         // The first chunk's probes go up while the host checks the batch (a batch pipelined like
         // the last one). After bad probes these buffers stay kept; after another error they are
         // freed.
-        let pre = self.preload(probes, rule)?;
+        let mut pre = self.preload(probes, rule)?;
         tl.mark(format_args!("preload {}", pre.as_ref().map_or(0, |p| p.1 / c)));
         let k = probe_count(&self.geom, probes)?;
         if dst.len() != k * c {
             return Err(GpuError::Input(format!("{} result slots for {} clusters", dst.len(), k * c)));
         }
-        // Where no probe could make the one-launch warp path fit (the geometry rules it out), a
-        // pipelined batch checks only its first chunk here and each later chunk while the one
-        // before it runs (`super::pipeline`): the whole check before the first launch took about
-        // 2 ms for 10^6 probes on an H200 host (64 MB read), 0.5–2.9 ms per GPU on four.
-        let lazy = !(mode == Mode::Erasure && self.warp_fits(rule, 0));
-        let piece_of = |cap| super::pipeline::piece(k, cap);
-        let lazy_plan = match (&pre, lazy) {
-            (Some((.., plan)), true) => Some((plan.cap, *plan)),
-            (None, true) => {
-                let need = |cap| if self.pipelined && piece_of(cap) < k { piece_of(cap) } else { cap };
-                Some(self.chunk_cap_kept((k, bytes_per_probe(&self.geom, rule), rule), need)?)
-            }
-            _ => None,
-        };
-        let first_only =
-            lazy_plan.filter(|(cap, _)| self.pipelined && piece_of(*cap) < k).map(|(cap, _)| piece_of(cap));
         let ts = Instant::now();
-        let checked = first_only.map_or(probes, |piece| &probes[..piece * c]);
-        let Scan { e_max, .. } = match scan_probes(&self.geom, checked, &[self.shard], (rule, mode)) {
-            Ok(scan) => scan,
-            Err(e) => {
-                // Bad probes: the buffers stay kept (their probes are overwritten before use).
-                if let Some((ch, ..)) = pre {
+        // The most erased clusters of `part` after checking its probes; bad probes: the preloaded
+        // buffers stay kept (their probes are overwritten before use).
+        let check = |part: &[u16], pre: &mut Option<(Chunk, usize, Plan)>| {
+            scan_probes(&self.geom, part, &[self.shard], (rule, mode)).map(|s| s.e_max).inspect_err(|_| {
+                if let Some((ch, ..)) = pre.take() {
                     self.keep_chunk(ch, rule);
                 }
-                return Err(e);
-            }
+            })
+        };
+        // The batch's most erased clusters decide the one-launch warp path. Where the geometry
+        // rules that path out whatever the probes, a pipelined batch checks only its first chunk
+        // here and each later chunk while the one before it runs (`super::pipeline`): the whole
+        // check before the first launch took about 2 ms for 10^6 probes on an H200 host (64 MB
+        // read), 0.5–2.9 ms per GPU on four.
+        let warp_possible = mode == Mode::Erasure && self.warp_fits(rule, 0);
+        let batch_e_max = if warp_possible { Some(check(probes, &mut pre)?) } else { None };
+        let warp = batch_e_max.is_some_and(|e| self.warp_fits(rule, e));
+        let piped = |cap| self.pipelined && !warp && super::pipeline::piece(k, cap) < k;
+        // The probes per chunk each path takes for a cap.
+        let need = |cap| if piped(cap) { super::pipeline::piece(k, cap) } else { cap };
+        // Preloaded buffers follow the kept plan (they are the chunk buffers it would find).
+        let (cap, plan) = match &pre {
+            Some((.., plan)) => (plan.cap, *plan),
+            None => self.chunk_cap_kept((k, bytes_per_probe(&self.geom, rule), rule), need)?,
+        };
+        let (piece, pipelined) = (super::pipeline::piece(k, cap), piped(cap));
+        let check_rest = batch_e_max.is_none() && pipelined;
+        let e_max = match batch_e_max {
+            Some(e) => e,
+            None => check(if check_rest { &probes[..piece * c] } else { probes }, &mut pre)?,
         };
         tl.mark(format_args!("scan"));
         profile_note(|| format!("probe scan {:.1} ms", ms_since(ts)));
@@ -358,20 +363,6 @@ impl DeviceNetwork<'_> {
         let t0 = Instant::now();
         let mut out = self.take_out(k * c)?;
         tl.mark(format_args!("out"));
-        let warp = mode == Mode::Erasure && self.warp_fits(rule, e_max);
-        let piped = |cap| self.pipelined && !warp && super::pipeline::piece(k, cap) < k;
-        // The probes per chunk each path takes for a cap.
-        let need = |cap| if piped(cap) { super::pipeline::piece(k, cap) } else { cap };
-        // Preloaded buffers follow the kept plan (they are the chunk buffers it would find).
-        let (cap, plan) = match (&pre, lazy_plan) {
-            (Some((.., plan)), _) => (plan.cap, *plan),
-            (None, Some(p)) => p,
-            (None, None) => self.chunk_cap_kept((k, bytes_per_probe(&self.geom, rule), rule), need)?,
-        };
-        let (piece, pipelined) = (super::pipeline::piece(k, cap), piped(cap));
-        if first_only.is_some_and(|p| !pipelined || p != piece) {
-            return Err(GpuError::Cuda("the first chunk checked is not the one the pipeline runs".into()));
-        }
         // Preloaded buffers serve only the pipelined path with the same first chunk.
         let pre = match pre {
             Some((ch, n, _)) if pipelined && n == piece * c => Some((ch, n)),
@@ -391,7 +382,7 @@ impl DeviceNetwork<'_> {
         tl.mark(format_args!("cap={cap} {path}"));
         let (stats, kernel_ms) = if pipelined {
             let how = (rule, mode, params);
-            self.run_decoded_pipelined(probes, how, (piece, e_max, pre, first_only.is_some()), &mut out, dst, &mut tl)?
+            self.run_decoded_pipelined(probes, how, (piece, e_max, pre, check_rest), &mut out, dst, &mut tl)?
         } else {
             let run = if warp {
                 self.run_joint_warp(probes, (cap, e_max), &mut out, &mut tl)?

@@ -11,7 +11,6 @@ use crate::launch::{ms_since, profile_note};
 use crate::GpuError;
 
 /// What the launches need to know about a batch, found in one pass over its probes.
-#[derive(Clone, Copy, Debug)]
 pub(super) struct Scan {
     /// Probes.
     pub k: usize,
