@@ -288,3 +288,35 @@ fn empty_inputs_are_refused_not_scored() {
     let e = neurobits::ocnn::points::parse(",\n,\n,\n", "commas").map(|p| p.dim);
     assert!(e.is_err(), "{e:?}");
 }
+
+/// The LGN threshold a network was fitted with travels in its file; a file from before the
+/// threshold could be chosen (no `lgn_threshold` in it) was fitted with θ = 16 and reads images so.
+#[test]
+fn cortical_files_keep_their_lgn_threshold() {
+    let (raw, y) = blobs(30, 64, 3, 5);
+    let x = Matrix { data: raw.data.iter().map(|v| (v / 16.0).floor().min(16.0)).collect(), ..raw };
+    let strip = |net: &Cortical| {
+        let mut saved = neurobits::io::model_file::decode(&net.to_bytes().unwrap(), "mem", "cortical").unwrap();
+        assert!(saved.config.as_object_mut().unwrap().remove("lgn_threshold").is_some());
+        let b = neurobits::io::model_file::encode("cortical", &saved.config, &saved.payload).unwrap();
+        Cortical::from_bytes(&b, "old.nbm").unwrap()
+    };
+    let fit = |t: Option<i32>| {
+        let mut net = Cortical::new(CorticalConfig { epochs: 3, lgn_threshold: t, ..Default::default() });
+        net.fit(&x, &y).unwrap();
+        net
+    };
+    let (n16, n12) = (fit(Some(16)), fit(None));
+    assert_eq!(strip(&n16).transform(&x).unwrap(), n16.transform(&x).unwrap());
+    assert_eq!(strip(&n16).predict(&x).unwrap(), n16.predict(&x).unwrap());
+    let back = Cortical::from_bytes(&n12.to_bytes().unwrap(), "mem").unwrap();
+    assert_eq!(back.transform(&x).unwrap(), n12.transform(&x).unwrap());
+    assert_ne!(strip(&n12).transform(&x).unwrap(), n12.transform(&x).unwrap(), "an old file reads at θ = 16");
+    // The default under the competitive rule is 12, and the threshold matters.
+    assert_eq!(fit(Some(12)).network().unwrap().weights_sha256(), n12.network().unwrap().weights_sha256());
+    assert_ne!(n16.network().unwrap().weights_sha256(), n12.network().unwrap().weights_sha256());
+    for bad in [-1, 2041] {
+        let e = CorticalConfig { lgn_threshold: Some(bad), ..Default::default() }.validate().unwrap_err();
+        assert!(e.to_string().contains(&bad.to_string()), "{e}");
+    }
+}

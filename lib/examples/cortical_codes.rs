@@ -31,6 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         test_per_class: 50,
         validation_per_class: val.parse()?,
         upsample: 2,
+        lgn_threshold: None,
     };
     let c = TrainConfig {
         images,

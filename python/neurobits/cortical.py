@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
 from . import _neurobits
 from ._base import HAVE_SKLEARN, ClassifierMixin, Estimator, as_labels, as_rows, config_json
 
-_KEYS = ("levels", "minicolumns", "epochs", "exposure", "seed", "beta", "rule", "rate", "schedule", "upsample", "variant")
+_KEYS = ("levels", "minicolumns", "epochs", "exposure", "seed", "beta", "rule", "rate", "schedule", "upsample", "lgn_threshold", "variant")
 
 
 class Cortical(ClassifierMixin, Estimator):
@@ -41,6 +41,10 @@ class Cortical(ClassifierMixin, Estimator):
         Level schedule.
     upsample : int, default=2
         Pixel replication per axis before the LGN (2 turns 8×8 digits into 16×16).
+    lgn_threshold : int or None, default=None
+        The LGN cells' threshold θ: an on-off cell fires when its centre–surround contrast
+        exceeds θ, an off-on cell when its negative does (pixels 0…16); None: 12 under the
+        competitive rule (chosen on a validation split), 16 under the spec's.
     variant : {"per-level", "queue", "graph"}, default="per-level"
         GPU variant of the synchronous schedule.
     device : str, default="cpu"
@@ -87,6 +91,7 @@ class Cortical(ClassifierMixin, Estimator):
         rate: int = 2,
         schedule: str = "synchronous",
         upsample: int = 2,
+        lgn_threshold: Optional[int] = None,
         variant: str = "per-level",
         device: str = "cpu",
     ) -> None:
@@ -100,6 +105,7 @@ class Cortical(ClassifierMixin, Estimator):
         self.rate = rate
         self.schedule = schedule
         self.upsample = upsample
+        self.lgn_threshold = lgn_threshold
         self.variant = variant
         self.device = device
 

@@ -74,6 +74,10 @@ pub struct FitArgs {
     /// Pixel replication per axis before the LGN.
     #[arg(long, default_value_t = 2)]
     pub upsample: usize,
+    /// The LGN cells' threshold θ (on-off fires iff the centre–surround contrast d > θ, off-on
+    /// iff −d > θ; pixels 0…16): default 12 under the competitive rule, 16 under the spec's.
+    #[arg(long)]
+    pub lgn_threshold: Option<i32>,
     /// Where to train: cpu, gpu, cuda:N or auto.
     #[arg(long, default_value = "cpu", value_parser = super::parse_target)]
     pub device: Target,
@@ -141,6 +145,7 @@ pub fn fit(a: &FitArgs) -> anyhow::Result<()> {
         rate: a.rate,
         schedule: a.schedule,
         upsample: a.upsample,
+        lgn_threshold: a.lgn_threshold,
         variant: a.variant,
     };
     config.validate()?;

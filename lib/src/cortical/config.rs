@@ -52,6 +52,10 @@ pub struct Config {
     pub schedule: ScheduleArg,
     /// Pixel replication per axis before the LGN (2 turns 8×8 digits into 16×16).
     pub upsample: usize,
+    /// The LGN cells' threshold θ (an on-off cell fires iff its centre–surround contrast
+    /// `d > θ`, an off-on cell iff `−d > θ`), 0..=[`MAX_LGN_THRESHOLD`]; `None`: the rule's
+    /// ([`RuleArg::lgn_threshold`]).
+    pub lgn_threshold: Option<i32>,
     /// The GPU variant of the synchronous schedule (per-level launches, a work queue or a graph).
     pub variant: VariantArg,
 }
@@ -69,7 +73,27 @@ impl Default for Config {
             rate: 2,
             schedule: ScheduleArg::Synchronous,
             upsample: 2,
+            lgn_threshold: None,
             variant: VariantArg::PerLevel,
+        }
+    }
+}
+
+/// The largest LGN threshold: the largest contrast `8 · 255` of 8-bit pixels.
+pub const MAX_LGN_THRESHOLD: i32 = 8 * 255;
+
+/// The competitive rule's LGN threshold, chosen on the validation list (manual, "The cortical
+/// network: quality on held-out digits"): the best mean readout over 1 … all training images per
+/// class of the thresholds 0 … 16, and the smallest shortfall against k-means transfer.
+pub const LGN_THRESHOLD_COMPETITIVE: i32 = 12;
+
+impl RuleArg {
+    /// The LGN threshold a network under this rule gets by default: the spec's θ = 16 (D-10,
+    /// its digests) or [`LGN_THRESHOLD_COMPETITIVE`].
+    pub const fn lgn_threshold(self) -> i32 {
+        match self {
+            RuleArg::Spec => neurobits_core::cortical::lgn::THETA,
+            RuleArg::Competitive => LGN_THRESHOLD_COMPETITIVE,
         }
     }
 }
@@ -101,6 +125,16 @@ pub fn check_training(epochs: u32, exposure: u32) -> Result<()> {
     Ok(())
 }
 
+/// Refuses an LGN threshold outside 0..=[`MAX_LGN_THRESHOLD`] (one line naming the option).
+pub fn check_lgn_threshold(t: Option<i32>) -> Result<()> {
+    match t {
+        Some(t) if !(0..=MAX_LGN_THRESHOLD).contains(&t) => {
+            Err(Error::config("lgn_threshold", t, format!("must be in 0..={MAX_LGN_THRESHOLD}")))
+        }
+        _ => Ok(()),
+    }
+}
+
 impl Config {
     /// Checks every field.
     pub fn validate(&self) -> Result<()> {
@@ -120,7 +154,12 @@ impl Config {
         if !(1..=1 << 12).contains(&self.upsample) {
             return Err(Error::config("upsample", self.upsample, "must be in 1..=4096"));
         }
-        Ok(())
+        check_lgn_threshold(self.lgn_threshold)
+    }
+
+    /// The LGN threshold these fields ask for (the rule's when none is given).
+    pub fn lgn_threshold(&self) -> i32 {
+        self.lgn_threshold.unwrap_or(self.rule.lgn_threshold())
     }
 
     /// β in Q0.16.

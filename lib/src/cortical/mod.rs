@@ -18,14 +18,17 @@ pub mod quality;
 pub mod split;
 
 use anyhow::{bail, Result};
-use neurobits_core::cortical::{digest, lgn::THETA, train, Geometry, Learner, Protocol, Schedule};
+use neurobits_core::cortical::{digest, train, Geometry, Learner, Protocol, Schedule};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::device::DeviceChoice;
 pub use commands::{run_eval, run_train, EvalConfig};
-pub use config::{check_training, Config, RuleArg, MAX_EPOCHS, MAX_EXPOSURE, MAX_STEPS_PER_IMAGE};
+pub use config::{
+    check_lgn_threshold, check_training, Config, RuleArg, LGN_THRESHOLD_COMPETITIVE, MAX_EPOCHS, MAX_EXPOSURE,
+    MAX_LGN_THRESHOLD, MAX_STEPS_PER_IMAGE,
+};
 pub use network::Network;
 
 /// Level schedule on the command line (D-11).
@@ -99,6 +102,11 @@ pub struct ImageArgs {
     /// Pixel replication per axis before the LGN (2 turns 8x8 digits into 16x16).
     #[cfg_attr(feature = "cli", arg(long, default_value_t = 2))]
     pub upsample: usize,
+    /// The LGN cells' threshold θ: an on-off cell fires iff its centre–surround contrast d > θ,
+    /// an off-on cell iff −d > θ (pixels 0…16); default 12 under the competitive rule (chosen on
+    /// the validation list), 16 under the spec's (D-10).
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub lgn_threshold: Option<i32>,
 }
 
 /// `neurobits cortical train`: the network, the data and the protocol of spec §3–4.
@@ -169,6 +177,7 @@ impl TrainConfig {
             rate: self.rate,
             schedule: self.schedule,
             upsample: self.images.upsample,
+            lgn_threshold: self.images.lgn_threshold,
             variant: self.variant,
         }
     }
@@ -242,6 +251,8 @@ pub fn prepare(c: &TrainConfig) -> Result<Prepared> {
     if !(1..=15).contains(&c.rate) {
         bail!("--rate must be in 1..=15, got {}", c.rate);
     }
+    config::check_lgn_threshold(im.lgn_threshold)?;
+    let theta = c.config().lgn_threshold();
     let ds = data::Dataset::read(&im.data)?;
     let (train_ids, val_ids, test_ids) = ds.holdout(im.train_per_class, im.validation_per_class, im.test_per_class);
     let test_ids = if im.validation_per_class > 0 { val_ids } else { test_ids };
@@ -250,9 +261,9 @@ pub fn prepare(c: &TrainConfig) -> Result<Prepared> {
     }
     Ok(Prepared {
         geo,
-        train_x: ds.bottom(&geo, &train_ids, im.upsample, THETA)?,
+        train_x: ds.bottom(&geo, &train_ids, im.upsample, theta)?,
         train_labels: train_ids.iter().map(|&i| ds.labels[i]).collect(),
-        test_x: ds.bottom(&geo, &test_ids, im.upsample, THETA)?,
+        test_x: ds.bottom(&geo, &test_ids, im.upsample, theta)?,
         test_labels: test_ids.iter().map(|&i| ds.labels[i]).collect(),
     })
 }

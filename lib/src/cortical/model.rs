@@ -9,7 +9,7 @@ use neurobits_core::cortical::{lgn::THETA, Geometry};
 use serde::{Deserialize, Serialize};
 
 use super::data::{pixels, Dataset};
-use super::{cpu, quality, readout_input, Config, Network, Prepared, ReadoutInput};
+use super::{check_lgn_threshold, cpu, quality, readout_input, Config, Network, Prepared, ReadoutInput};
 use crate::device::{DeviceCache, Target};
 use crate::error::{Error, Result};
 use crate::flyhash::data::Matrix;
@@ -46,6 +46,8 @@ pub struct Cortical {
 struct Fitted {
     net: Network,
     side: usize,
+    /// The LGN threshold it was trained with (the images it reads go through the same LGN).
+    theta: i32,
     train: ReadoutInput,
     labels: Vec<i64>,
 }
@@ -71,15 +73,16 @@ impl Cortical {
         Ok(&self.fitted()?.net)
     }
 
-    /// Bottom inputs of square images (`rows × side²` pixels, 0…16 or 8-bit).
-    fn bottom(&self, geo: &Geometry, x: &Matrix, side: Option<usize>) -> Result<(Vec<u64>, usize)> {
+    /// Bottom inputs of square images (`rows × side²` pixels, 0…16 or 8-bit) through an LGN of
+    /// threshold `theta`.
+    fn bottom(&self, geo: &Geometry, x: &Matrix, side: Option<usize>, theta: i32) -> Result<(Vec<u64>, usize)> {
         let (px, s) = pixels(&x.data, x.cols, "the images")?;
         if let Some(want) = side.filter(|&w| w != s) {
             return Err(Error::input("the images", format!("{s}x{s} images, the network was fitted on {want}x{want}")));
         }
         let ds = Dataset { pixels: px, side: s, labels: vec![0; x.rows] };
         let ids: Vec<usize> = (0..x.rows).collect();
-        Ok((ds.bottom(geo, &ids, self.config.upsample, THETA)?, s))
+        Ok((ds.bottom(geo, &ids, self.config.upsample, theta)?, s))
     }
 
     /// Trains a new network on images `x` (one square image per row) with labels `y`.
@@ -89,7 +92,8 @@ impl Cortical {
             return Err(Error::input("the labels", format!("{} labels for {} images", y.len(), x.rows)));
         }
         let geo = Geometry::new(self.config.levels, self.config.minicolumns)?;
-        let (train_x, side) = self.bottom(&geo, x, None)?;
+        let theta = self.config.lgn_threshold();
+        let (train_x, side) = self.bottom(&geo, x, None, theta)?;
         let p = Prepared { geo, train_x, train_labels: vec![0; x.rows], test_x: vec![], test_labels: vec![] };
         let c = &self.config;
         let threads = match self.device {
@@ -102,7 +106,7 @@ impl Cortical {
             |cpu| cpu.install(|| super::train_cpu(&p, c, threads)),
         )?;
         let train = readout_input(&mut net, &p.train_x);
-        self.fitted = Some(Fitted { net, side, train, labels: y.to_vec() });
+        self.fitted = Some(Fitted { net, side, theta, train, labels: y.to_vec() });
         Ok(self)
     }
 
@@ -126,7 +130,7 @@ impl Cortical {
         if x.rows == 0 {
             return Err(Error::input("the images", "no images"));
         }
-        let (bottom, _) = self.bottom(&f.net.geo, x, Some(f.side))?;
+        let (bottom, _) = self.bottom(&f.net.geo, x, Some(f.side), f.theta)?;
         let mut net = f.net.clone();
         Ok(cpu::features(&mut net, &bottom))
     }
@@ -138,7 +142,7 @@ impl Cortical {
         if x.rows == 0 {
             return Err(Error::input("the images", "no images"));
         }
-        let (bottom, _) = self.bottom(&f.net.geo, x, Some(f.side))?;
+        let (bottom, _) = self.bottom(&f.net.geo, x, Some(f.side), f.theta)?;
         let test = readout_input(&mut f.net.clone(), &bottom);
         // The readout reads labels as u32 class ids: map the caller's labels to their ranks.
         let mut classes = f.labels.clone();
@@ -164,6 +168,10 @@ impl Cortical {
 struct SavedCortical {
     config: Config,
     side: usize,
+    /// The LGN threshold trained with; absent from files saved before it could be chosen, which
+    /// were all trained with θ = 16.
+    #[serde(default)]
+    lgn_threshold: Option<i32>,
     images: usize,
     weights_sha256: String,
 }
@@ -176,6 +184,7 @@ impl Model for Cortical {
         let head = SavedCortical {
             config: self.config.clone(),
             side: f.side,
+            lgn_threshold: Some(f.theta),
             images: f.labels.len(),
             weights_sha256: f.net.weights_sha256(),
         };
@@ -211,11 +220,13 @@ impl Model for Cortical {
         if shape != (net.geo.levels(), net.geo.minicolumns()) {
             return Err(Error::input(name, "the network's shape differs from its configuration (a corrupted file?)"));
         }
+        let theta = head.lgn_threshold.unwrap_or(THETA);
+        check_lgn_threshold(Some(theta)).map_err(|_| Error::input(name, format!("LGN threshold {theta} (a corrupted file?)")))?;
         Ok(Cortical {
             config: head.config,
             device: Target::CPU,
             opened: DeviceCache::default(),
-            fitted: Some(Fitted { net, side: head.side, train: ReadoutInput { features, codes }, labels }),
+            fitted: Some(Fitted { net, side: head.side, theta, train: ReadoutInput { features, codes }, labels }),
         })
     }
 }
