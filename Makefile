@@ -212,13 +212,15 @@ ocnn-quality: setup
 # The cortical network on held-out digits beside k-means transfer and 1-NN on pixels (scikit-learn
 # in .venv), learning curves 1…all images per class, seeds 1-3: results/cortical/quality.{json,csv}
 # and learning-curve.svg; the same on the validation list (validation-curve.csv) and the readouts
-# compared there (readouts.csv, from the cortical_codes example). About 2 minutes on 2 cores once
+# compared there (readouts.csv, from the cortical_codes example), and the LGN threshold of the
+# default on the validation list (lgn-threshold.csv). About 2 minutes on 2 cores once
 # built. Not part of `make test`.
 cortical-quality: setup
 	$(CARGO) build --release --bin neurobits
 	$(CARGO) build --release -p neurobits --example cortical_codes
 	$(PY) peers/cortical_quality.py --bin $(BIN) --out results/cortical
 	$(PY) peers/cortical_quality.py --bin $(BIN) --out results/cortical --validation
+	$(PY) peers/cortical_quality.py --bin $(BIN) --out results/cortical --lgn-sweep
 	$(PY) peers/cortical_readouts.py --example target/release/examples/cortical_codes --out results/cortical
 
 # FlyHash and FlyNN quality (slow: about 45 minutes on a 2-core machine; not in `make test`):

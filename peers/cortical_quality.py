@@ -5,7 +5,7 @@ level has minicolumns, fitted on the training images, each cluster labelled by t
 its training images, applied to the test images) and 1-NN on pixels (scikit-learn).
 
     python3 peers/cortical_quality.py --bin target/release/neurobits [--data data/digits/digits.csv.gz]
-        [--out results/cortical] [--seeds 1,2,3] [--sweep | --validation]
+        [--out results/cortical] [--seeds 1,2,3] [--sweep | --validation | --lgn-sweep]
 
 Split ("digits hold-out", the one `neurobits cortical train` uses): per class, in file order, the
 last 50 images are the test list (500 images); the training list is the first n of the others
@@ -14,10 +14,12 @@ are chosen instead: the last 25 of the training images of each class are the val
 the test list is not read, and every (shape, rate, epochs) is trained with seeds 1-3. With
 --validation, the learning curve of the default network (readout and the earlier vote readout)
 and of k-means transfer and 1-NN on that validation list instead of the test list (what the
-readout was chosen on).
+readout was chosen on). With --lgn-sweep, the same on the validation list for each LGN threshold
+(`--lgn-threshold`, 0 … 16), beside 1-NN on the LGN's bits at that threshold (what the default 12
+was chosen on).
 
-Writes quality.json, quality.csv and learning-curve.svg (or validation.csv, or
-validation-curve.csv) under --out.
+Writes quality.json, quality.csv and learning-curve.svg (or validation.csv, validation-curve.csv
+or lgn-threshold.csv) under --out.
 """
 import argparse, csv, gzip, json, os, statistics, subprocess, sys, tempfile
 
@@ -148,6 +150,51 @@ def validation_curve(a, x, y):
         wr.writerows(rows)
 
 
+LGN_THRESHOLDS = [0, 2, 4, 6, 8, 10, 11, 12, 13, 14, 16]
+
+
+def lgn_bits(x, theta, up=2):
+    """The LGN's cells of each 8×8 image as the library computes them (pixels replicated `up`
+    times, contrast 8·centre − Σ 8 neighbours with zero padding; on-off d > θ, off-on −d > θ), in
+    any fixed order (1-NN in Hamming distance does not depend on it)."""
+    im = x.reshape(-1, 8, 8).astype(int).repeat(up, 1).repeat(up, 2)
+    p = np.pad(im, ((0, 0), (1, 1), (1, 1)))
+    n = im.shape[1]
+    s = sum(p[:, 1 + dr:1 + dr + n, 1 + dc:1 + dc + n] for dr in (-1, 0, 1) for dc in (-1, 0, 1))
+    d = (9 * im - s).reshape(len(x), -1)
+    return np.concatenate([d > theta, -d > theta], 1).astype(np.int32)
+
+
+def lgn_sweep(a, x, y):
+    """The LGN threshold of the competitive default, chosen on the validation list: the readout
+    (seeds 1-3) at every training size for each threshold, beside k-means transfer and 1-NN on
+    the LGN's own bits; the chosen threshold has the best mean readout over the sizes."""
+    rows = []
+    kmeans = {}
+    for n in SIZES:
+        tr, va, _ = holdout(y, n, val=25)
+        m = 16
+        kmeans[n] = statistics.mean(kmeans_transfer(x, y, tr, va, min(m, len(tr)), s) for s in a.seeds)
+    for t in LGN_THRESHOLDS:
+        bits = lgn_bits(x, t)
+        for n in SIZES:
+            tr, va, _ = holdout(y, n, val=25)
+            runs = [network(a.bin, a.data, n, s, ["--lgn-threshold", str(t)], val=25) for s in a.seeds]
+            row = {"lgn_threshold": t, "per_class": n or "all", "readout_accuracy": mean(runs, "readout_accuracy"),
+                   "per_seed": " ".join(f"{r['readout_accuracy']:.3f}" for r in runs), "kmeans": kmeans[n],
+                   "lgn_bits_1nn": one_nn(bits, y, tr, va), "lgn_density": float(bits.mean())}
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    with open(os.path.join(a.out, "lgn-threshold.csv"), "w", newline="") as f:
+        wr = csv.DictWriter(f, fieldnames=list(rows[0]))
+        wr.writeheader()
+        wr.writerows(rows)
+    for t in LGN_THRESHOLDS:
+        rs = [r for r in rows if r["lgn_threshold"] == t]
+        print(f"theta {t:2d}: mean readout {statistics.mean(r['readout_accuracy'] for r in rs):.3f}, "
+              f"worst margin over k-means {min(r['readout_accuracy'] - r['kmeans'] for r in rs):+.3f}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--bin", default="target/release/neurobits")
@@ -156,6 +203,7 @@ def main():
     p.add_argument("--seeds", default="1,2,3", type=lambda s: [int(v) for v in s.split(",")])
     p.add_argument("--sweep", action="store_true")
     p.add_argument("--validation", action="store_true")
+    p.add_argument("--lgn-sweep", action="store_true")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     raw = np.loadtxt(gzip.open(a.data), delimiter=",")
@@ -164,6 +212,8 @@ def main():
         return sweep(a, x, y)
     if a.validation:
         return validation_curve(a, x, y)
+    if a.lgn_sweep:
+        return lgn_sweep(a, x, y)
     points = []
     for n in SIZES:
         tr, _, te = holdout(y, n)
@@ -180,7 +230,7 @@ def main():
         print(json.dumps(pt), flush=True)
         points.append(pt)
     meta = {"data": a.data, "split": "digits hold-out: per class the last 50 images (file order) are the test list; training = the first n of the others",
-            "network": "neurobits cortical train defaults (competitive rule, 5 levels x 16 minicolumns, upsample 2, 20 epochs, exposure 1, rate 2); readout = 1-NN (L1) on the population code, vote_accuracy = the earlier vote readout over the winners",
+            "network": "neurobits cortical train defaults (competitive rule, 5 levels x 16 minicolumns, upsample 2, LGN threshold 12, 20 epochs, exposure 1, rate 2); readout = 1-NN (L1) on the population code, vote_accuracy = the earlier vote readout over the winners",
             "spec": "the spec's rule and configuration A's shape: " + " ".join(SPEC), "seeds": a.seeds,
             "kmeans": "sklearn KMeans(k = top-level minicolumns (capped at the training images), n_init=10, random_state=seed); clusters labelled by their training majority",
             "command": "python3 peers/cortical_quality.py --bin " + a.bin, "points": points}
