@@ -221,7 +221,8 @@ impl Model for Cortical {
             return Err(Error::input(name, "the network's shape differs from its configuration (a corrupted file?)"));
         }
         let theta = head.lgn_threshold.unwrap_or(THETA);
-        check_lgn_threshold(Some(theta)).map_err(|_| Error::input(name, format!("LGN threshold {theta} (a corrupted file?)")))?;
+        check_lgn_threshold(Some(theta))
+            .map_err(|_| Error::input(name, format!("LGN threshold {theta} (a corrupted file?)")))?;
         Ok(Cortical {
             config: head.config,
             device: Target::CPU,
