@@ -129,14 +129,64 @@ fn the_network_file_keeps_the_rule_and_old_files_load_with_the_spec_rule() {
     let p = cortical::prepare(&c).unwrap();
     let (net, _) = cortical::train_cpu(&p, &c.config(), Threads::Rayon).unwrap();
     assert_eq!(net.rule, Rule::competitive(2));
+    assert_eq!(net.lgn_threshold, 12);
     let b = net.encode();
-    assert_eq!(&b[..8], b"NBCORT2\0");
+    assert_eq!(&b[..8], b"NBCORT3\0");
     assert_eq!(Network::decode(&b, "mem").unwrap(), net);
-    // An NBCORT1 file is the same bytes without the rule.
-    let mut v1 = b[..b.len() - 4].to_vec();
+    // An NBCORT2 file is the same bytes without the LGN threshold (its networks were trained at
+    // 16), an NBCORT1 file without the rule either.
+    let mut v2 = b[..b.len() - 4].to_vec();
+    v2[..8].copy_from_slice(b"NBCORT2\0");
+    let old = Network::decode(&v2, "old").unwrap();
+    assert_eq!((old.rule, old.lgn_threshold, &old.w), (net.rule, 16, &net.w));
+    let mut v1 = b[..b.len() - 8].to_vec();
     v1[..8].copy_from_slice(b"NBCORT1\0");
     let old = Network::decode(&v1, "old").unwrap();
-    assert_eq!((old.rule, &old.w), (Rule::spec(LTD), &net.w));
+    assert_eq!((old.rule, old.lgn_threshold, &old.w), (Rule::spec(LTD), 16, &net.w));
+    // A threshold out of range is a damaged file, named.
+    let mut bad = b.clone();
+    let at = bad.len() - 4;
+    bad[at..].copy_from_slice(&(-5i32).to_le_bytes());
+    let e = Network::decode(&bad, "bad.net").unwrap_err().to_string();
+    assert!(e.starts_with("bad.net: LGN threshold -5"), "{e}");
+}
+
+/// `cortical eval` reads images through the LGN the network was trained behind (kept in its
+/// file) and refuses another threshold in one line.
+#[test]
+fn eval_uses_the_networks_lgn_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = dir.path().join("n.net");
+    let train = |extra: &[&str]| {
+        let out = Command::cargo_bin("neurobits")
+            .unwrap()
+            .args(["cortical", "train", "--data", DIGITS, "--epochs", "2", "--train-per-class", "3", "--out"])
+            .arg(&net)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let eval = |extra: &[&str]| {
+        Command::cargo_bin("neurobits")
+            .unwrap()
+            .args(["cortical", "eval", "--data", DIGITS, "--train-per-class", "3", "--net"])
+            .arg(&net)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let held = |s: &str| s.lines().find(|l| l.contains("held-out")).map(str::to_owned);
+    let trained = train(&["--lgn-threshold", "6"]);
+    let out = eval(&[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(held(&String::from_utf8_lossy(&out.stdout)), held(&trained));
+    assert!(held(&trained).is_some(), "{trained}");
+    let out = eval(&["--lgn-threshold", "12"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.trim().lines().count() == 1 && err.contains("--lgn-threshold 12") && err.contains("with 6"), "{err}");
 }
 
 /// The CLI's default run prints the held-out line; the validation list replaces the test list.

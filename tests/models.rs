@@ -290,15 +290,26 @@ fn empty_inputs_are_refused_not_scored() {
 }
 
 /// The LGN threshold a network was fitted with travels in its file; a file from before the
-/// threshold could be chosen (no `lgn_threshold` in it) was fitted with θ = 16 and reads images so.
+/// threshold could be chosen (no `lgn_threshold` in its header, its network an `NBCORT2` one) was
+/// fitted with θ = 16 and reads images so.
 #[test]
 fn cortical_files_keep_their_lgn_threshold() {
     let (raw, y) = blobs(30, 64, 3, 5);
     let x = Matrix { data: raw.data.iter().map(|v| (v / 16.0).floor().min(16.0)).collect(), ..raw };
+    let saved =
+        |net: &Cortical| neurobits::io::model_file::decode(&net.to_bytes().unwrap(), "mem", "cortical").unwrap();
+    // The file as written before: the header without the field, the network (the payload's
+    // first length-prefixed part) without its last four bytes, under the old magic.
     let strip = |net: &Cortical| {
-        let mut saved = neurobits::io::model_file::decode(&net.to_bytes().unwrap(), "mem", "cortical").unwrap();
-        assert!(saved.config.as_object_mut().unwrap().remove("lgn_threshold").is_some());
-        let b = neurobits::io::model_file::encode("cortical", &saved.config, &saved.payload).unwrap();
+        let mut s = saved(net);
+        assert!(s.config.as_object_mut().unwrap().remove("lgn_threshold").is_some());
+        let n = u64::from_le_bytes(s.payload[..8].try_into().unwrap()) as usize;
+        let mut old_net = s.payload[8..8 + n - 4].to_vec();
+        old_net[..8].copy_from_slice(b"NBCORT2\0");
+        let mut payload = ((n - 4) as u64).to_le_bytes().to_vec();
+        payload.extend_from_slice(&old_net);
+        payload.extend_from_slice(&s.payload[8 + n..]);
+        let b = neurobits::io::model_file::encode("cortical", &s.config, &payload).unwrap();
         Cortical::from_bytes(&b, "old.nbm").unwrap()
     };
     let fit = |t: Option<i32>| {
@@ -315,6 +326,12 @@ fn cortical_files_keep_their_lgn_threshold() {
     // The default under the competitive rule is 12, and the threshold matters.
     assert_eq!(fit(Some(12)).network().unwrap().weights_sha256(), n12.network().unwrap().weights_sha256());
     assert_ne!(n16.network().unwrap().weights_sha256(), n12.network().unwrap().weights_sha256());
+    // A header that disagrees with its network is a damaged file, named.
+    let mut s = saved(&n12);
+    s.config["lgn_threshold"] = serde_json::json!(16);
+    let b = neurobits::io::model_file::encode("cortical", &s.config, &s.payload).unwrap();
+    let e = Cortical::from_bytes(&b, "odd.nbm").unwrap_err().to_string();
+    assert!(e.starts_with("odd.nbm: ") && e.contains("LGN threshold"), "{e}");
     for bad in [-1, 2041] {
         let e = CorticalConfig { lgn_threshold: Some(bad), ..Default::default() }.validate().unwrap_err();
         assert!(e.to_string().contains(&bad.to_string()), "{e}");

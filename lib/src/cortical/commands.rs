@@ -1,7 +1,7 @@
 //! `neurobits cortical train` and `cortical eval`: a run, its report on the held-out images and
 //! the lines they print.
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 
 use super::{
     cpu, gpu, prepare, report, train_cpu, ImageArgs, Network, RuleArg, ScheduleArg, TrainConfig, TrainReport,
@@ -63,8 +63,16 @@ pub fn run_eval(e: &EvalConfig) -> Result<()> {
         crate::io::atomic::check_writable(p)?;
     }
     let mut net = Network::load(&e.net)?;
+    // The images go through the LGN the network was trained behind (kept in its file).
+    let mut images = e.images.clone();
+    match images.lgn_threshold {
+        Some(t) if t != net.lgn_threshold => {
+            bail!("--lgn-threshold {t}: {} was trained with {}", e.net.display(), net.lgn_threshold)
+        }
+        _ => images.lgn_threshold = Some(net.lgn_threshold),
+    }
     let c = TrainConfig {
-        images: e.images.clone(),
+        images,
         levels: net.geo.levels() as u32,
         minicolumns: net.geo.minicolumns(),
         epochs: 0,

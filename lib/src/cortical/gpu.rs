@@ -52,7 +52,7 @@ pub fn download(tr: &GpuTrainer<'_>, net: &mut Network) -> Result<()> {
 /// (the device finishes before the clock stops).
 pub fn train_gpu(gpu: &Gpu, p: &Prepared, c: &super::Config, variant: Variant) -> Result<(Network, f64)> {
     let mut net = Network::new(p.geo, c.seed)?;
-    net.rule = c.rule();
+    (net.rule, net.lgn_threshold) = (c.rule(), c.lgn_threshold());
     let mut tr = upload(gpu, &net, &p.train_x, variant, net.rule)?;
     let s = super::run_protocol(&mut tr, p, c, |tr| Ok(tr.dev.synchronize()?))?;
     download(&tr, &mut net)?;

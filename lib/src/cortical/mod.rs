@@ -104,7 +104,8 @@ pub struct ImageArgs {
     pub upsample: usize,
     /// The LGN cells' threshold θ: an on-off cell fires iff its centre–surround contrast d > θ,
     /// an off-on cell iff −d > θ (pixels 0…16); default 12 under the competitive rule (chosen on
-    /// the validation list), 16 under the spec's (D-10).
+    /// the validation list), 16 under the spec's (D-10); `cortical eval`: the network's, from its
+    /// file.
     #[cfg_attr(feature = "cli", arg(long))]
     pub lgn_threshold: Option<i32>,
 }
@@ -271,7 +272,7 @@ pub fn prepare(c: &TrainConfig) -> Result<Prepared> {
 /// Trains on the CPU (`threads`) and returns the network and the seconds spent.
 pub fn train_cpu(p: &Prepared, c: &Config, threads: cpu::Threads) -> Result<(Network, f64)> {
     let mut net = Network::new(p.geo, c.seed)?;
-    net.rule = c.rule();
+    (net.rule, net.lgn_threshold) = (c.rule(), c.lgn_threshold());
     let mut trainer = cpu::CpuTrainer::new(&mut net, &p.train_x, c.schedule.into(), threads);
     let seconds = run_protocol(&mut trainer, p, c, |_| Ok(()))?;
     Ok((net, seconds))

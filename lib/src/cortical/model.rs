@@ -5,11 +5,11 @@
 //! rule), `score` the accuracy.
 //! The split is the caller's: what `fit` saw is the reference, nothing is re-drawn.
 
-use neurobits_core::cortical::{lgn::THETA, Geometry};
+use neurobits_core::cortical::Geometry;
 use serde::{Deserialize, Serialize};
 
 use super::data::{pixels, Dataset};
-use super::{check_lgn_threshold, cpu, quality, readout_input, Config, Network, Prepared, ReadoutInput};
+use super::{cpu, quality, readout_input, Config, Network, Prepared, ReadoutInput};
 use crate::device::{DeviceCache, Target};
 use crate::error::{Error, Result};
 use crate::flyhash::data::Matrix;
@@ -220,9 +220,11 @@ impl Model for Cortical {
         if shape != (net.geo.levels(), net.geo.minicolumns()) {
             return Err(Error::input(name, "the network's shape differs from its configuration (a corrupted file?)"));
         }
-        let theta = head.lgn_threshold.unwrap_or(THETA);
-        check_lgn_threshold(Some(theta))
-            .map_err(|_| Error::input(name, format!("LGN threshold {theta} (a corrupted file?)")))?;
+        // The network's own record (16 in files written before it was kept), and the header's.
+        let theta = net.lgn_threshold;
+        if head.lgn_threshold.is_some_and(|t| t != theta) {
+            return Err(Error::input(name, "the LGN threshold differs from the network's (a corrupted file?)"));
+        }
         Ok(Cortical {
             config: head.config,
             device: Target::CPU,

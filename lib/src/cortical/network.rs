@@ -2,6 +2,7 @@
 //! the learning-step counter, and the network file.
 
 use anyhow::{anyhow, bail, Context, Result};
+use neurobits_core::cortical::lgn::THETA;
 use neurobits_core::cortical::rng::{key, BASELINE};
 use neurobits_core::cortical::rules::{baseline_weight, Rule, LTD};
 use neurobits_core::cortical::{digest, Geometry, Net};
@@ -29,6 +30,9 @@ pub struct Network {
     pub seed: u64,
     /// The rule it learns and answers by (the spec's, or the competitive one).
     pub rule: Rule,
+    /// The LGN threshold its images go through (`Config::lgn_threshold`): set by training; 16
+    /// (spec D-10) for a network made otherwise or read from a file written before it was kept.
+    pub lgn_threshold: i32,
 }
 
 impl Network {
@@ -67,6 +71,7 @@ impl Network {
             t: 0,
             seed: 0,
             rule: Rule::spec(LTD),
+            lgn_threshold: THETA,
         })
     }
 
@@ -97,11 +102,11 @@ impl Network {
         crate::io::hex(&digest::weights_sha256(&self.geo, &self.w))
     }
 
-    /// The network file's bytes (see the manual's "File formats", docs/manual/src/cli.md): magic `NBCORT2\0`, then
+    /// The network file's bytes (see the manual's "File formats", docs/manual/src/cli.md): magic `NBCORT3\0`, then
     /// little-endian `u32` levels, `u32` M, `u64` seed, `u64` t, the weights (`u16`,
-    /// `[hc][i][m]`), the counters (`u32`), the random-firing flags (`u8`) and the rule (`u32`,
-    /// `Rule`'s bits). `Ω` is recomputed on load; `NBCORT1\0` files (no rule) load with the
-    /// spec's rule.
+    /// `[hc][i][m]`), the counters (`u32`), the random-firing flags (`u8`), the rule (`u32`,
+    /// `Rule`'s bits) and the LGN threshold (`i32`). `Ω` is recomputed on load; `NBCORT2\0` files
+    /// (no threshold) load with 16, `NBCORT1\0` files (no rule either) also with the spec's rule.
     pub fn encode(&self) -> Vec<u8> {
         let mut buf = Vec::with_capacity(36 + self.w.len() * 2 + self.cnt.len() * 5);
         buf.extend_from_slice(MAGIC);
@@ -113,6 +118,7 @@ impl Network {
         self.cnt.iter().for_each(|c| buf.extend_from_slice(&c.to_le_bytes()));
         buf.extend_from_slice(&self.rf);
         buf.extend_from_slice(&self.rule.0.to_le_bytes());
+        buf.extend_from_slice(&self.lgn_threshold.to_le_bytes());
         buf
     }
 
@@ -129,11 +135,13 @@ impl Network {
             bail!("{name}: not a cortical network file (too short)");
         }
         let (head, body) = b.split_at(32);
-        let v1 = &head[..8] == b"NBCORT1\0";
-        if &head[..8] != MAGIC && !v1 {
-            bail!("{name}: not a cortical network file (bad magic)");
-        }
-        let tail = if v1 { 0 } else { 4 };
+        let tail = match &head[..8] {
+            b"NBCORT1\0" => 0,
+            b"NBCORT2\0" => 4,
+            m if m == MAGIC => 8,
+            _ => bail!("{name}: not a cortical network file (bad magic)"),
+        };
+        let v1 = tail == 0;
         let levels = u32::from_le_bytes(head[8..12].try_into().unwrap());
         let m = u32::from_le_bytes(head[12..16].try_into().unwrap()) as usize;
         let geo = Geometry::new(levels, m).map_err(|e| anyhow!("{name}: {e}"))?;
@@ -145,7 +153,11 @@ impl Network {
         let (wb, rest) = body.split_at(geo.weights() * 2);
         let (cb, rest) = rest.split_at(per_m * 4);
         let (rf, rb) = rest.split_at(per_m);
-        let rule = if v1 { Rule::spec(LTD) } else { Rule(u32::from_le_bytes(rb.try_into().unwrap())) };
+        let rule = if v1 { Rule::spec(LTD) } else { Rule(u32::from_le_bytes(rb[..4].try_into().unwrap())) };
+        let lgn_threshold = if tail == 8 { i32::from_le_bytes(rb[4..8].try_into().unwrap()) } else { THETA };
+        if super::check_lgn_threshold(Some(lgn_threshold)).is_err() {
+            bail!("{name}: LGN threshold {lgn_threshold} out of range (a corrupted file?)");
+        }
         if rf.iter().any(|&r| r > 1) {
             bail!("{name}: a random-firing flag is neither 0 nor 1");
         }
@@ -158,6 +170,7 @@ impl Network {
             seed: u64::from_le_bytes(head[16..24].try_into().unwrap()),
             t: u64::from_le_bytes(head[24..32].try_into().unwrap()),
             rule,
+            lgn_threshold,
         };
         n.recompute_omega();
         Ok(n)
@@ -186,4 +199,4 @@ impl Network {
     }
 }
 
-const MAGIC: &[u8; 8] = b"NBCORT2\0";
+const MAGIC: &[u8; 8] = b"NBCORT3\0";
