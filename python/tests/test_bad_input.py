@@ -150,6 +150,8 @@ def test_bad_configs_and_devices():
         nb.OCNN(links="some").fit(X)
     with pytest.raises(ValueError, match="levels = 0"):
         nb.Cortical(levels=0).fit(X, Y)
+    with pytest.raises(ValueError, match="lgn_threshold = -1: must be in 0..=2040"):
+        nb.Cortical(lgn_threshold=-1).fit(X, Y)
     with pytest.raises(ValueError, match="device 'tpu': expected cpu, gpu, cuda, gpu:N, cuda:N or auto"):
         nb.FlyHash(device="tpu").fit(X).transform(X)
     with pytest.raises(ValueError, match="is not a GPU index"):

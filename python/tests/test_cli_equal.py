@@ -139,6 +139,16 @@ def test_cortical_equals_cli(cli, tmp_path: Path, digits):
     net.save(tmp_path / "py.nbm")
     assert (tmp_path / "py.nbm").read_bytes() == (tmp_path / "cli.nbm").read_bytes()
     assert np.array_equal(nb.Cortical.load(tmp_path / "cli.nbm").transform(x[test]), net.transform(x[test]))
+    # Another LGN threshold: the same on both sides, kept in the file, and not the default's.
+    cli("cortical", "fit", "-i", tmp_path / "x.npy", "--labels", tmp_path / "y.npy", "--epochs", 10,
+        "--lgn-threshold", 6, "-o", tmp_path / "cli6.nbm")
+    net6 = nb.Cortical(epochs=10, lgn_threshold=6).fit(x[train], y[train])
+    net6.save(tmp_path / "py6.nbm")
+    assert (tmp_path / "py6.nbm").read_bytes() == (tmp_path / "cli6.nbm").read_bytes()
+    back = nb.Cortical.load(tmp_path / "cli6.nbm")
+    assert back.get_params()["lgn_threshold"] == 6
+    assert np.array_equal(back.transform(x[test]), net6.transform(x[test]))
+    assert not np.array_equal(net6.transform(x[test]), net.transform(x[test]))
 
 
 def _csv_rows(m):
