@@ -130,7 +130,7 @@ fn cli_trains_configuration_a_and_rejects_bad_input() {
         vec!["--rate", "0"],
         vec!["--rate", "16"],
         vec!["--rule", "hebb"],
-        vec!["--lgn-threshold", "2041"],
+        vec!["--lgn-threshold", "128"],
         vec!["--lgn-threshold=-1"],
     ] {
         let a =

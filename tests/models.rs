@@ -303,6 +303,7 @@ fn cortical_files_keep_their_lgn_threshold() {
     let strip = |net: &Cortical| {
         let mut s = saved(net);
         assert!(s.config.as_object_mut().unwrap().remove("lgn_threshold").is_some());
+        assert!(s.config["config"].as_object_mut().unwrap().remove("lgn_threshold").is_some());
         let n = u64::from_le_bytes(s.payload[..8].try_into().unwrap()) as usize;
         let mut old_net = s.payload[8..8 + n - 4].to_vec();
         old_net[..8].copy_from_slice(b"NBCORT2\0");
@@ -323,16 +324,25 @@ fn cortical_files_keep_their_lgn_threshold() {
     let back = Cortical::from_bytes(&n12.to_bytes().unwrap(), "mem").unwrap();
     assert_eq!(back.transform(&x).unwrap(), n12.transform(&x).unwrap());
     assert_ne!(strip(&n12).transform(&x).unwrap(), n12.transform(&x).unwrap(), "an old file reads at θ = 16");
+    // Its configuration says so, so that a refit of it (sklearn's clone) fits what was loaded.
+    assert_eq!(strip(&n12).config.lgn_threshold, Some(16));
+    assert_eq!(back.config.lgn_threshold, None, "a new file keeps the configuration as given");
     // The default under the competitive rule is 12, and the threshold matters.
     assert_eq!(fit(Some(12)).network().unwrap().weights_sha256(), n12.network().unwrap().weights_sha256());
     assert_ne!(n16.network().unwrap().weights_sha256(), n12.network().unwrap().weights_sha256());
-    // A header that disagrees with its network is a damaged file, named.
-    let mut s = saved(&n12);
-    s.config["lgn_threshold"] = serde_json::json!(16);
-    let b = neurobits::io::model_file::encode("cortical", &s.config, &s.payload).unwrap();
-    let e = Cortical::from_bytes(&b, "odd.nbm").unwrap_err().to_string();
-    assert!(e.starts_with("odd.nbm: ") && e.contains("LGN threshold"), "{e}");
-    for bad in [-1, 2041] {
+    // A header or configuration that disagrees with its network is a damaged file, named.
+    for key in [&["lgn_threshold"][..], &["config", "lgn_threshold"]] {
+        let mut s = saved(&n12);
+        let mut v = &mut s.config;
+        for k in key {
+            v = &mut v[*k];
+        }
+        *v = serde_json::json!(16);
+        let b = neurobits::io::model_file::encode("cortical", &s.config, &s.payload).unwrap();
+        let e = Cortical::from_bytes(&b, "odd.nbm").unwrap_err().to_string();
+        assert!(e.starts_with("odd.nbm: ") && e.contains("LGN threshold"), "{key:?}: {e}");
+    }
+    for bad in [-1, 128] {
         let e = CorticalConfig { lgn_threshold: Some(bad), ..Default::default() }.validate().unwrap_err();
         assert!(e.to_string().contains(&bad.to_string()), "{e}");
     }

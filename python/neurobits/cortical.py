@@ -41,15 +41,15 @@ class Cortical(ClassifierMixin, Estimator):
         Level schedule.
     upsample : int, default=2
         Pixel replication per axis before the LGN (2 turns 8×8 digits into 16×16).
-    lgn_threshold : int or None, default=None
-        The LGN cells' threshold θ: an on-off cell fires when its centre–surround contrast
-        exceeds θ, an off-on cell when its negative does (pixels 0…16); None: 12 under the
-        competitive rule (chosen on a validation split), 16 under the spec's.
     variant : {"per-level", "queue", "graph"}, default="per-level"
         GPU variant of the synchronous schedule.
     device : str, default="cpu"
         Where training runs (``"cpu"``, ``"cuda"``, ``"cuda:N"``, ``"auto"``); features and
         the readout run on the CPU.
+    lgn_threshold : int or None, default=None
+        The LGN cells' threshold θ: an on-off cell fires when its centre–surround contrast
+        exceeds θ, an off-on cell when its negative does (pixels 0…16; θ in 0 to 127); None: 12 under the
+        competitive rule (chosen on a validation split), 16 under the spec's.
 
     Attributes
     ----------
@@ -91,9 +91,9 @@ class Cortical(ClassifierMixin, Estimator):
         rate: int = 2,
         schedule: str = "synchronous",
         upsample: int = 2,
-        lgn_threshold: Optional[int] = None,
         variant: str = "per-level",
         device: str = "cpu",
+        lgn_threshold: Optional[int] = None,
     ) -> None:
         self.levels = levels
         self.minicolumns = minicolumns

@@ -150,7 +150,7 @@ def test_bad_configs_and_devices():
         nb.OCNN(links="some").fit(X)
     with pytest.raises(ValueError, match="levels = 0"):
         nb.Cortical(levels=0).fit(X, Y)
-    with pytest.raises(ValueError, match="lgn_threshold = -1: must be in 0..=2040"):
+    with pytest.raises(ValueError, match="lgn_threshold = -1: must be in 0..=127"):
         nb.Cortical(lgn_threshold=-1).fit(X, Y)
     with pytest.raises(ValueError, match="device 'tpu': expected cpu, gpu, cuda, gpu:N, cuda:N or auto"):
         nb.FlyHash(device="tpu").fit(X).transform(X)

@@ -79,8 +79,9 @@ impl Default for Config {
     }
 }
 
-/// The largest LGN threshold: the largest contrast `8 · 255` of 8-bit pixels.
-pub const MAX_LGN_THRESHOLD: i32 = 8 * 255;
+/// The largest LGN threshold: pixels reach the LGN as 0…16 (8-bit images are scaled first), so
+/// the largest contrast is `8 · 16`, and from that threshold on no cell could ever fire.
+pub const MAX_LGN_THRESHOLD: i32 = 8 * 16 - 1;
 
 /// The competitive rule's LGN threshold, chosen on the validation list (manual, "The cortical
 /// network: quality on held-out digits"): the best mean readout over 1 … all training images per

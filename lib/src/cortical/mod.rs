@@ -207,6 +207,8 @@ pub struct TrainReport {
     pub winners_sha256: String,
     /// Fraction of bottom inputs that are active (LGN density).
     pub bottom_density: f64,
+    /// The LGN threshold the images went through.
+    pub lgn_threshold: i32,
     /// Memorisation of the training list (judged on the images trained on: not generalisation).
     pub train: quality::Memorisation,
     /// The held-out images (test list, or validation list with --validation-per-class).
@@ -357,6 +359,7 @@ pub fn report(net: &mut Network, p: &Prepared, c: &Config, device: String, secon
         weights_sha256: net.weights_sha256(),
         winners_sha256: crate::io::hex(&digest::winners_sha256(&geo, &winners)),
         bottom_density: ones as f64 / (p.train_labels.len().max(1) * geo.level_len(0) * geo.inputs()) as f64,
+        lgn_threshold: c.lgn_threshold(),
         train,
         held_out,
         test_accuracy,

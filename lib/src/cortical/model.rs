@@ -222,11 +222,17 @@ impl Model for Cortical {
         }
         // The network's own record (16 in files written before it was kept), and the header's.
         let theta = net.lgn_threshold;
-        if head.lgn_threshold.is_some_and(|t| t != theta) {
+        if head.lgn_threshold.is_some_and(|t| t != theta) || head.config.lgn_threshold.is_some_and(|t| t != theta) {
             return Err(Error::input(name, "the LGN threshold differs from the network's (a corrupted file?)"));
         }
+        // A file from before the threshold was kept: its configuration asked for none, and it was
+        // fitted at 16 — which a refit of the loaded configuration must use too, not today's default.
+        let mut config = head.config;
+        if head.lgn_threshold.is_none() {
+            config.lgn_threshold = Some(theta);
+        }
         Ok(Cortical {
-            config: head.config,
+            config,
             device: Target::CPU,
             opened: DeviceCache::default(),
             fitted: Some(Fitted { net, side: head.side, theta, train: ReadoutInput { features, codes }, labels }),
