@@ -74,6 +74,14 @@ def one_nn(x, y, tr, te):
     return float(KNeighborsClassifier(1).fit(x[tr], y[tr]).score(x[te], y[te]))
 
 
+def write_csv(path, rows, keys=None):
+    """`rows` (dicts) as CSV with a header: the `keys` given (others left out), else the first row's."""
+    with open(path, "w", newline="") as f:
+        wr = csv.DictWriter(f, fieldnames=keys or list(rows[0]), extrasaction="ignore")
+        wr.writeheader()
+        wr.writerows(rows)
+
+
 def mean(rows, key):
     return statistics.mean(r[key] for r in rows)
 
@@ -126,10 +134,7 @@ def sweep(a, x, y):
                        "kmeans": km}
                 print(row, flush=True)
                 rows.append(row)
-    with open(os.path.join(a.out, "validation.csv"), "w", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=list(rows[0]))
-        wr.writeheader()
-        wr.writerows(rows)
+    write_csv(os.path.join(a.out, "validation.csv"), rows)
 
 
 def validation_curve(a, x, y):
@@ -144,10 +149,7 @@ def validation_curve(a, x, y):
                "kmeans": statistics.mean(kmeans_transfer(x, y, tr, va, m, s) for s in a.seeds), "one_nn": one_nn(x, y, tr, va)}
         print(json.dumps(row), flush=True)
         rows.append(row)
-    with open(os.path.join(a.out, "validation-curve.csv"), "w", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=list(rows[0]))
-        wr.writeheader()
-        wr.writerows(rows)
+    write_csv(os.path.join(a.out, "validation-curve.csv"), rows)
 
 
 LGN_THRESHOLDS = [0, 2, 4, 6, 8, 10, 11, 12, 13, 14, 16]
@@ -170,25 +172,21 @@ def lgn_sweep(a, x, y):
     (seeds 1-3) at every training size for each threshold, beside k-means transfer and 1-NN on
     the LGN's own bits; the chosen threshold has the best mean readout over the sizes."""
     rows = []
-    kmeans = {}
-    for n in SIZES:
-        tr, va, _ = holdout(y, n, val=25)
-        m = 16
-        kmeans[n] = statistics.mean(kmeans_transfer(x, y, tr, va, min(m, len(tr)), s) for s in a.seeds)
+    kmeans = {}  # per training size: the same for every threshold
     for t in LGN_THRESHOLDS:
         bits = lgn_bits(x, t)
         for n in SIZES:
             tr, va, _ = holdout(y, n, val=25)
             runs = [network(a.bin, a.data, n, s, ["--lgn-threshold", str(t)], val=25) for s in a.seeds]
+            if n not in kmeans:
+                m = runs[0]["minicolumns"]
+                kmeans[n] = statistics.mean(kmeans_transfer(x, y, tr, va, m, s) for s in a.seeds)
             row = {"lgn_threshold": t, "per_class": n or "all", "readout_accuracy": mean(runs, "readout_accuracy"),
                    "per_seed": " ".join(f"{r['readout_accuracy']:.3f}" for r in runs), "kmeans": kmeans[n],
                    "lgn_bits_1nn": one_nn(bits, y, tr, va), "lgn_density": float(bits.mean())}
             print(json.dumps(row), flush=True)
             rows.append(row)
-    with open(os.path.join(a.out, "lgn-threshold.csv"), "w", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=list(rows[0]))
-        wr.writeheader()
-        wr.writerows(rows)
+    write_csv(os.path.join(a.out, "lgn-threshold.csv"), rows)
     for t in LGN_THRESHOLDS:
         rs = [r for r in rows if r["lgn_threshold"] == t]
         print(f"theta {t:2d}: mean readout {statistics.mean(r['readout_accuracy'] for r in rs):.3f}, "
@@ -237,10 +235,7 @@ def main():
     meta["meta"] = run_meta({"cortical train --seed and KMeans random_state": a.seeds})
     json.dump(meta, open(os.path.join(a.out, "quality.json"), "w"), indent=1)
     keys = [k for k in points[0] if not k.startswith("per_seed")]
-    with open(os.path.join(a.out, "quality.csv"), "w", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
-        wr.writeheader()
-        wr.writerows(points)
+    write_csv(os.path.join(a.out, "quality.csv"), points, keys)
     svg(points, os.path.join(a.out, "learning-curve.svg"))
 
 
