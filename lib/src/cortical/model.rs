@@ -46,8 +46,6 @@ pub struct Cortical {
 struct Fitted {
     net: Network,
     side: usize,
-    /// The LGN threshold it was trained with (the images it reads go through the same LGN).
-    theta: i32,
     train: ReadoutInput,
     labels: Vec<i64>,
 }
@@ -92,8 +90,7 @@ impl Cortical {
             return Err(Error::input("the labels", format!("{} labels for {} images", y.len(), x.rows)));
         }
         let geo = Geometry::new(self.config.levels, self.config.minicolumns)?;
-        let theta = self.config.lgn_threshold();
-        let (train_x, side) = self.bottom(&geo, x, None, theta)?;
+        let (train_x, side) = self.bottom(&geo, x, None, self.config.lgn_threshold())?;
         let p = Prepared { geo, train_x, train_labels: vec![0; x.rows], test_x: vec![], test_labels: vec![] };
         let c = &self.config;
         let threads = match self.device {
@@ -106,7 +103,7 @@ impl Cortical {
             |cpu| cpu.install(|| super::train_cpu(&p, c, threads)),
         )?;
         let train = readout_input(&mut net, &p.train_x);
-        self.fitted = Some(Fitted { net, side, theta, train, labels: y.to_vec() });
+        self.fitted = Some(Fitted { net, side, train, labels: y.to_vec() });
         Ok(self)
     }
 
@@ -130,7 +127,8 @@ impl Cortical {
         if x.rows == 0 {
             return Err(Error::input("the images", "no images"));
         }
-        let (bottom, _) = self.bottom(&f.net.geo, x, Some(f.side), f.theta)?;
+        // The images go through the LGN the network was trained behind (kept with it).
+        let (bottom, _) = self.bottom(&f.net.geo, x, Some(f.side), f.net.lgn_threshold)?;
         let mut net = f.net.clone();
         Ok(cpu::features(&mut net, &bottom))
     }
@@ -142,7 +140,7 @@ impl Cortical {
         if x.rows == 0 {
             return Err(Error::input("the images", "no images"));
         }
-        let (bottom, _) = self.bottom(&f.net.geo, x, Some(f.side), f.theta)?;
+        let (bottom, _) = self.bottom(&f.net.geo, x, Some(f.side), f.net.lgn_threshold)?;
         let test = readout_input(&mut f.net.clone(), &bottom);
         // The readout reads labels as u32 class ids: map the caller's labels to their ranks.
         let mut classes = f.labels.clone();
@@ -184,7 +182,7 @@ impl Model for Cortical {
         let head = SavedCortical {
             config: self.config.clone(),
             side: f.side,
-            lgn_threshold: Some(f.theta),
+            lgn_threshold: Some(f.net.lgn_threshold),
             images: f.labels.len(),
             weights_sha256: f.net.weights_sha256(),
         };
@@ -235,7 +233,7 @@ impl Model for Cortical {
             config,
             device: Target::CPU,
             opened: DeviceCache::default(),
-            fitted: Some(Fitted { net, side: head.side, theta, train: ReadoutInput { features, codes }, labels }),
+            fitted: Some(Fitted { net, side: head.side, train: ReadoutInput { features, codes }, labels }),
         })
     }
 }
