@@ -49,10 +49,11 @@ fn normalised(p: &Points) -> Vec<[f64; 2]> {
 /// arithmetic (its merges act at about 10⁻¹³ of the coordinates; this is 10⁴ times wider).
 pub const NEAR_COCIRCULAR: f64 = 1e-9;
 
-/// A point with its row in the input, so that edges name input rows.
-struct Row {
-    at: Point2<f64>,
-    i: u32,
+/// A point with its index, so that edges name it: its row in the input here, its place among
+/// the x-sorted unique points in the strips.
+pub(super) struct Row {
+    pub(super) at: Point2<f64>,
+    pub(super) i: u32,
 }
 
 impl HasPosition for Row {

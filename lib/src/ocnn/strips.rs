@@ -18,9 +18,10 @@
 
 use rayon::prelude::*;
 use robust::{incircle, orient2d, Coord};
-use spade::{DelaunayTriangulation, HasPosition, Point2, Triangulation};
+use spade::{DelaunayTriangulation, Point2, Triangulation};
 
-use super::planar::{magnitude, NEAR_COCIRCULAR};
+// A strip's vertex is named by its index in the x-sorted unique points.
+use super::planar::{magnitude, Row, NEAR_COCIRCULAR};
 
 /// What the strips decided.
 pub(super) enum Strips {
@@ -28,19 +29,6 @@ pub(super) enum Strips {
     Edges(Vec<(u32, u32)>),
     /// Not proved here (a near-degenerate spot or an unexpected structure): the serial path decides.
     Serial,
-}
-
-/// A unique point: its position and the index it has in the x-sorted unique points.
-struct Vert {
-    at: Point2<f64>,
-    v: u32,
-}
-
-impl HasPosition for Vert {
-    type Scalar = f64;
-    fn position(&self) -> Point2<f64> {
-        self.at
-    }
 }
 
 fn coord(p: [f64; 2]) -> Coord<f64> {
@@ -140,14 +128,14 @@ fn strip(pos: &[[f64; 2]], bounds: &[usize], s: usize) -> Option<Strip> {
     let (b0, b1) = (bounds[s], bounds[s + 1]);
     let lo = if s > 0 { pos[b0 - 1][0] } else { f64::NEG_INFINITY };
     let hi = if b1 < pos.len() { pos[b1][0] } else { f64::INFINITY };
-    let verts = (b0..b1).map(|v| Vert { at: Point2::new(pos[v][0], pos[v][1]), v: v as u32 }).collect();
-    let t = DelaunayTriangulation::<Vert>::bulk_load(verts).ok()?;
+    let verts = (b0..b1).map(|v| Row { at: Point2::new(pos[v][0], pos[v][1]), i: v as u32 }).collect();
+    let t = DelaunayTriangulation::<Row>::bulk_load(verts).ok()?;
     let (mut certain, mut unsure) = (Vec::new(), Vec::new());
     if t.num_inner_faces() == 0 {
         return Some((certain, (b0 as u32..b1 as u32).collect())); // a strip on one line
     }
     for f in t.inner_faces() {
-        let v = f.vertices().map(|h| h.data().v);
+        let v = f.vertices().map(|h| h.data().i);
         let (c, r) = circle(pos[v[0] as usize], pos[v[1] as usize], pos[v[2] as usize]);
         let m = slack(r);
         if c[0] - r - m > lo && c[0] + r + m < hi && r.is_finite() {
@@ -156,17 +144,17 @@ fn strip(pos: &[[f64; 2]], bounds: &[usize], s: usize) -> Option<Strip> {
             unsure.extend(v);
         }
     }
-    unsure.extend(t.convex_hull().map(|e| e.from().data().v));
+    unsure.extend(t.convex_hull().map(|e| e.from().data().i));
     Some((certain, unsure))
 }
 
 /// The triangles of the triangulation of the `unsure` points whose circumcircle holds none of
 /// the points `pos` (found through a uniform grid).
 fn second_pass(pos: &[[f64; 2]], unsure: &[u32]) -> Option<Vec<[u32; 3]>> {
-    let verts = unsure.iter().map(|&v| Vert { at: Point2::new(pos[v as usize][0], pos[v as usize][1]), v }).collect();
-    let t = DelaunayTriangulation::<Vert>::bulk_load(verts).ok()?;
+    let verts = unsure.iter().map(|&v| Row { at: Point2::new(pos[v as usize][0], pos[v as usize][1]), i: v }).collect();
+    let t = DelaunayTriangulation::<Row>::bulk_load(verts).ok()?;
     let grid = Grid::new(pos);
-    let faces: Vec<[u32; 3]> = t.inner_faces().map(|f| f.vertices().map(|h| h.data().v)).collect();
+    let faces: Vec<[u32; 3]> = t.inner_faces().map(|f| f.vertices().map(|h| h.data().i)).collect();
     // A face spade made but `orient2d` calls flat fails the whole pass (it cannot happen).
     let kept: Option<Vec<Option<[u32; 3]>>> =
         faces.into_par_iter().map(|v| canonical(pos, v).map(|t| grid.empty(pos, t).then_some(t))).collect();
