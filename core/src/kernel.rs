@@ -132,6 +132,7 @@ kernels! {
     GbnnInit = "gbnn_init",
     GbnnStepWord = "gbnn_step_word",
     GbnnProbeIndex = "gbnn_probe_index",
+    GbnnProbeCheck = "gbnn_probe_check",
     GbnnJointFirst = "gbnn_joint_first",
     GbnnStepJoint = "gbnn_step_joint",
     GbnnStepSos = "gbnn_step_sos",

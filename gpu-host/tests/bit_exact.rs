@@ -222,10 +222,21 @@ fn a_long_batch_through_the_pipeline_equals_the_cpu() {
         // after that upload, and the next good batch is still right.
         let mut bad = pr[..short * c].to_vec();
         bad[short * c - 1] = 128; // L = 128: one past the last symbol
+                                  // A bad symbol in the preloaded first chunk is found by the device's check
+                                  // (`check_preloaded`); the error is the host check's, word for word.
+        let mut bad_first = pr[..short * c].to_vec();
+        bad_first[7 * c + 3] = 128;
         for round in 0..3 {
             if round == 2 {
                 let err = dnet.retrieve_decoded(&bad, rule, &params).err();
                 assert!(matches!(err, Some(GpuError::Input(_))), "{rule:?}: a bad symbol gave {err:?}");
+                let _ = dnet.retrieve_decoded(&pr[..short * c], rule, &params).unwrap(); // preloads again
+                let on_device = format!("{:?}", dnet.retrieve_decoded(&bad_first, rule, &params).err());
+                dnet.set_pipelined(false);
+                let on_host = format!("{:?}", dnet.retrieve_decoded(&bad_first, rule, &params).err());
+                dnet.set_pipelined(true);
+                assert!(on_host.starts_with("Some(Input("), "{rule:?}: the host check gave {on_host}");
+                assert_eq!(on_device, on_host, "{rule:?}: the first chunk's bad symbol");
             }
             let dec = dnet.retrieve_decoded(&pr[..short * c], rule, &params).unwrap();
             assert!(dec.decoded == expect[..short * c], "{rule:?} (warp {warp:?}, short {round}): results differ");

@@ -6,8 +6,8 @@ use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use neurobits_core::bits::{nth_set_bit, set_bits};
 use neurobits_core::gbnn::decode::decode_result;
 use neurobits_core::gbnn::kernels::{
-    Compact, Decode, DenseSelect, Init, JointFirst, JointIndex, Pack, ProbeIndex, Shape, StepJoint, StepSos, StepWord,
-    Store, Unpack,
+    Compact, Decode, DenseSelect, Init, JointFirst, JointIndex, Pack, ProbeCheck, ProbeIndex, Shape, StepJoint,
+    StepSos, StepWord, Store, Unpack,
 };
 use neurobits_core::gbnn::mode::initial_word_in;
 use neurobits_core::gbnn::rules::{
@@ -25,6 +25,7 @@ use neurobits_core::Word;
 
 use crate::{abort, gid, kernel, split};
 
+mod check;
 mod exchange;
 mod global;
 mod joint;

@@ -32,6 +32,8 @@ pub(super) struct Chunk {
     pub iters: CudaSlice<u32>,
     pub converged: CudaSlice<u32>,
     pub count: CudaSlice<u32>,
+    /// The device probe check's two words ([`DeviceNetwork::check_preloaded`]).
+    pub found: CudaSlice<u32>,
     /// Occupancy of the states in `bufs` (same parity), for the joint iterations.
     pub occ: [CudaSlice<u64>; 2],
     /// A sparse joint run (compact results on one device): the state buffers hold only the
@@ -132,6 +134,7 @@ impl DeviceNetwork<'_> {
                 iters: st.alloc::<u32>(cap)?,
                 converged: st.alloc::<u32>(cap)?,
                 count: st.alloc_zeros::<u32>(1)?,
+                found: st.alloc_zeros::<u32>(2)?,
                 // Zero: the occupancy of the state before update 1 (erased clusters start off).
                 occ: [st.alloc_zeros::<u64>(occ_len)?, st.alloc_zeros::<u64>(occ_len)?],
                 sparse: false,

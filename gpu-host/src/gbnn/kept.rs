@@ -14,6 +14,7 @@
 
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
 use neurobits_core::gbnn::{Rule, Stats};
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use super::chunk::Chunk;
@@ -59,13 +60,23 @@ impl HostWords {
         Ok(())
     }
 
-    /// The statistics of the batch's `k` probes (after the stream has been synchronised), in
-    /// `into`'s memory (cleared first).
-    pub(super) fn stats(&self, k: usize, mut into: Vec<Stats>) -> Vec<Stats> {
+    /// The statistics of the batch's `k` probes (after the stream has been synchronised) into
+    /// `out` (`k` slots, all written), in parallel blocks on rayon's pool: one thread took 0.9 ms
+    /// for 2.5·10^5 probes and 2.1 ms for 10^6 on an H200 host (8 MB of page-locked words read,
+    /// 8 MB written), after the GPU had finished.
+    pub(super) fn stats_to(&self, k: usize, out: &mut [MaybeUninit<Stats>]) -> Result<(), GpuError> {
+        use rayon::prelude::*;
+        if out.len() != k || 2 * k > self.stats.len() {
+            return Err(GpuError::Input(format!("{} statistics slots for {k} probes", out.len())));
+        }
         let (iters, conv) = self.stats[..2 * k].split_at(k);
-        into.clear();
-        into.extend(iters.iter().zip(conv).map(|(&i, &c)| Stats { iterations: i, converged: c != 0 }));
-        into
+        const BLOCK: usize = 1 << 14;
+        out.par_chunks_mut(BLOCK).zip(iters.par_chunks(BLOCK)).zip(conv.par_chunks(BLOCK)).for_each(|((o, i), c)| {
+            for ((o, &i), &c) in o.iter_mut().zip(i).zip(c) {
+                o.write(Stats { iterations: i, converged: c != 0 });
+            }
+        });
+        Ok(())
     }
 
     /// Reads `count` (one word) once the work queued on `st` so far has written it: the host
@@ -102,10 +113,6 @@ pub(super) struct Kept {
     host: Option<HostWords>,
     out: Option<CudaSlice<u32>>,
     plan: Option<Plan>,
-    /// Memory for the next batch's statistics (given back by [`DeviceNetwork::keep_stats`]): a
-    /// fresh vector of a million statistics took 1.65 ms to fill on an H200 host, page faults
-    /// mostly; one filled again 0.2–0.5 ms.
-    stats: Vec<Stats>,
 }
 
 impl DeviceNetwork<'_> {
@@ -125,21 +132,6 @@ impl DeviceNetwork<'_> {
                 Ok(HostWords { stats: Pinned::zeroed(gpu, 2 * k)?, count })
             }
             None => Ok(HostWords { stats: Pinned::zeroed(gpu, 2 * k)?, count: Pinned::zeroed(gpu, 1)? }),
-        }
-    }
-
-    /// The statistics of a finished batch of `k` probes from `h`, in the kept vector's memory.
-    pub(super) fn stats_of(&self, h: &HostWords, k: usize) -> Vec<Stats> {
-        let kept = self.kept_more().map(|mut m| std::mem::take(&mut m.stats)).unwrap_or_default();
-        h.stats(k, kept)
-    }
-
-    /// Keeps `v`'s memory for the next batch's statistics (the larger of it and the kept one).
-    pub(super) fn keep_stats(&self, v: Vec<Stats>) {
-        if let Ok(mut m) = self.kept_more() {
-            if v.capacity() > m.stats.capacity() {
-                m.stats = v;
-            }
         }
     }
 

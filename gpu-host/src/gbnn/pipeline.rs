@@ -257,17 +257,17 @@ impl DeviceNetwork<'_> {
     /// Compact results of `probes` (checked, at most `e_max` erased clusters each; with
     /// `check_rest` only the first chunk is, the helper checks the others) in chunks of
     /// `piece` probes, decoded into `out` and downloaded into `dst` beside the kernels (`pre`:
-    /// buffers from [`DeviceNetwork::preload`] for this `piece`); returns the statistics and the
-    /// kernel milliseconds.
+    /// buffers from [`DeviceNetwork::preload`] for this `piece`), the statistics into `stats`;
+    /// returns the kernel milliseconds.
     pub(super) fn run_decoded_pipelined(
         &self,
         probes: &[u16],
         (rule, mode, params): (Rule, Mode, &Params),
         (piece, e_max, pre, check_rest): (usize, u32, Option<(Chunk, usize)>, bool),
         out: &mut CudaSlice<u32>,
-        dst: &mut [MaybeUninit<Decoded>],
+        (dst, stats): (&mut [MaybeUninit<Decoded>], &mut [MaybeUninit<Stats>]),
         tl: &mut Timeline,
-    ) -> Result<(Vec<Stats>, f64), GpuError> {
+    ) -> Result<f64, GpuError> {
         let (c, gpu) = (self.geom.clusters(), self.gpu());
         let t0 = Instant::now();
         let (base, _sync) = out.device_ptr(&gpu.stream);
@@ -293,7 +293,7 @@ impl DeviceNetwork<'_> {
                 pre: pre.map(|p| p.0),
                 e_max: Vec::new(),
             };
-            let run = self.run_chunks(probes, (rule, mode, params), (piece, e_max, true), &mut hooks, tl);
+            let run = self.run_chunks(probes, (rule, mode, params), (piece, e_max, true), &mut hooks, (stats, tl));
             let run = run.and_then(|r| hooks.flush().map(|()| r));
             tl.mark(format_args!("flushed"));
             drop(hooks); // closes the job channel: the helper empties it and stops

@@ -10,7 +10,7 @@ use neurobits_core::gbnn::{Geometry, Mode, Network, Params, Rule, Stats};
 use std::mem::MaybeUninit;
 use std::time::Instant;
 
-use super::retrieve::{as_slots, fill_decoded, probe_count, GpuDecoded, GpuRun};
+use super::retrieve::{as_slots, fill, probe_count, GpuDecoded, GpuRun};
 use super::sharded::{nccl_available, nccl_err};
 use super::DeviceNetwork;
 use crate::launch::{ms_since, profile_note};
@@ -91,8 +91,8 @@ impl<'g> ReplicatedNetwork<'g> {
     ) -> Result<GpuDecoded, GpuError> {
         let start = Instant::now();
         let k = probe_count(&self.nets[0].geom, probes)?;
-        let run = fill_decoded(buffer, k * self.nets[0].geom.clusters(), |dst| {
-            self.run_parts(probes, rule, params, dst, Vec::new())
+        let run = fill(buffer, k * self.nets[0].geom.clusters(), |dst| {
+            fill(Vec::new(), k, |stats| self.run_parts(probes, (rule, params), dst, stats))
         });
         let total_ms = ms_since(start);
         crate::timeline::flush();
@@ -114,38 +114,32 @@ impl<'g> ReplicatedNetwork<'g> {
         stats: Vec<Stats>,
     ) -> Result<GpuRun, GpuError> {
         let start = Instant::now();
-        let run = self.run_parts(probes, rule, params, as_slots(out), stats);
+        let k = probe_count(&self.nets[0].geom, probes)?;
+        let run = fill(stats, k, |stats| self.run_parts(probes, (rule, params), as_slots(out), stats));
         let total_ms = ms_since(start);
         crate::timeline::flush();
         let (stats, kernel_ms) = run?;
         Ok(GpuRun { stats, kernel_ms, total_ms })
     }
 
-    /// GPU `r` retrieves the `r`-th of equal runs of `probes` into its part of `dst`, all GPUs at
-    /// once; the statistics in probe order (in `stats`' memory) and the slowest GPU's kernel
-    /// milliseconds.
+    /// GPU `r` retrieves the `r`-th of equal runs of `probes` into its part of `dst` and of
+    /// `stats` (one slot per probe: each GPU's thread converts its own statistics straight into
+    /// the caller's memory, with no copy after the join), all GPUs at once; returns the slowest
+    /// GPU's kernel milliseconds.
     fn run_parts(
         &self,
         probes: &[u16],
-        rule: Rule,
-        params: &Params,
+        (rule, params): (Rule, &Params),
         dst: &mut [MaybeUninit<Decoded>],
-        mut stats: Vec<Stats>,
-    ) -> Result<(Vec<Stats>, f64), GpuError> {
+        stats: &mut [MaybeUninit<Stats>],
+    ) -> Result<f64, GpuError> {
         let start = Instant::now();
         let c = self.nets[0].geom.clusters();
         let k = probe_count(&self.nets[0].geom, probes)?;
-        if dst.len() != k * c {
+        if dst.len() != k * c || stats.len() != k {
             return Err(GpuError::Input(format!("{} result slots for {} clusters", dst.len(), k * c)));
         }
         let per = k.div_ceil(self.nets.len()).max(1);
-        // Each GPU's thread writes its statistics into its part of `stats` (memory reused across
-        // calls: a fresh million took milliseconds of page faults) and gives its own vector back
-        // to its network.
-        if stats.len() != k {
-            stats.clear();
-            stats.resize(k, Stats::default());
-        }
         let parts: Vec<Result<f64, GpuError>> = std::thread::scope(|s| {
             let handles: Vec<_> = self
                 .nets
@@ -157,15 +151,7 @@ impl<'g> ReplicatedNetwork<'g> {
                 .map(|(r, (((net, pr), dst), st))| {
                     s.spawn(move || {
                         let t = Instant::now();
-                        let part = net.retrieve_decoded_to(pr, (rule, Mode::Erasure), params, dst);
-                        let part = part.and_then(|(mine, ms)| {
-                            if mine.len() != st.len() {
-                                return Err(GpuError::Cuda("a GPU's part returned too few statistics".into()));
-                            }
-                            st.copy_from_slice(&mine);
-                            net.keep_stats(mine);
-                            Ok(ms)
-                        });
+                        let part = net.retrieve_decoded_to(pr, (rule, Mode::Erasure), params, dst, st);
                         profile_note(|| {
                             let (a, b) = ((t - start).as_secs_f64() * 1e3, start.elapsed().as_secs_f64() * 1e3);
                             format!("GPU {r}: its part from {a:.2} to {b:.2} ms")
@@ -189,6 +175,6 @@ impl<'g> ReplicatedNetwork<'g> {
         for part in parts {
             kernel_ms = kernel_ms.max(part?);
         }
-        Ok((stats, kernel_ms))
+        Ok(kernel_ms)
     }
 }

@@ -69,20 +69,21 @@ pub(super) fn probe_count(g: &Geometry, probes: &[u16]) -> Result<usize, GpuErro
     Ok(probes.len() / c)
 }
 
-/// `buffer`'s memory, cleared, holding the `n` decoded values that `write` puts into its spare
-/// capacity (`write` must write all `n`, or fail); with `write`'s other result.
-pub(super) fn fill_decoded<T>(
-    buffer: Vec<Decoded>,
+/// `buffer`'s memory, cleared, holding the `n` values (decoded results, statistics) that
+/// `write` puts into its spare capacity (`write` must write all `n`, or fail); with `write`'s
+/// other result. Reused memory takes no page faults, and nothing is written twice.
+pub(super) fn fill<E, T>(
+    buffer: Vec<E>,
     n: usize,
-    write: impl FnOnce(&mut [MaybeUninit<Decoded>]) -> Result<T, GpuError>,
-) -> Result<(Vec<Decoded>, T), GpuError> {
-    let mut decoded = buffer;
-    decoded.clear();
-    decoded.reserve(n);
-    let r = write(&mut decoded.spare_capacity_mut()[..n])?;
+    write: impl FnOnce(&mut [MaybeUninit<E>]) -> Result<T, GpuError>,
+) -> Result<(Vec<E>, T), GpuError> {
+    let mut v = buffer;
+    v.clear();
+    v.reserve(n);
+    let r = write(&mut v.spare_capacity_mut()[..n])?;
     // SAFETY: `write` succeeded, so it wrote all `n` values.
-    unsafe { decoded.set_len(n) };
-    Ok((decoded, r))
+    unsafe { v.set_len(n) };
+    Ok((v, r))
 }
 
 /// What a caller of [`DeviceNetwork::run_chunks`] does around each chunk `i`.
@@ -132,15 +133,16 @@ impl DeviceNetwork<'_> {
     /// Runs the core's schedule for `rule` in `mode` on every chunk of `probes` (`plan`: chunk
     /// size, most erased clusters, lean start); `hooks.finish` takes each chunk's final state
     /// (`bufs[t % 2]` after `t` updates) before the next chunk overwrites it. Each step is
-    /// marked on `tl` (see [`crate::timeline`]).
+    /// marked on `tl` (see [`crate::timeline`]). Writes every probe's statistics into `stats`
+    /// (one slot per probe) and returns the kernel milliseconds.
     pub(super) fn run_chunks(
         &self,
         probes: &[u16],
         (rule, mode, params): (Rule, Mode, &Params),
         (cap, e_max, lean): (usize, u32, bool),
         hooks: &mut impl ChunkHooks,
-        tl: &mut Timeline,
-    ) -> Result<(Vec<Stats>, f64), GpuError> {
+        (stats, tl): (&mut [MaybeUninit<Stats>], &mut Timeline),
+    ) -> Result<f64, GpuError> {
         let g = &self.geom;
         let k = probes.len() / g.clusters();
         if self.shard != Shard::all(g) {
@@ -200,12 +202,13 @@ impl DeviceNetwork<'_> {
         tl.mark(format_args!("synced"));
         run.and(synced)?;
         self.keep_chunk(ch, rule);
-        let stats = self.stats_of(&host, k);
+        let written = host.stats_to(k, stats);
         self.keep_host(host);
+        written?;
         let kernel_ms = timer.total_ms()?;
         tl.mark(format_args!("timer"));
         tl.kernels(&mut timer);
-        Ok((stats, kernel_ms))
+        Ok(kernel_ms)
     }
 
     /// Retrieves `K` probes (`K·C` symbols) and returns the dense final states: each probe
@@ -230,8 +233,9 @@ impl DeviceNetwork<'_> {
             gpu.download_prefix(&ch.bufs[t as usize % 2], ch.k * rw, &mut states)
         });
         let how = (rule, mode, params);
-        let (stats, kernel_ms) =
-            self.run_chunks(probes, how, (cap, e_max, false), &mut hooks, &mut Timeline::default())?;
+        let (stats, kernel_ms) = fill(Vec::new(), k, |stats| {
+            self.run_chunks(probes, how, (cap, e_max, false), &mut hooks, (stats, &mut Timeline::default()))
+        })?;
         Ok(GpuBatch { states, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
     }
 
@@ -252,8 +256,10 @@ impl DeviceNetwork<'_> {
         params: &Params,
     ) -> Result<GpuDecoded, GpuError> {
         let start = Instant::now();
-        let n = probe_count(&self.geom, probes)? * self.geom.clusters();
-        let run = fill_decoded(Vec::new(), n, |dst| self.retrieve_decoded_to(probes, (rule, mode), params, dst));
+        let k = probe_count(&self.geom, probes)?;
+        let run = fill(Vec::new(), k * self.geom.clusters(), |dst| {
+            fill(Vec::new(), k, |stats| self.retrieve_decoded_to(probes, (rule, mode), params, dst, stats))
+        });
         let total_ms = ms_since(start);
         crate::timeline::flush();
         let (decoded, (stats, kernel_ms)) = run?;
@@ -270,8 +276,11 @@ impl DeviceNetwork<'_> {
         buffer: Vec<Decoded>,
     ) -> Result<GpuDecoded, GpuError> {
         let start = Instant::now();
-        let n = probe_count(&self.geom, probes)? * self.geom.clusters();
-        let run = fill_decoded(buffer, n, |dst| self.retrieve_decoded_to(probes, (rule, Mode::Erasure), params, dst));
+        let k = probe_count(&self.geom, probes)?;
+        let how = (rule, Mode::Erasure);
+        let run = fill(buffer, k * self.geom.clusters(), |dst| {
+            fill(Vec::new(), k, |stats| self.retrieve_decoded_to(probes, how, params, dst, stats))
+        });
         let total_ms = ms_since(start);
         crate::timeline::flush();
         let (decoded, (stats, kernel_ms)) = run?;
@@ -293,23 +302,25 @@ impl DeviceNetwork<'_> {
         stats: Vec<Stats>,
     ) -> Result<GpuRun, GpuError> {
         let start = Instant::now();
-        self.keep_stats(stats);
-        let run = self.retrieve_decoded_to(probes, (rule, Mode::Erasure), params, as_slots(out));
+        let k = probe_count(&self.geom, probes)?;
+        let how = (rule, Mode::Erasure);
+        let run = fill(stats, k, |stats| self.retrieve_decoded_to(probes, how, params, as_slots(out), stats));
         let total_ms = ms_since(start);
         crate::timeline::flush();
         let (stats, kernel_ms) = run?;
         Ok(GpuRun { stats, kernel_ms, total_ms })
     }
 
-    /// [`DeviceNetwork::retrieve_decoded_mode`] into `dst` (`K·C` values); returns the
-    /// statistics and the kernel milliseconds.
+    /// [`DeviceNetwork::retrieve_decoded_mode`] into `dst` (`K·C` values) and `stats` (`K`
+    /// slots); returns the kernel milliseconds.
     pub(super) fn retrieve_decoded_to(
         &self,
         probes: &[u16],
         (rule, mode): (Rule, Mode),
         params: &Params,
         dst: &mut [MaybeUninit<Decoded>],
-    ) -> Result<(Vec<Stats>, f64), GpuError> {
+        stats: &mut [MaybeUninit<Stats>],
+    ) -> Result<f64, GpuError> {
         let (c, gpu) = (self.geom.clusters(), self.gpu());
         // Raw driver calls below (the kept words' copies) take the thread's current context.
         gpu.ctx.bind_to_thread()?;
@@ -320,7 +331,7 @@ impl DeviceNetwork<'_> {
         let mut pre = self.preload(probes, rule)?;
         tl.mark(format_args!("preload {}", pre.as_ref().map_or(0, |p| p.1 / c)));
         let k = probe_count(&self.geom, probes)?;
-        if dst.len() != k * c {
+        if dst.len() != k * c || stats.len() != k {
             return Err(GpuError::Input(format!("{} result slots for {} clusters", dst.len(), k * c)));
         }
         let ts = Instant::now();
@@ -351,9 +362,19 @@ impl DeviceNetwork<'_> {
         };
         let (piece, pipelined) = (super::pipeline::piece(k, cap), piped(cap));
         let check_rest = batch_e_max.is_none() && pipelined;
-        let e_max = match batch_e_max {
-            Some(e) => e,
-            None => check(if check_rest { &probes[..piece * c] } else { probes }, &mut pre)?,
+        // The first chunk, when it is the preloaded one, is checked on the device.
+        let on_device = check_rest && matches!(&pre, Some((_, n, _)) if *n == piece * c);
+        let e_max = match (batch_e_max, &mut pre) {
+            (Some(e), _) => e,
+            (None, Some((ch, ..))) if on_device => {
+                let found = self.check_preloaded(ch, &probes[..piece * c], (rule, mode));
+                found.inspect_err(|_| {
+                    if let Some((ch, ..)) = pre.take() {
+                        self.keep_chunk(ch, rule);
+                    }
+                })?
+            }
+            (None, _) => check(if check_rest { &probes[..piece * c] } else { probes }, &mut pre)?,
         };
         tl.mark(format_args!("scan"));
         profile_note(|| format!("probe scan {:.1} ms", ms_since(ts)));
@@ -380,12 +401,12 @@ impl DeviceNetwork<'_> {
             "chunks"
         };
         tl.mark(format_args!("cap={cap} {path}"));
-        let (stats, kernel_ms) = if pipelined {
+        let kernel_ms = if pipelined {
             let how = (rule, mode, params);
-            self.run_decoded_pipelined(probes, how, (piece, e_max, pre, check_rest), &mut out, dst, &mut tl)?
+            self.run_decoded_pipelined(probes, how, (piece, e_max, pre, check_rest), &mut out, (dst, stats), &mut tl)?
         } else {
             let run = if warp {
-                self.run_joint_warp(probes, (cap, e_max), &mut out, &mut tl)?
+                self.run_joint_warp(probes, (cap, e_max), &mut out, (stats, &mut tl))?
             } else {
                 let mut at = 0;
                 let mut hooks = Finish(|ch: &mut Chunk, t: u32, timer: &mut KernelTimer| {
@@ -393,7 +414,7 @@ impl DeviceNetwork<'_> {
                     at += ch.k * c;
                     Ok(())
                 });
-                self.run_chunks(probes, (rule, mode, params), (cap, e_max, true), &mut hooks, &mut tl)?
+                self.run_chunks(probes, (rule, mode, params), (cap, e_max, true), &mut hooks, (stats, &mut tl))?
             };
             let t1 = Instant::now();
             download_decoded(gpu, &out, dst)?;
@@ -405,7 +426,7 @@ impl DeviceNetwork<'_> {
         self.keep_out(out);
         self.keep_plan(plan);
         tl.finish();
-        Ok((stats, kernel_ms))
+        Ok(kernel_ms)
     }
 }
 

@@ -1,13 +1,17 @@
 //! The probe check before a batch's first launch: every probe checked (a bad symbol would make a
 //! kernel write out of bounds) and measured (most erased clusters) in one pass on rayon's pool.
 
+use cudarc::driver::DevicePtr;
+use neurobits_core::gbnn::kernels::{ProbeCheck, Shape};
 use neurobits_core::gbnn::mode::check_probe;
 use neurobits_core::gbnn::shard::Shard;
 use neurobits_core::gbnn::{Geometry, Mode, Rule};
 use std::time::Instant;
 
+use super::chunk::Chunk;
 use super::retrieve::probe_count;
-use crate::launch::{ms_since, profile_note};
+use super::DeviceNetwork;
+use crate::launch::{launch_shaped, ms_since, profile_note, rd, wr, BLOCK};
 use crate::GpuError;
 
 /// What the launches need to know about a batch, found in one pass over its probes.
@@ -91,4 +95,45 @@ pub(super) fn scan_probes(g: &Geometry, probes: &[u16], shards: &[Shard], how: (
     let e_max = found.iter().map(|f| f.0).max().unwrap_or(0);
     let eo_max = found.iter().map(|f| f.1).max().unwrap_or(0);
     Ok(Scan { k, e_max, eo_max })
+}
+
+impl DeviceNetwork<'_> {
+    /// The most erased clusters of `part`, the probes queued into `ch.probes` before the check
+    /// ([`DeviceNetwork::preload`]), checked where they lie: one `gbnn_probe_check` launch behind
+    /// their upload and two words read back, instead of the host reading them (8 MB per 2^17
+    /// probes of 32 clusters: 1–3 ms per GPU before the first launch on a 4-GPU host, whose
+    /// GPUs' threads all scanned at once). A refused probe is checked again on the host, which
+    /// returns the error [`scan_probes`] would have, word for word.
+    pub(super) fn check_preloaded(&self, ch: &mut Chunk, part: &[u16], how: (Rule, Mode)) -> Result<u32, GpuError> {
+        let (g, gpu) = (&self.geom, self.gpu());
+        let st = &gpu.stream;
+        let k = probe_count(g, part)?;
+        if part.len() > ch.probes.len() || k == 0 {
+            return Err(GpuError::Input("a preloaded chunk larger than its probe buffer".into()));
+        }
+        st.memcpy_htod(&[u32::MAX, 0], &mut ch.found)?;
+        let a = ProbeCheck {
+            shape: Shape::of(g),
+            k: k as u32,
+            rule: how.0 as u32,
+            mode: how.1 as u32,
+            probes: rd(gpu, &ch.probes),
+            found: wr(gpu, &mut ch.found),
+        };
+        let blocks = u32::try_from(k.div_ceil(BLOCK as usize)).map_err(|_| GpuError::Input(format!("{k} probes")))?;
+        // SAFETY: `ch.probes` holds the chunk's `k` probes (queued before this launch on the same
+        // stream), `ch.found` two words.
+        unsafe { launch_shaped(gpu, None, (blocks, BLOCK, 0), a)? };
+        let mut found = [0u32; 2];
+        let (src, read) = ch.found.device_ptr(st);
+        // SAFETY: `found` holds the two words copied; it is read only after the synchronisation.
+        unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut found, src, st.cu_stream()) }?;
+        drop(read);
+        st.synchronize()?;
+        if found[0] != u32::MAX {
+            scan_probes(g, part, &[self.shard], how)?;
+            return Err(GpuError::Cuda(format!("probe {} refused on the device, accepted on the host", found[0])));
+        }
+        Ok(found[1])
+    }
 }

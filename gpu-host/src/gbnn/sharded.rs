@@ -21,7 +21,7 @@ use neurobits_core::gbnn::{Geometry, Mode, Network, Params, Rule, Schedule, Stat
 use std::time::Instant;
 
 use super::chunk::{bytes_per_probe, Chunk};
-use super::retrieve::{download_decoded, fill_decoded, probe_count, GpuBatch, GpuDecoded};
+use super::retrieve::{download_decoded, fill, probe_count, GpuBatch, GpuDecoded};
 use super::scan::{scan_probes, Scan};
 use super::DeviceNetwork;
 use crate::launch::{launch, rd, wr, KernelTimer};
@@ -214,7 +214,7 @@ impl<'g> ShardedNetwork<'g> {
             at += ch.k * c;
             Ok(())
         })?;
-        let (decoded, ()) = fill_decoded(buffer, k * c, |dst| download_decoded(gpu, &out, dst))?;
+        let (decoded, ()) = fill(buffer, k * c, |dst| download_decoded(gpu, &out, dst))?;
         Ok(GpuDecoded { decoded, stats, kernel_ms, total_ms: start.elapsed().as_secs_f64() * 1e3 })
     }
 

@@ -8,6 +8,7 @@ use cudarc::driver::CudaSlice;
 use neurobits_core::gbnn::kernels::{self as k, JointWarp, Shape};
 use neurobits_core::gbnn::shard::Shard;
 use neurobits_core::gbnn::{Rule, Stats};
+use std::mem::MaybeUninit;
 
 use super::DeviceNetwork;
 use crate::launch::{launch_shaped, rd, wr, wr_at, KernelTimer};
@@ -25,14 +26,15 @@ impl DeviceNetwork<'_> {
     }
 
     /// Runs every chunk of `probes` (`cap` probes each) as one `gbnn_joint_warp` launch,
-    /// decoding into `out` (`K·C` values); returns the statistics and the kernel milliseconds.
+    /// decoding into `out` (`K·C` values) and the statistics into `stats` (`K` slots); returns
+    /// the kernel milliseconds.
     pub(super) fn run_joint_warp(
         &self,
         probes: &[u16],
         (cap, e_max): (usize, u32),
         out: &mut CudaSlice<u32>,
-        tl: &mut Timeline,
-    ) -> Result<(Vec<Stats>, f64), GpuError> {
+        (stats, tl): (&mut [MaybeUninit<Stats>], &mut Timeline),
+    ) -> Result<f64, GpuError> {
         let (g, gpu) = (&self.geom, self.gpu());
         let (c, st) = (g.clusters(), &gpu.stream);
         let lanes = match self.joint_warp {
@@ -87,10 +89,11 @@ impl DeviceNetwork<'_> {
         tl.mark(format_args!("synced"));
         run.and(synced)?;
         self.keep_chunk(ch, Rule::Joint);
-        let stats = self.stats_of(&host, kp);
+        let written = host.stats_to(kp, stats);
         self.keep_host(host);
+        written?;
         let kernel_ms = timer.total_ms()?;
         tl.kernels(&mut timer);
-        Ok((stats, kernel_ms))
+        Ok(kernel_ms)
     }
 }
