@@ -202,7 +202,9 @@ impl DeviceNetwork<'_> {
         tl.mark(format_args!("synced"));
         run.and(synced)?;
         self.keep_chunk(ch, rule);
+        tl.mark(format_args!("kept"));
         let written = host.stats_to(k, stats);
+        tl.mark(format_args!("stats"));
         self.keep_host(host);
         written?;
         let kernel_ms = timer.total_ms()?;
