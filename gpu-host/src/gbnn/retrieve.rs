@@ -160,6 +160,9 @@ impl DeviceNetwork<'_> {
         profile_note(|| format!("chunk buffers for {cap} probes: {:.1} ms", ms_since(ta)));
         let mut timer = KernelTimer::default();
         let st = &self.gpu().stream;
+        // The last chunk whose statistics' copies are queued but not yet converted: the event
+        // after them and its probes.
+        let mut copied: Option<(cudarc::driver::CudaEvent, std::ops::Range<usize>)> = None;
         let mut run = || -> Result<(), GpuError> {
             let mut at = 0;
             for (i, part) in probes.chunks(cap * g.clusters()).enumerate() {
@@ -171,6 +174,13 @@ impl DeviceNetwork<'_> {
                 tl.mark(format_args!("begin{i}"));
                 hooks.begun(i, &mut ch)?;
                 tl.mark(format_args!("begun{i}"));
+                // The previous chunk's statistics, converted while this chunk's launches run
+                // (after the batch they held the caller 0.3–0.9 ms per 2.5·10^5 probes).
+                if let Some((ev, r)) = copied.take() {
+                    ev.synchronize()?;
+                    host.stats_to(k, r.start, &mut stats[r])?;
+                    tl.mark(format_args!("stats{}", i - 1));
+                }
                 if profiling() {
                     st.synchronize()?;
                     profile_note(|| format!("chunk of {} probes: upload and start {:.1} ms", ch.k, ms_since(tb)));
@@ -190,6 +200,7 @@ impl DeviceNetwork<'_> {
                 hooks.finish(i, &mut ch, sched.t(), &mut timer)?;
                 // Queued, not waited for: the next chunk's launches follow on the stream at once.
                 host.queue_stats(st, &ch, at, k)?;
+                copied = Some((st.record_event(None)?, at..at + ch.k));
                 tl.mark(format_args!("finish{i}"));
                 at += ch.k;
             }
@@ -202,8 +213,8 @@ impl DeviceNetwork<'_> {
         tl.mark(format_args!("synced"));
         run.and(synced)?;
         self.keep_chunk(ch, rule);
-        tl.mark(format_args!("kept"));
-        let written = host.stats_to(k, stats);
+        // The last chunk's statistics (every chunk's were queued, so all of them are written).
+        let written = copied.map_or(Ok(()), |(_, r)| host.stats_to(k, r.start, &mut stats[r]));
         tl.mark(format_args!("stats"));
         self.keep_host(host);
         written?;

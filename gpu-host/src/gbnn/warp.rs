@@ -89,7 +89,7 @@ impl DeviceNetwork<'_> {
         tl.mark(format_args!("synced"));
         run.and(synced)?;
         self.keep_chunk(ch, Rule::Joint);
-        let written = host.stats_to(kp, stats);
+        let written = host.stats_to(kp, 0, stats);
         self.keep_host(host);
         written?;
         let kernel_ms = timer.total_ms()?;
