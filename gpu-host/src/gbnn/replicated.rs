@@ -137,7 +137,8 @@ impl<'g> ReplicatedNetwork<'g> {
         let c = self.nets[0].geom.clusters();
         let k = probe_count(&self.nets[0].geom, probes)?;
         if dst.len() != k * c || stats.len() != k {
-            return Err(GpuError::Input(format!("{} result slots for {} clusters", dst.len(), k * c)));
+            let (d, s) = (dst.len(), stats.len());
+            return Err(GpuError::Input(format!("{d} result and {s} statistics slots for {k} probes of {c} clusters")));
         }
         let per = k.div_ceil(self.nets.len()).max(1);
         let parts: Vec<Result<f64, GpuError>> = std::thread::scope(|s| {

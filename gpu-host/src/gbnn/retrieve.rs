@@ -145,6 +145,9 @@ impl DeviceNetwork<'_> {
     ) -> Result<f64, GpuError> {
         let g = &self.geom;
         let k = probes.len() / g.clusters();
+        if stats.len() != k {
+            return Err(GpuError::Input(format!("{} statistics slots for {k} probes", stats.len())));
+        }
         if self.shard != Shard::all(g) {
             return Err(GpuError::Input("a shard alone cannot retrieve: use ShardedNetwork".into()));
         }
@@ -351,7 +354,8 @@ impl DeviceNetwork<'_> {
         tl.mark(format_args!("preload {}", pre.as_ref().map_or(0, |p| p.1 / c)));
         let k = probe_count(&self.geom, probes)?;
         if dst.len() != k * c || stats.len() != k {
-            return Err(GpuError::Input(format!("{} result slots for {} clusters", dst.len(), k * c)));
+            let (d, s) = (dst.len(), stats.len());
+            return Err(GpuError::Input(format!("{d} result and {s} statistics slots for {k} probes of {c} clusters")));
         }
         let ts = Instant::now();
         // The most erased clusters of `part` after checking its probes; bad probes: the preloaded

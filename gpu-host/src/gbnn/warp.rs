@@ -43,6 +43,9 @@ impl DeviceNetwork<'_> {
             other => return Err(GpuError::Input(format!("{other:?} lanes per probe (8, 16 or 32)"))),
         };
         let kp = probes.len() / c;
+        if stats.len() != kp {
+            return Err(GpuError::Input(format!("{} statistics slots for {kp} probes", stats.len())));
+        }
         let mut ch = self.take_chunk(cap, Rule::Joint)?;
         let mut host = self.take_host(kp)?;
         tl.mark(format_args!("buffers"));
