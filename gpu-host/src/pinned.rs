@@ -69,6 +69,34 @@ impl<T: Plain> Pinned<T> {
     }
 }
 
+impl<T: Plain> Pinned<T> {
+    /// Values held (without making a slice of them, unlike the slice's `len` through `Deref`).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no value is held.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Values `r` alone, as a slice that covers no other value: while a copy is writing another
+    /// part of the buffer, no reference may span it (`Deref` makes one of the whole buffer).
+    /// Panics if `r` is not inside the buffer.
+    pub(crate) fn range(&self, r: std::ops::Range<usize>) -> &[T] {
+        assert!(r.start <= r.end && r.end <= self.len, "values {r:?} of {}", self.len);
+        // SAFETY: `r` lies inside the `len` initialised values `ptr` holds (checked).
+        unsafe { std::slice::from_raw_parts(self.ptr.add(r.start), r.len()) }
+    }
+
+    /// [`Pinned::range`], writable.
+    pub(crate) fn range_mut(&mut self, r: std::ops::Range<usize>) -> &mut [T] {
+        assert!(r.start <= r.end && r.end <= self.len, "values {r:?} of {}", self.len);
+        // SAFETY: as in `range`, and `&mut self` makes the access unique.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(r.start), r.len()) }
+    }
+}
+
 impl<T: Plain> Deref for Pinned<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {

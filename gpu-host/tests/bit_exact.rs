@@ -222,16 +222,24 @@ fn a_long_batch_through_the_pipeline_equals_the_cpu() {
         // after that upload, and the next good batch is still right.
         let mut bad = pr[..short * c].to_vec();
         bad[short * c - 1] = 128; // L = 128: one past the last symbol
-                                  // A bad symbol in the preloaded first chunk is found by the device's check
-                                  // (`check_preloaded`); the error is the host check's, word for word.
+
+        // A bad symbol in the preloaded first chunk is found by the device's check
+        // (`check_preloaded`); the error is the host check's, word for word.
         let mut bad_first = pr[..short * c].to_vec();
         bad_first[7 * c + 3] = 128;
         for round in 0..3 {
             if round == 2 {
                 let err = dnet.retrieve_decoded(&bad, rule, &params).err();
                 assert!(matches!(err, Some(GpuError::Input(_))), "{rule:?}: a bad symbol gave {err:?}");
-                let _ = dnet.retrieve_decoded(&pr[..short * c], rule, &params).unwrap(); // preloads again
+                // The refused batch freed its chunk buffers: a good one keeps new ones, so that
+                // the next batch of this size preloads its first chunk and checks it on the GPU.
+                let _ = dnet.retrieve_decoded(&pr[..short * c], rule, &params).unwrap();
+                let checks = dnet.device_probe_checks();
                 let on_device = format!("{:?}", dnet.retrieve_decoded(&bad_first, rule, &params).err());
+                if warp.is_none() || rule != Rule::Joint {
+                    // (The joint rule's one-launch path checks its batches on the host.)
+                    assert_eq!(dnet.device_probe_checks(), checks + 1, "{rule:?}: not checked on the device");
+                }
                 dnet.set_pipelined(false);
                 let on_host = format!("{:?}", dnet.retrieve_decoded(&bad_first, rule, &params).err());
                 dnet.set_pipelined(true);

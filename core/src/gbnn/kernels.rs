@@ -7,7 +7,9 @@ use super::shard::Shard;
 use crate::kernel::{kernel_struct, DevMut, DevPtr};
 use crate::Word;
 
+mod check;
 mod select;
+pub use check::ProbeCheck;
 pub use select::{DenseSelect, StepGlobal, StepSos};
 
 /// A network's shape as the kernels take it (rebuilt into a [`super::Geometry`] on the device).
@@ -124,27 +126,6 @@ kernel_struct! {
         erased_list: DevMut<u8>,
         /// `K`: erased-cluster masks.
         erased_mask: DevMut<u64>,
-    }
-}
-
-kernel_struct! {
-    /// `gbnn_probe_check`: the host's probe check on the device, one thread per probe (the
-    /// core's [`super::mode::check_probe`] and [`super::Geometry::erased_mask`]): a batch's
-    /// first chunk, already uploaded, is checked without the host reading it.
-    ProbeCheck => GbnnProbeCheck {
-        /// Network shape.
-        shape: Shape,
-        /// Probes.
-        k: u32,
-        /// The rule, as `Rule as u32`.
-        rule: u32,
-        /// The mode, as `Mode as u32`.
-        mode: u32,
-        /// `K · C` symbols.
-        probes: DevPtr<u16>,
-        /// Two words, set by the host to `[u32::MAX, 0]` before the launch: the lowest refused
-        /// probe (atomic minimum), and the most erased clusters of any probe (atomic maximum).
-        found: DevMut<u32>,
     }
 }
 

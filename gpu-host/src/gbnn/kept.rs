@@ -3,9 +3,9 @@
 //! been seen:
 //!
 //! - page-locked host words ([`HostWords`]) for the per-probe statistics, queued behind each
-//!   chunk on the stream and read after the run's last synchronisation (two blocking copies into
-//!   fresh pageable vectors per chunk held the host, and so the GPU, between chunks), and for the
-//!   active count the schedule reads after each update;
+//!   chunk on the stream and converted once an event behind them has passed, while the next chunk
+//!   runs (two blocking copies into fresh pageable vectors per chunk held the host, and so the
+//!   GPU, between chunks), and for the active count the schedule reads after each update;
 //! - the device buffer of the batch's decoded results (an allocation and a memset per call, and
 //!   the stream-ordered pool gives the memory back at every synchronisation, so each call mapped
 //!   it again);
@@ -32,8 +32,9 @@ pub(super) struct HostWords {
 impl HostWords {
     /// Queues the copies of chunk `ch`'s statistics (probes `at..at + ch.k` of a batch of `k`)
     /// behind its kernels on `st`. Stream order keeps the next chunk's `begin` from overwriting
-    /// them first; read them with [`HostWords::stats`] only after `st` is synchronised, and
-    /// synchronise it before these words are reused or freed.
+    /// them first; read them with [`HostWords::stats_to`] only after an event recorded behind
+    /// these copies has passed (or `st` is synchronised), and synchronise `st` before these words
+    /// are reused or freed.
     pub(super) fn queue_stats(
         &mut self,
         st: &Arc<CudaStream>,
@@ -51,11 +52,11 @@ impl HostWords {
         let (iters, _read) = ch.iters.device_ptr(st);
         // SAFETY: `iters` holds at least `n` words (checked), the destination `n` page-locked
         // words that stay alive and untouched until the caller synchronises `st`.
-        unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut self.stats[at..at + n], iters, st.cu_stream()) }?;
+        unsafe { cudarc::driver::result::memcpy_dtoh_async(self.stats.range_mut(at..at + n), iters, st.cu_stream()) }?;
         let (conv, _read) = ch.converged.device_ptr(st);
         // SAFETY: as above.
         unsafe {
-            cudarc::driver::result::memcpy_dtoh_async(&mut self.stats[k + at..k + at + n], conv, st.cu_stream())
+            cudarc::driver::result::memcpy_dtoh_async(self.stats.range_mut(k + at..k + at + n), conv, st.cu_stream())
         }?;
         Ok(())
     }
@@ -71,7 +72,7 @@ impl HostWords {
         if end > k || 2 * k > self.stats.len() {
             return Err(GpuError::Input(format!("statistics {at}..{end} of a batch of {k}")));
         }
-        let (iters, conv) = (&self.stats[at..end], &self.stats[k + at..k + end]);
+        let (iters, conv) = (self.stats.range(at..end), self.stats.range(k + at..k + end));
         const BLOCK: usize = 1 << 14;
         out.par_chunks_mut(BLOCK).zip(iters.par_chunks(BLOCK)).zip(conv.par_chunks(BLOCK)).for_each(|((o, i), c)| {
             for ((o, &i), &c) in o.iter_mut().zip(i).zip(c) {
@@ -115,6 +116,8 @@ pub(super) struct Kept {
     host: Option<HostWords>,
     out: Option<CudaSlice<u32>>,
     plan: Option<Plan>,
+    /// Batches whose first chunk was checked by `gbnn_probe_check`.
+    device_checks: usize,
 }
 
 impl DeviceNetwork<'_> {
@@ -135,6 +138,19 @@ impl DeviceNetwork<'_> {
             }
             None => Ok(HostWords { stats: Pinned::zeroed(gpu, 2 * k)?, count: Pinned::zeroed(gpu, 1)? }),
         }
+    }
+
+    /// Counts a first chunk checked on the device ([`DeviceNetwork::check_preloaded`]).
+    pub(super) fn note_device_check(&self) {
+        if let Ok(mut m) = self.kept_more() {
+            m.device_checks += 1;
+        }
+    }
+
+    /// How many batches so far had their first chunk checked on the device (`gbnn_probe_check`,
+    /// a pipelined batch of the same size as the last) rather than on the host: a diagnostic.
+    pub fn device_probe_checks(&self) -> usize {
+        self.kept_more().map_or(0, |m| m.device_checks)
     }
 
     /// Keeps `h` for the next batch. Only after the stream has been synchronised: no copy may

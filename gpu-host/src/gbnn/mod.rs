@@ -11,6 +11,7 @@ mod replicated;
 mod retrieve;
 mod scan;
 mod sharded;
+mod slots;
 mod warp;
 
 use cudarc::driver::CudaSlice;

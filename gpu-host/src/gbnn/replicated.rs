@@ -10,8 +10,9 @@ use neurobits_core::gbnn::{Geometry, Mode, Network, Params, Rule, Stats};
 use std::mem::MaybeUninit;
 use std::time::Instant;
 
-use super::retrieve::{as_slots, fill, probe_count, GpuDecoded, GpuRun};
+use super::retrieve::{GpuDecoded, GpuRun};
 use super::sharded::{nccl_available, nccl_err};
+use super::slots::{as_slots, fill, probe_count};
 use super::DeviceNetwork;
 use crate::launch::{ms_since, profile_note};
 use crate::{Gpu, GpuError};

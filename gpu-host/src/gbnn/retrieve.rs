@@ -4,7 +4,7 @@
 
 use neurobits_core::gbnn::decode::Decoded;
 use neurobits_core::gbnn::shard::Shard;
-use neurobits_core::gbnn::{Geometry, Mode, Params, Rule, Schedule, Stats};
+use neurobits_core::gbnn::{Mode, Params, Rule, Schedule, Stats};
 use neurobits_core::Word;
 use std::mem::MaybeUninit;
 use std::time::Instant;
@@ -12,6 +12,7 @@ use std::time::Instant;
 use super::chunk::{bytes_per_probe, Chunk};
 use super::kept::Plan;
 use super::scan::{scan_probes, Scan};
+use super::slots::{as_slots, download_decoded, fill, probe_count};
 use super::DeviceNetwork;
 use crate::launch::{ms_since, profile_note, profiling, KernelTimer};
 use crate::timeline::Timeline;
@@ -51,39 +52,6 @@ pub struct GpuRun {
     pub kernel_ms: f64,
     /// Wall time including probe upload and result download.
     pub total_ms: f64,
-}
-
-/// `out` as slots to be written: the retrieval writes decoded values only, never
-/// uninitialised bytes, so `out` stays a valid slice whatever happens.
-pub(super) fn as_slots(out: &mut [Decoded]) -> &mut [MaybeUninit<Decoded>] {
-    // SAFETY: `MaybeUninit<T>` has `T`'s layout; the callers only write initialised `Decoded`s.
-    unsafe { &mut *(out as *mut [Decoded] as *mut [MaybeUninit<Decoded>]) }
-}
-
-/// `K` for a batch of `K·C` symbols; a ragged batch is an input error.
-pub(super) fn probe_count(g: &Geometry, probes: &[u16]) -> Result<usize, GpuError> {
-    let c = g.clusters();
-    if !probes.len().is_multiple_of(c) {
-        return Err(GpuError::Input(format!("{} symbols is not a whole number of {c}-symbol probes", probes.len())));
-    }
-    Ok(probes.len() / c)
-}
-
-/// `buffer`'s memory, cleared, holding the `n` values (decoded results, statistics) that
-/// `write` puts into its spare capacity (`write` must write all `n`, or fail); with `write`'s
-/// other result. Reused memory takes no page faults, and nothing is written twice.
-pub(super) fn fill<E, T>(
-    buffer: Vec<E>,
-    n: usize,
-    write: impl FnOnce(&mut [MaybeUninit<E>]) -> Result<T, GpuError>,
-) -> Result<(Vec<E>, T), GpuError> {
-    let mut v = buffer;
-    v.clear();
-    v.reserve(n);
-    let r = write(&mut v.spare_capacity_mut()[..n])?;
-    // SAFETY: `write` succeeded, so it wrote all `n` values.
-    unsafe { v.set_len(n) };
-    Ok((v, r))
 }
 
 /// What a caller of [`DeviceNetwork::run_chunks`] does around each chunk `i`.
@@ -347,16 +315,17 @@ impl DeviceNetwork<'_> {
         // Raw driver calls below (the kept words' copies) take the thread's current context.
         gpu.ctx.bind_to_thread()?;
         let mut tl = Timeline::start(gpu, || format!("{} probes, compact results", probes.len() / c))?;
-        // The first chunk's probes go up while the host checks the batch (a batch pipelined like
-        // the last one). After bad probes these buffers stay kept; after another error they are
-        // freed.
-        let mut pre = self.preload(probes, rule)?;
-        tl.mark(format_args!("preload {}", pre.as_ref().map_or(0, |p| p.1 / c)));
         let k = probe_count(&self.geom, probes)?;
         if dst.len() != k * c || stats.len() != k {
             let (d, s) = (dst.len(), stats.len());
             return Err(GpuError::Input(format!("{d} result and {s} statistics slots for {k} probes of {c} clusters")));
         }
+        // The first chunk's probes are queued into the kept chunk buffers before the check (a
+        // batch pipelined like the last one): they are checked there on the device, or go up
+        // while the host checks the batch. After bad probes these buffers stay kept; after
+        // another error they are freed.
+        let mut pre = self.preload(probes, rule)?;
+        tl.mark(format_args!("preload {}", pre.as_ref().map_or(0, |p| p.1 / c)));
         let ts = Instant::now();
         // The most erased clusters of `part` after checking its probes; bad probes: the preloaded
         // buffers stay kept (their probes are overwritten before use).
@@ -451,26 +420,4 @@ impl DeviceNetwork<'_> {
         tl.finish();
         Ok(kernel_ms)
     }
-}
-
-/// The first `dst.len()` decoded values of `out` into `dst`.
-pub(super) fn download_decoded(
-    gpu: &crate::Gpu,
-    out: &cudarc::driver::CudaSlice<u32>,
-    dst: &mut [MaybeUninit<Decoded>],
-) -> Result<(), GpuError> {
-    // A direct copy into the caller's memory: measured faster here than the pinned staging
-    // buffer (whose extra host copy costs more than it saves at these sizes; 128 MB: 14 ms
-    // against 28–42 ms on an H200 host).
-    use cudarc::driver::DevicePtr;
-    let (src, _sync) = out.device_ptr(&gpu.stream);
-    gpu.stream.synchronize()?;
-    let n = dst.len().min(out.len());
-    // SAFETY: `dst` holds `n` u32-sized slots (`Decoded` is `repr(transparent)` over `u32`) and
-    // `out` at least `n` values; the stream is synchronized, so the kernels have written them.
-    unsafe { cudarc::driver::sys::cuMemcpyDtoH_v2(dst.as_mut_ptr().cast(), src, n * 4) }.result()?;
-    if n < dst.len() {
-        return Err(GpuError::Input("more result slots than results".into()));
-    }
-    Ok(())
 }

@@ -1,5 +1,7 @@
 //! The probe check before a batch's first launch: every probe checked (a bad symbol would make a
-//! kernel write out of bounds) and measured (most erased clusters) in one pass on rayon's pool.
+//! kernel write out of bounds) and measured (most erased clusters) in one pass on rayon's pool,
+//! or, for a pipelined batch's first chunk already queued to the device, by a kernel there
+//! ([`DeviceNetwork::check_preloaded`]).
 
 use cudarc::driver::DevicePtr;
 use neurobits_core::gbnn::kernels::{ProbeCheck, Shape};
@@ -9,7 +11,7 @@ use neurobits_core::gbnn::{Geometry, Mode, Rule};
 use std::time::Instant;
 
 use super::chunk::Chunk;
-use super::retrieve::probe_count;
+use super::slots::probe_count;
 use super::DeviceNetwork;
 use crate::launch::{launch_shaped, ms_since, profile_note, rd, wr, BLOCK};
 use crate::GpuError;
@@ -109,7 +111,7 @@ impl DeviceNetwork<'_> {
         let st = &gpu.stream;
         let k = probe_count(g, part)?;
         if part.len() > ch.probes.len() || k == 0 {
-            return Err(GpuError::Input("a preloaded chunk larger than its probe buffer".into()));
+            return Err(GpuError::Input(format!("{k} preloaded probes for a buffer of {}", ch.probes.len())));
         }
         st.memcpy_htod(&[u32::MAX, 0], &mut ch.found)?;
         let a = ProbeCheck {
@@ -124,6 +126,7 @@ impl DeviceNetwork<'_> {
         // SAFETY: `ch.probes` holds the chunk's `k` probes (queued before this launch on the same
         // stream), `ch.found` two words.
         unsafe { launch_shaped(gpu, None, (blocks, BLOCK, 0), a)? };
+        self.note_device_check();
         let mut found = [0u32; 2];
         let (src, read) = ch.found.device_ptr(st);
         // SAFETY: `found` holds the two words copied; it is read only after the synchronisation.

@@ -21,8 +21,9 @@ use neurobits_core::gbnn::{Geometry, Mode, Network, Params, Rule, Schedule, Stat
 use std::time::Instant;
 
 use super::chunk::{bytes_per_probe, Chunk};
-use super::retrieve::{download_decoded, fill, probe_count, GpuBatch, GpuDecoded};
+use super::retrieve::{GpuBatch, GpuDecoded};
 use super::scan::{scan_probes, Scan};
+use super::slots::{download_decoded, fill, probe_count};
 use super::DeviceNetwork;
 use crate::launch::{launch, rd, wr, KernelTimer};
 use crate::{Gpu, GpuError};
