@@ -73,6 +73,7 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<gk::Init>(&mut seen);
     check::<gk::StepWord>(&mut seen);
     check::<gk::ProbeIndex>(&mut seen);
+    check::<gk::ProbeCheck>(&mut seen);
     check::<gk::JointFirst>(&mut seen);
     check::<gk::StepJoint>(&mut seen);
     check::<gk::StepSos>(&mut seen);
