@@ -62,3 +62,32 @@ pub(super) fn download_decoded(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_writes_into_the_buffer_it_was_given_and_keeps_nothing_on_an_error() {
+        let buffer = Vec::<u32>::with_capacity(8);
+        let at = buffer.as_ptr();
+        let (v, r) = fill(buffer, 5, |s| {
+            for (i, x) in s.iter_mut().enumerate() {
+                x.write(2 * i as u32);
+            }
+            Ok(7)
+        })
+        .unwrap();
+        assert_eq!((v.as_slice(), r), (&[0, 2, 4, 6, 8][..], 7));
+        assert_eq!(v.as_ptr(), at, "the given memory is reused");
+        let refused = fill(vec![1u32; 3], 4, |_| Err::<(), _>(GpuError::Input("refused".into())));
+        assert!(matches!(refused, Err(GpuError::Input(m)) if m == "refused"));
+    }
+
+    #[test]
+    fn a_ragged_batch_is_an_input_error() {
+        let g = Geometry::new(4, 8).unwrap();
+        assert_eq!(probe_count(&g, &[0; 12]).unwrap(), 3);
+        assert!(matches!(probe_count(&g, &[0; 10]), Err(GpuError::Input(_))));
+    }
+}
