@@ -20,7 +20,7 @@ use crate::GpuError;
 
 /// Dense result of a GPU batch retrieval.
 pub struct GpuBatch {
-    /// `K` rows of [`Geometry::row_words`] words, identical to the CPU's.
+    /// `K` rows of [`Geometry::row_words`](neurobits_core::gbnn::Geometry::row_words) words, identical to the CPU's.
     pub states: Vec<Word>,
     /// Per-probe iterations and convergence, identical to the CPU's.
     pub stats: Vec<Stats>,
