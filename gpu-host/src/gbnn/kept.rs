@@ -64,7 +64,7 @@ impl HostWords {
     /// The statistics of probes `at..at + out.len()` of the batch's `k` (once their copies,
     /// queued by [`HostWords::queue_stats`], have arrived) into `out`, in parallel blocks on
     /// rayon's pool. Converting a batch's 2.5·10^5 after its last synchronisation took 0.3–0.9
-    /// ms on an H200 host (8 MB of page-locked words read, 8 MB written) — whether on one thread
+    /// ms on an H200 host (2 MB of page-locked words read, 2 MB written) — whether on one thread
     /// or on the pool — so the pipelined driver converts each chunk's while the next one runs.
     pub(super) fn stats_to(&self, k: usize, at: usize, out: &mut [MaybeUninit<Stats>]) -> Result<(), GpuError> {
         use rayon::prelude::*;
