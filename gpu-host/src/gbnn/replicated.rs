@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use super::retrieve::{GpuDecoded, GpuRun};
 use super::sharded::{nccl_available, nccl_err};
-use super::slots::{as_slots, fill, probe_count};
+use super::slots::{as_slots, check_slots, fill, probe_count};
 use super::DeviceNetwork;
 use crate::launch::{ms_since, profile_note};
 use crate::{Gpu, GpuError};
@@ -137,10 +137,7 @@ impl<'g> ReplicatedNetwork<'g> {
         let start = Instant::now();
         let c = self.nets[0].geom.clusters();
         let k = probe_count(&self.nets[0].geom, probes)?;
-        if dst.len() != k * c || stats.len() != k {
-            let (d, s) = (dst.len(), stats.len());
-            return Err(GpuError::Input(format!("{d} result and {s} statistics slots for {k} probes of {c} clusters")));
-        }
+        check_slots(k, c, dst.len(), stats.len())?;
         let per = k.div_ceil(self.nets.len()).max(1);
         let parts: Vec<Result<f64, GpuError>> = std::thread::scope(|s| {
             let handles: Vec<_> = self

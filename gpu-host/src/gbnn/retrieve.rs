@@ -12,7 +12,7 @@ use std::time::Instant;
 use super::chunk::{bytes_per_probe, Chunk};
 use super::kept::Plan;
 use super::scan::{scan_probes, Scan};
-use super::slots::{as_slots, download_decoded, fill, probe_count};
+use super::slots::{as_slots, check_slots, download_decoded, fill, probe_count};
 use super::DeviceNetwork;
 use crate::launch::{ms_since, profile_note, profiling, KernelTimer};
 use crate::timeline::Timeline;
@@ -316,10 +316,7 @@ impl DeviceNetwork<'_> {
         gpu.ctx.bind_to_thread()?;
         let mut tl = Timeline::start(gpu, || format!("{} probes, compact results", probes.len() / c))?;
         let k = probe_count(&self.geom, probes)?;
-        if dst.len() != k * c || stats.len() != k {
-            let (d, s) = (dst.len(), stats.len());
-            return Err(GpuError::Input(format!("{d} result and {s} statistics slots for {k} probes of {c} clusters")));
-        }
+        check_slots(k, c, dst.len(), stats.len())?;
         // The first chunk's probes are queued into the kept chunk buffers before the check (a
         // batch pipelined like the last one): they are checked there on the device, or go up
         // while the host checks the batch. After bad probes these buffers stay kept; after
@@ -327,10 +324,15 @@ impl DeviceNetwork<'_> {
         let mut pre = self.preload(probes, rule)?;
         tl.mark(format_args!("preload {}", pre.as_ref().map_or(0, |p| p.1 / c)));
         let ts = Instant::now();
-        // The most erased clusters of `part` after checking its probes; bad probes: the preloaded
-        // buffers stay kept (their probes are overwritten before use).
-        let check = |part: &[u16], pre: &mut Option<(Chunk, usize, Plan)>| {
-            scan_probes(&self.geom, part, &[self.shard], (rule, mode)).map(|s| s.e_max).inspect_err(|_| {
+        // The most erased clusters of `part` after checking its probes, on the host or, `on_device`
+        // (`part` is the first chunk, preloaded), where they lie; bad probes: the preloaded buffers
+        // stay kept (their probes are overwritten before use).
+        let check = |part: &[u16], pre: &mut Option<(Chunk, usize, Plan)>, on_device: bool| {
+            let found = match pre {
+                Some((ch, ..)) if on_device => self.check_preloaded(ch, part, (rule, mode)),
+                _ => scan_probes(&self.geom, part, &[self.shard], (rule, mode)).map(|s| s.e_max),
+            };
+            found.inspect_err(|_| {
                 if let Some((ch, ..)) = pre.take() {
                     self.keep_chunk(ch, rule);
                 }
@@ -342,7 +344,7 @@ impl DeviceNetwork<'_> {
         // check before the first launch took about 2 ms for 10^6 probes on an H200 host (64 MB
         // read), 0.5–2.9 ms per GPU on four.
         let warp_possible = mode == Mode::Erasure && self.warp_fits(rule, 0);
-        let batch_e_max = if warp_possible { Some(check(probes, &mut pre)?) } else { None };
+        let batch_e_max = if warp_possible { Some(check(probes, &mut pre, false)?) } else { None };
         let warp = batch_e_max.is_some_and(|e| self.warp_fits(rule, e));
         let piped = |cap| self.pipelined && !warp && super::pipeline::piece(k, cap) < k;
         // The probes per chunk each path takes for a cap.
@@ -356,17 +358,9 @@ impl DeviceNetwork<'_> {
         let check_rest = batch_e_max.is_none() && pipelined;
         // The first chunk, when it is the preloaded one, is checked on the device.
         let on_device = check_rest && matches!(&pre, Some((_, n, _)) if *n == piece * c);
-        let e_max = match (batch_e_max, &mut pre) {
-            (Some(e), _) => e,
-            (None, Some((ch, ..))) if on_device => {
-                let found = self.check_preloaded(ch, &probes[..piece * c], (rule, mode));
-                found.inspect_err(|_| {
-                    if let Some((ch, ..)) = pre.take() {
-                        self.keep_chunk(ch, rule);
-                    }
-                })?
-            }
-            (None, _) => check(if check_rest { &probes[..piece * c] } else { probes }, &mut pre)?,
+        let e_max = match batch_e_max {
+            Some(e) => e,
+            None => check(if check_rest { &probes[..piece * c] } else { probes }, &mut pre, on_device)?,
         };
         tl.mark(format_args!("scan"));
         profile_note(|| format!("probe scan {:.1} ms", ms_since(ts)));

@@ -24,6 +24,17 @@ pub(super) fn probe_count(g: &Geometry, probes: &[u16]) -> Result<usize, GpuErro
     Ok(probes.len() / c)
 }
 
+/// That a batch of `k` probes of `c` clusters has a result slot per cluster and a statistics
+/// slot per probe.
+pub(super) fn check_slots(k: usize, c: usize, results: usize, stats: usize) -> Result<(), GpuError> {
+    if results != k * c || stats != k {
+        return Err(GpuError::Input(format!(
+            "{results} result and {stats} statistics slots for {k} probes of {c} clusters"
+        )));
+    }
+    Ok(())
+}
+
 /// `buffer`'s memory, cleared, holding the `n` values (decoded results, statistics) that
 /// `write` puts into its spare capacity (`write` must write all `n`, or fail); with `write`'s
 /// other result. Reused memory takes no page faults, and nothing is written twice.
