@@ -139,3 +139,84 @@ pub fn most_agreeing(parts: &[&[u32]], scale: &[u32], eligible: &[bool]) -> (Opt
     }
     (best, score)
 }
+
+/// The smallest clusters the default consensus tries, as divisors of the point count: `N/10`
+/// (the selection's default, [`crate::ocnn::default_min_cluster`]), then `N/20` and `N/40`.
+pub const MIN_CLUSTER_DIVISORS: [usize; 3] = [10, 20, 40];
+
+/// How much better (in mean adjusted Rand index over every pair of runs) the runs at a smaller
+/// smallest cluster must agree before it replaces the larger one. Chosen on validation sets only
+/// (docs/manual/src/ocnn-quality.md): 0 and 0.05 let chance differences of a few hundredths pick
+/// a finer clustering on 2-D blobs and blobs of varied density; 0.1 and 0.15 keep every
+/// validation set's clustering except those whose true clusters are smaller than `N/10`.
+pub const MIN_CLUSTER_MARGIN: f64 = 0.1;
+
+/// The smallest clusters of [`MIN_CLUSTER_DIVISORS`] for `n` points, largest first, each at
+/// least 5 (the [`crate::ocnn::default_min_cluster`] of `n` first), without repeats.
+///
+/// ```
+/// use neurobits_core::ocnn::min_cluster_candidates;
+/// assert_eq!(min_cluster_candidates(500), vec![50, 25, 12]);
+/// assert_eq!(min_cluster_candidates(100), vec![10, 5]);
+/// assert_eq!(min_cluster_candidates(20), vec![5]);
+/// ```
+pub fn min_cluster_candidates(n: usize) -> Vec<u32> {
+    let mut out = vec![crate::ocnn::default_min_cluster(n)];
+    for d in &MIN_CLUSTER_DIVISORS[1..] {
+        let m = (n / d).max(5) as u32;
+        if m < *out.last().expect("one entry") {
+            out.push(m);
+        }
+    }
+    out
+}
+
+/// Mean adjusted Rand index over every unordered pair of `parts` (in the order `i < j`, `j`
+/// ascending; 1 for fewer than two).
+///
+/// ```
+/// use neurobits_core::ocnn::mean_agreement;
+/// let parts: [&[u32]; 3] = [&[0, 0, 1, 1], &[0, 0, 1, 1], &[0, 1, 0, 1]];
+/// assert!((mean_agreement(&parts) - (1.0 - 0.5 - 0.5) / 3.0).abs() < 1e-12);
+/// ```
+pub fn mean_agreement(parts: &[&[u32]]) -> f64 {
+    let (mut sum, mut count) = (0.0, 0usize);
+    for i in 0..parts.len() {
+        for j in i + 1..parts.len() {
+            sum += adjusted_rand(parts[i], parts[j]);
+            count += 1;
+        }
+    }
+    if count == 0 {
+        1.0
+    } else {
+        sum / count as f64
+    }
+}
+
+/// Which smallest cluster to keep, from the [`mean_agreement`] of each candidate's runs, largest
+/// smallest cluster first (`None` where no run at that size found two clusters): the first
+/// usable one, replaced by a later one only when its runs agree by more than
+/// [`MIN_CLUSTER_MARGIN`] better than the kept one's (stability as the criterion of the
+/// structure's scale, as Ben-Hur, Elisseeff & Guyon 2002 choose the number of clusters; the
+/// margin keeps the default unless the finer selection is clearly more reproducible). `None`
+/// when no candidate is usable.
+///
+/// ```
+/// use neurobits_core::ocnn::pick_min_cluster;
+/// assert_eq!(pick_min_cluster(&[Some(0.80), Some(1.0), Some(1.0)]), Some(1));
+/// assert_eq!(pick_min_cluster(&[Some(0.95), Some(1.0), Some(1.0)]), Some(0));
+/// assert_eq!(pick_min_cluster(&[None, Some(0.5), Some(0.7)]), Some(1));
+/// assert_eq!(pick_min_cluster(&[None, None]), None);
+/// ```
+pub fn pick_min_cluster(agreement: &[Option<f64>]) -> Option<usize> {
+    let mut kept: Option<(usize, f64)> = None;
+    for (i, a) in agreement.iter().enumerate() {
+        if let Some(a) = *a {
+            if kept.is_none_or(|(_, k)| a > k + MIN_CLUSTER_MARGIN) {
+                kept = Some((i, a));
+            }
+        }
+    }
+    kept.map(|(i, _)| i)
+}

@@ -34,7 +34,10 @@ pub use cluster::{
     forest_key, forest_pair, labels_at, linked, linked_prefix, plateau, UnionFind, FOREST_MAX_HITS, FOREST_MAX_N,
 };
 #[cfg(feature = "alloc")]
-pub use consensus::{adjusted_rand, most_agreeing, restart_seed, DEFAULT_RESTARTS, DEFAULT_SCALE_FACTORS};
+pub use consensus::{
+    adjusted_rand, mean_agreement, min_cluster_candidates, most_agreeing, pick_min_cluster, restart_seed,
+    DEFAULT_RESTARTS, DEFAULT_SCALE_FACTORS, MIN_CLUSTER_DIVISORS, MIN_CLUSTER_MARGIN,
+};
 pub use dynamics::{
     butterfly, combine, initial_state, lane_sum, lane_sum_sparse, lanes32, lanes32_sparse, row_norm, transfer,
     update_neuron, update_neuron_lanes, update_neuron_sparse,

@@ -69,6 +69,11 @@ pub fn cluster(n: usize, hits: &[u32], t: u32, grid: &[u32], rule: Rule) -> anyh
     cluster_pairs(n, hits, upper_pairs(n), t, grid, rule)
 }
 
+/// [`cluster`] under each of `rules`, the buckets and the spanning forest made once.
+pub fn cluster_each(n: usize, hits: &[u32], t: u32, grid: &[u32], rules: &[Rule]) -> Vec<anyhow::Result<Clustering>> {
+    clusters_of(n, hits, upper_pairs(n), t, grid, rules, None)
+}
+
 /// The pairs `(i, j)`, `i < j`, of `n` points, row by row: the upper triangle's order, in which
 /// the dense hit counts are stored.
 fn upper_pairs(n: usize) -> impl Iterator<Item = (u32, u32)> {
@@ -85,7 +90,24 @@ pub fn cluster_pairs(
     grid: &[u32],
     rule: Rule,
 ) -> anyhow::Result<Clustering> {
-    clusters_of(n, hits, pairs, t, grid, rule, None)
+    first(clusters_of(n, hits, pairs, t, grid, &[rule], None))
+}
+
+/// [`cluster_pairs`] under each of `rules`, the buckets and the spanning forest made once.
+pub fn cluster_pairs_each(
+    n: usize,
+    hits: &[u32],
+    pairs: impl Iterator<Item = (u32, u32)>,
+    t: u32,
+    grid: &[u32],
+    rules: &[Rule],
+) -> Vec<anyhow::Result<Clustering>> {
+    clusters_of(n, hits, pairs, t, grid, rules, None)
+}
+
+/// The one clustering of a one-rule call.
+fn first(mut each: Vec<anyhow::Result<Clustering>>) -> anyhow::Result<Clustering> {
+    each.swap_remove(0)
 }
 
 /// Clusters the hits of the upper triangle (`hits`, as [`cluster`] reads them) over the link
@@ -100,14 +122,27 @@ pub fn cluster_linked(
     grid: &[u32],
     rule: Rule,
 ) -> anyhow::Result<Clustering> {
+    first(cluster_linked_each(n, hits, links, t, grid, &[rule]))
+}
+
+/// [`cluster_linked`] under each of `rules`, the buckets and the spanning forests made once.
+pub fn cluster_linked_each(
+    n: usize,
+    hits: &[u32],
+    links: &[(u32, u32)],
+    t: u32,
+    grid: &[u32],
+    rules: &[Rule],
+) -> Vec<anyhow::Result<Clustering>> {
     let linked: Vec<u32> = links.iter().map(|&(i, j)| hits[super::cpu::tri(n, i as usize, j as usize)]).collect();
-    let all = matches!(rule, Rule::Stable { .. }).then(|| buckets(hits, upper_pairs(n), t, grid));
+    let stable = rules.iter().any(|r| matches!(r, Rule::Stable { .. }));
+    let all = stable.then(|| buckets(hits, upper_pairs(n), t, grid));
     let all = all.map(|(e, s)| {
         let (e, s, _) = forest(n, &e, &s);
         (e, s)
     });
     let attach = all.as_ref().map(|(e, s)| (&e[..], &s[..]));
-    clusters_of(n, &linked, links.iter().copied(), t, grid, rule, attach)
+    clusters_of(n, &linked, links.iter().copied(), t, grid, rules, attach)
 }
 
 /// Linked pairs in buckets and where each bucket starts ([`buckets`]).
@@ -184,25 +219,24 @@ fn forest(n: usize, edges: &[(u32, u32)], start: &[usize]) -> (Vec<(u32, u32)>, 
     (out, new_start, ks)
 }
 
-/// [`cluster_pairs`], the left-over points of the stable rule joined over `attach` when given.
+/// [`cluster_pairs`] under each of `rules`, the left-over points of the stable rule joined over
+/// `attach` when given.
 fn clusters_of(
     n: usize,
     hits: &[u32],
     pairs: impl Iterator<Item = (u32, u32)>,
     t: u32,
     grid: &[u32],
-    rule: Rule,
+    rules: &[Rule],
     attach: Option<Buckets<'_>>,
-) -> anyhow::Result<Clustering> {
-    let fixed = match rule {
-        Rule::Fixed(p) => Some(p),
-        _ => None,
-    };
+) -> Vec<anyhow::Result<Clustering>> {
     // A fixed threshold outside the grid gets its own grid point, so that its pairs are buckets.
     let mut grid = grid.to_vec();
-    if let Some(p) = fixed {
-        if let Err(at) = grid.binary_search(&p) {
-            grid.insert(at, p);
+    for r in rules {
+        if let Rule::Fixed(p) = *r {
+            if let Err(at) = grid.binary_search(&p) {
+                grid.insert(at, p);
+            }
         }
     }
     let (edges, start) = buckets(hits, pairs, t, &grid);
@@ -210,6 +244,22 @@ fn clusters_of(
     // next lower threshold links; the pairs that join two components are the forest.
     let (edges, start, ks) = forest(n, &edges, &start);
     let curve: Vec<(u32, u32)> = grid.iter().copied().zip(ks.iter().copied()).collect();
+    let forest = (&edges[..], &start[..]);
+    rules.iter().map(|&rule| select(n, forest, &ks, &grid, &curve, rule, attach)).collect()
+}
+
+/// The clustering under `rule` of the spanning forest's bucketed pairs, `ks` and `curve` its
+/// `k(p)` over `grid`.
+fn select(
+    n: usize,
+    (edges, start): Buckets<'_>,
+    ks: &[u32],
+    grid: &[u32],
+    curve: &[(u32, u32)],
+    rule: Rule,
+    attach: Option<Buckets<'_>>,
+) -> anyhow::Result<Clustering> {
+    let curve = curve.to_vec();
     let non_singleton = |labels: &[u32], k: u32| {
         let mut size = vec![0u32; k as usize];
         labels.iter().for_each(|&l| size[l as usize] += 1);
@@ -217,8 +267,8 @@ fn clusters_of(
     };
     if let Rule::Stable { min_cluster, attach_floor } = rule {
         let s = match attach {
-            Some((e, st)) => stable_clusters_attached(n, (&edges, &start), (e, st), &grid, min_cluster, attach_floor),
-            None => stable_clusters(n, &edges, &start, &grid, min_cluster, attach_floor),
+            Some((e, st)) => stable_clusters_attached(n, (edges, start), (e, st), grid, min_cluster, attach_floor),
+            None => stable_clusters(n, edges, start, grid, min_cluster, attach_floor),
         };
         let level = s.level.ok_or_else(|| {
             anyhow::Error::new(NoCluster(format!(
@@ -229,9 +279,9 @@ fn clusters_of(
         let k_non_singleton = non_singleton(&s.labels, s.k);
         return Ok(Clustering { p: grid[level], labels: s.labels, k: s.k, k_non_singleton, curve });
     }
-    let p = match fixed {
-        Some(p) => p,
-        None => plateau(&grid, &ks, n as u32).ok_or_else(|| {
+    let p = match rule {
+        Rule::Fixed(p) => p,
+        _ => plateau(grid, ks, n as u32).ok_or_else(|| {
             anyhow::anyhow!("no threshold of the grid gives between 2 and N−1 clusters: give --threshold P")
         })?,
     };

@@ -242,6 +242,20 @@ impl Config {
         }
     }
 
+    /// The clustering rules a clustering of `n` points by `runs` runs of the dynamics tries: the
+    /// default consensus (no `min_cluster` given, several runs) selects at each smallest cluster
+    /// of `neurobits_core::ocnn::min_cluster_candidates` and keeps one by the runs' agreement
+    /// (`neurobits_core::ocnn::pick_min_cluster`); otherwise [`Config::rule`] alone.
+    pub fn rules(&self, n: usize, runs: usize) -> Vec<clusters::Rule> {
+        match (self.rule(n), self.select, self.min_cluster) {
+            (clusters::Rule::Stable { attach_floor, .. }, Select::Consensus, None) if runs > 1 => {
+                let each = neurobits_core::ocnn::min_cluster_candidates(n).into_iter();
+                each.map(|min_cluster| clusters::Rule::Stable { min_cluster, attach_floor }).collect()
+            }
+            (rule, ..) => vec![rule],
+        }
+    }
+
     /// The clustering rule for `n` points: a fixed threshold, or the automatic `select`.
     pub fn rule(&self, n: usize) -> clusters::Rule {
         use clusters::Rule;
@@ -303,6 +317,25 @@ pub struct Report {
     /// Labels.
     #[serde(skip)]
     pub labels: Vec<u32>,
+    /// The smallest cluster of the kept clustering (the stable and consensus selections; the
+    /// consensus chooses it among `neurobits_core::ocnn::min_cluster_candidates` unless
+    /// `min_cluster` is given); `None` for a fixed threshold or the plateau rule.
+    #[serde(default)]
+    pub min_cluster: Option<u32>,
+}
+
+impl Report {
+    /// The report with `cl`'s clustering: its threshold, counts, curve and labels.
+    pub(crate) fn with(self, cl: clusters::Clustering) -> Report {
+        Report {
+            threshold_percent: cl.p,
+            k: cl.k,
+            k_non_singleton: cl.k_non_singleton,
+            curve: cl.curve,
+            labels: cl.labels,
+            ..self
+        }
+    }
 }
 
 /// One run of the consensus selection.

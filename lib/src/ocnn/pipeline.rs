@@ -72,46 +72,61 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
     };
     let links_seconds = t0.elapsed().as_secs_f64();
     let candidates = c.candidates();
+    let rules = c.rules(p.n, candidates.len());
     let mut runs = Vec::with_capacity(candidates.len());
     for &(f, seed) in &candidates {
-        // A run in which no cluster forms cannot win (its error is the answer if all fail).
         let cr = Config { seed, ..c.clone() };
-        match run_once::<T>(p, a * f, &cr, links.as_deref(), gpu) {
-            Ok(r) => runs.push(Ok(r)),
-            Err(e) if candidates.len() > 1 && e.is::<clusters::NoCluster>() => runs.push(Err(e)),
-            Err(e) => return Err(e),
-        }
+        let (report, each) = run_once::<T>(p, a * f, &cr, links.as_deref(), gpu, &rules)?;
+        runs.push((report, each));
         crate::cancel::check()?;
     }
     let t0 = Instant::now();
-    let labels: Vec<&[u32]> = runs.iter().map(|r| r.as_ref().map_or(&[][..], |r| &r.labels[..])).collect();
-    let eligible: Vec<bool> = runs.iter().map(|r| r.as_ref().is_ok_and(|r| r.k_non_singleton >= 2)).collect();
-    let (best, mean) = if candidates.len() > 1 {
-        // A run without clusters counts as all singletons in the others' means (it cannot win).
-        let singles: Vec<u32> = (0..p.n as u32).collect();
-        let parts: Vec<&[u32]> = labels.iter().map(|l| if l.is_empty() { &singles[..] } else { *l }).collect();
-        let scale: Vec<u32> =
-            candidates.iter().map(|&(f, _)| c.scales.iter().position(|&s| s == f).unwrap_or(0) as u32).collect();
-        neurobits_core::ocnn::most_agreeing(&parts, &scale, &eligible)
-    } else {
-        (Some(0), vec![1.0])
-    };
-    // No scale gave two clusters: keep the first run that clustered at all (its error otherwise).
-    let pick = best.or_else(|| runs.iter().position(|r| r.is_ok())).unwrap_or(0);
+    // Per smallest cluster: the consensus's pick among the runs and the runs' mean agreement.
+    let singles: Vec<u32> = (0..p.n as u32).collect();
+    let scale: Vec<u32> =
+        candidates.iter().map(|&(f, _)| c.scales.iter().position(|&s| s == f).unwrap_or(0) as u32).collect();
+    let per_rule: Vec<(Option<usize>, Vec<f64>, f64)> = (0..rules.len())
+        .map(|m| {
+            let each = || runs.iter().map(|(_, each)| &each[m]);
+            if candidates.len() == 1 {
+                return (Some(0), vec![1.0], 1.0);
+            }
+            // A run in which no cluster forms counts as all singletons in the others' means and
+            // cannot win.
+            let parts: Vec<&[u32]> = each().map(|r| r.as_ref().map_or(&singles[..], |r| &r.labels[..])).collect();
+            let eligible: Vec<bool> = each().map(|r| r.as_ref().is_ok_and(|r| r.k_non_singleton >= 2)).collect();
+            let (best, score) = neurobits_core::ocnn::most_agreeing(&parts, &scale, &eligible);
+            let agree = if rules.len() > 1 { neurobits_core::ocnn::mean_agreement(&parts) } else { 1.0 };
+            (best, score, agree)
+        })
+        .collect();
+    let usable: Vec<Option<f64>> = per_rule.iter().map(|&(b, _, a)| b.map(|_| a)).collect();
+    let m = neurobits_core::ocnn::pick_min_cluster(&usable).unwrap_or(0);
+    let (best, mean) = (per_rule[m].0, &per_rule[m].1);
+    // No scale gave two clusters: keep the first run that clustered at all (its error otherwise,
+    // as a lone run's).
+    let pick = best.or_else(|| runs.iter().position(|(_, each)| each[m].is_ok())).unwrap_or(0);
+    let eligible: Vec<bool> =
+        runs.iter().map(|(_, each)| each[m].as_ref().is_ok_and(|r| r.k_non_singleton >= 2)).collect();
     let consensus_seconds = t0.elapsed().as_secs_f64();
     let mut seconds = std::collections::BTreeMap::new();
-    for r in runs.iter().flatten() {
+    for (r, _) in &runs {
         for (k, v) in &r.seconds {
             *seconds.entry(k.clone()).or_insert(0.0) += v;
         }
     }
     let agreement = if candidates.len() > 1 {
-        let each = candidates.iter().zip(&mean).zip(&eligible);
+        let each = candidates.iter().zip(mean).zip(&eligible);
         each.map(|((&(factor, seed), &m), &e)| Candidate { factor, seed, agreement: e.then_some(m) }).collect()
     } else {
         Vec::new()
     };
-    let mut report = runs.swap_remove(pick)?;
+    let (report, mut each) = runs.swap_remove(pick);
+    let mut report = report.with(each.swap_remove(m)?);
+    report.min_cluster = match rules[m] {
+        clusters::Rule::Stable { min_cluster, .. } => Some(min_cluster),
+        _ => None,
+    };
     seconds.insert("scale".into(), scale_seconds);
     if links.is_some() {
         seconds.insert("links".into(), links_seconds);
@@ -146,14 +161,16 @@ fn run_once<T: GpuReal + Send + Sync>(
     c: &Config,
     links: Option<&[(u32, u32)]>,
     gpu: Option<&Gpu>,
-) -> Result<Report> {
+    rules: &[clusters::Rule],
+) -> Result<(Report, Vec<Result<clusters::Clustering>>)> {
     let mut seconds = std::collections::BTreeMap::new();
     let mode = match c.sync {
         SyncArg::Phase => SyncMode::Phase,
         SyncArg::Fragmentary if c.eps.is_finite() && c.eps > 0.0 => SyncMode::Fragmentary(T::from_f64(c.eps)),
         SyncArg::Fragmentary => anyhow::bail!("--eps {}: must be a positive number", c.eps),
     };
-    let (grid, fixed, rule) = (clusters::grid(c.sync == SyncArg::Phase), c.threshold, c.rule(p.n));
+    // The early stop watches the clustering under the first rule.
+    let (grid, fixed, rule) = (clusters::grid(c.sync == SyncArg::Phase), c.threshold, rules[0]);
     let n = p.n;
     let run = (c.seed, c.transient, c.iters, mode);
     let (tr, cl, hits_sha256, coupled_pairs) = if let Some(r) = c.cutoff {
@@ -197,21 +214,21 @@ fn run_once<T: GpuReal + Send + Sync>(
         let t0 = Instant::now();
         // The hits' digest (one thread hashing 12 bytes per coupled pair) alongside the clusters.
         let (cl, digest) = rayon::join(
-            || clusters::cluster_pairs(n, &tr.hits, w.pairs(), tr.observed, &grid, rule),
+            || clusters::cluster_pairs_each(n, &tr.hits, w.pairs(), tr.observed, &grid, rules),
             || digest::sparse_hits(w.pairs(), &tr.hits),
         );
-        let cl = cl?;
         seconds.insert("clusters", t0.elapsed().as_secs_f64());
         (tr, cl, digest, w.hit_ptr[n])
     } else {
         dense_budget::<T>(n)?;
         // The clusters of the upper triangle's hits, over the link pairs when given.
-        let cluster_upper = |h: &[u32], t: u32| match links {
-            Some(l) => clusters::cluster_linked(n, h, l, t, &grid, rule),
-            None => clusters::cluster(n, h, t, &grid, rule),
+        let cluster_upper = |h: &[u32], t: u32, rules: &[clusters::Rule]| match links {
+            Some(l) => clusters::cluster_linked_each(n, h, l, t, &grid, rules),
+            None => clusters::cluster_each(n, h, t, &grid, rules),
         };
-        let mut watch =
-            c.early_stop.map(|win| Watch::new(win, |h: &[u32], t| cluster_upper(h, t).ok().map(|c| c.labels)));
+        let mut watch = c.early_stop.map(|win| {
+            Watch::new(win, |h: &[u32], t| cluster_upper(h, t, &[rule]).swap_remove(0).ok().map(|c| c.labels))
+        });
         let mut check_upper = watch.as_mut().map(|w| move |o: u32, h: &[u32]| w.check(o, h));
         let t0 = Instant::now();
         // On the GPU the clusters come from the hit graph's maximum spanning forest, built there
@@ -283,22 +300,23 @@ fn run_once<T: GpuReal + Send + Sync>(
         let cl = match forest.filter(|_| links.is_none()) {
             Some(f) => {
                 let hits: Vec<u32> = f.iter().map(|&(h, ..)| h).collect();
-                clusters::cluster_pairs(n, &hits, f.iter().map(|&(_, i, j)| (i, j)), tr.observed, &grid, rule)?
+                clusters::cluster_pairs_each(n, &hits, f.iter().map(|&(_, i, j)| (i, j)), tr.observed, &grid, rules)
             }
-            None => cluster_upper(&tr.hits, tr.observed)?,
+            None => cluster_upper(&tr.hits, tr.observed, rules),
         };
         seconds.insert("clusters", t0.elapsed().as_secs_f64());
         let digest = digest::hits(n, &tr.hits, tr.observed);
         (tr, cl, digest, n * (n - 1) / 2)
     };
-    Ok(Report {
+    // The clustering's fields are filled in by the caller, from the rule it keeps.
+    let report = Report {
         n,
         dim: p.dim,
         a,
-        threshold_percent: cl.p,
-        k: cl.k,
-        k_non_singleton: cl.k_non_singleton,
-        curve: cl.curve,
+        threshold_percent: 0,
+        k: 0,
+        k_non_singleton: 0,
+        curve: Vec::new(),
         hits_sha256,
         coupled_pairs,
         state_sha256: digest::state(&tr.state),
@@ -307,6 +325,8 @@ fn run_once<T: GpuReal + Send + Sync>(
         run_seed: c.seed,
         agreement: Vec::new(),
         observed_iters: tr.observed,
-        labels: cl.labels,
-    })
+        labels: Vec::new(),
+        min_cluster: None,
+    };
+    Ok((report, cl))
 }
