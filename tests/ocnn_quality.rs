@@ -191,3 +191,37 @@ fn perplexity_scale_keeps_high_dimensional_coupling_local() {
     let old = ocnn::cluster_cpu::<f32>(&p, Some(knn), &Config::default()).unwrap();
     assert!(ari(&truth, &old.labels) < 0.1, "the 10-NN scale separates them ({:.4})", ari(&truth, &old.labels));
 }
+
+/// `k` round Gaussian blobs of `per` points in 2-D (unit spread, centres 8 apart on a grid of
+/// 4 columns; Box–Muller from SplitMix64) and their classes.
+fn many_blobs(k: usize, per: usize, seed: u64) -> (Points, Vec<u32>) {
+    use neurobits_core::prng::draw;
+    let uniform = |i: u64| ((draw(seed, i) >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+    let gauss = |i: u64| (-2.0 * uniform(2 * i).ln()).sqrt() * (std::f64::consts::TAU * uniform(2 * i + 1)).cos();
+    let truth: Vec<u32> = (0..(k * per) as u32).map(|i| i % k as u32).collect();
+    let coords = (0..k * per * 2).map(|s| {
+        let c = truth[s / 2] as usize;
+        gauss(s as u64) + 8.0 * if s % 2 == 0 { c % 4 } else { c / 4 } as f64
+    });
+    (Points { n: k * per, dim: 2, coords: coords.collect() }, truth)
+}
+
+#[test]
+fn consensus_finds_clusters_smaller_than_a_tenth_of_the_points() {
+    // 12 blobs of 25 points: every cluster is below N/10 = 30, the selection's former fixed
+    // smallest cluster, which could only select groups of blobs (or none). The default consensus
+    // tries N/20 and N/40 as well and keeps a smaller one when its runs agree clearly better.
+    let (p, truth) = many_blobs(12, 25, 5);
+    let r = ocnn::cluster_cpu::<f32>(&p, None, &Config::default()).unwrap();
+    let score = ari(&truth, &r.labels);
+    assert!(score >= 0.95, "ARI {score:.4} (min_cluster {:?}, k {})", r.min_cluster, r.k_non_singleton);
+    assert!(r.min_cluster.is_some_and(|m| m < 25), "{:?}", r.min_cluster);
+    let fixed = Config { min_cluster: Some(30), ..Config::default() };
+    let old = ocnn::cluster_cpu::<f32>(&p, None, &fixed).map_or(0.0, |o| ari(&truth, &o.labels));
+    assert!(old < 0.8, "the fixed N/10 gives {old:.4}");
+    // Given explicitly, the smallest cluster is kept as given.
+    assert_eq!(
+        ocnn::cluster_cpu::<f32>(&p, None, &Config { min_cluster: Some(12), ..Config::default() }).unwrap().min_cluster,
+        Some(12)
+    );
+}

@@ -50,8 +50,10 @@ class OCNN(ClusterMixin, Estimator):
         apart); ``"all"``, every pair (the rule before; a model file saved before this parameter
         existed loads with it).
     min_cluster : int or None, default=None
-        Smallest cluster of ``select="consensus"``/``"stable"`` (at least 2); ``None``: a tenth
-        of the points, at least 5.
+        Smallest cluster of ``select="consensus"``/``"stable"`` (at least 2); ``None``: for
+        ``"stable"`` a tenth of the points, at least 5; for ``"consensus"`` the one of N/10, N/20
+        and N/40 (at least 5) whose runs agree best, a smaller one only when its runs agree
+        clearly better (``report_["min_cluster"]`` says which).
     scale : float or None, default=None
         Scale constant a; ``None``: from the Delaunay triangulation of the points up to 3-D,
         above it the a at which each neuron's normalised coupling has a median perplexity of 20.

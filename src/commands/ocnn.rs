@@ -58,8 +58,9 @@ pub struct ClusterArgs {
     /// and each point with its nearest) or `all` (every pair).
     #[arg(long, value_enum, default_value_t = Links::Mutual)]
     pub links: Links,
-    /// Smallest cluster of `--select consensus`/`stable` (default: N/10, at least 5; half of fewer
-    /// than 10 points).
+    /// Smallest cluster of `--select consensus`/`stable` (default: `stable` N/10, at least 5, half
+    /// of fewer than 10 points; `consensus` chooses among N/10, N/20 and N/40, a smaller one only
+    /// when its runs agree clearly better).
     #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(2..))]
     pub min_cluster: Option<u32>,
     /// Scale constant a (default: from the Delaunay triangulation up to 3-D; above, the a at

@@ -131,7 +131,10 @@ pub struct Config {
     pub threshold: Option<u32>,
     /// The automatic rule (when `threshold` is `None`).
     pub select: Select,
-    /// Smallest cluster of the stable selection; `None`: `max(N/10, min(5, N/2))`.
+    /// Smallest cluster of the stable selection; `None`: `max(N/10, min(5, N/2))` for
+    /// `Select::Stable`, and for the consensus the one of N/10, N/20, N/40 (at least 5) whose runs
+    /// agree best, a smaller one only by more than `neurobits_core::ocnn::MIN_CLUSTER_MARGIN`
+    /// ([`Config::rules`]; the report's `min_cluster` says which).
     pub min_cluster: Option<u32>,
     /// The coupling scales the consensus selection tries, as multiples of the scale `a`
     /// (ascending; the first wins ties); other rules run at `a` alone.

@@ -41,10 +41,13 @@ impl<F: FnMut(&[u32], u32) -> Read> Watch<F> {
 /// iteration (the report's `observed_iters`).
 ///
 /// The consensus selection (the default) runs the whole dynamics once per scale factor of
-/// `c.scales` (at `a·factor`) and restart (`c.restarts` initial states), selects each run's most
-/// stable clusters and keeps the run whose clustering agrees best with the others'
-/// (`neurobits_core::ocnn::most_agreeing`); the same code for CPU and GPU, so both keep the
-/// same run. The report is the kept run's, its times the sums over the runs.
+/// `c.scales` (at `a·factor`; above 3-D, unless `a` is given, at the scale whose median coupling
+/// perplexity is `scale::PERPLEXITY·factor`) and restart (`c.restarts` initial states), selects
+/// each run's most stable clusters at each smallest cluster of [`Config::rules`], keeps per
+/// smallest cluster the run whose clustering agrees best with the others'
+/// (`neurobits_core::ocnn::most_agreeing`) and of those the smallest cluster whose runs agree
+/// best (`neurobits_core::ocnn::pick_min_cluster`); the same code for CPU and GPU, so both keep
+/// the same run. The report is the kept run's, its times the sums over the runs.
 pub fn cluster_on<T: GpuReal + Send + Sync>(
     p: &Points,
     a: Option<f64>,
@@ -53,11 +56,25 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
 ) -> Result<Report> {
     c.validate()?;
     let t0 = Instant::now();
+    let given = a.is_some();
     let a = match a {
         Some(a) if a.is_finite() && a > 0.0 => a,
         Some(a) => anyhow::bail!("--scale {a}: must be a positive number"),
         None => scale::scale(p)?,
     };
+    let candidates = c.candidates();
+    // Each run's scale: `a·factor`; above 3-D, where `a` is defined by the coupling's perplexity,
+    // the factor multiplies that perplexity instead (the same growth of the coupled
+    // neighbourhood, where a multiple of `a` would couple nearly every pair).
+    let by_perplexity = !given && p.dim > scale::DELAUNAY_MAX_DIM;
+    let mut scales: Vec<(f64, f64)> = Vec::new();
+    for &(f, _) in &candidates {
+        if !scales.iter().any(|&(g, _)| g == f) {
+            let at = if by_perplexity && f != 1.0 { scale::perplexity_scale(p, scale::PERPLEXITY * f)? } else { a * f };
+            scales.push((f, at));
+        }
+    }
+    let scale_of = |f: f64| scales.iter().find(|&&(g, _)| g == f).map_or(a * f, |&(_, at)| at);
     let scale_seconds = t0.elapsed().as_secs_f64();
     // The pairs the consensus may link: computed once from the points, the same for every run
     // (dense coupling only, so after the check that the dense network fits: the neighbours are
@@ -71,12 +88,11 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         _ => None,
     };
     let links_seconds = t0.elapsed().as_secs_f64();
-    let candidates = c.candidates();
     let rules = c.rules(p.n, candidates.len());
     let mut runs = Vec::with_capacity(candidates.len());
     for &(f, seed) in &candidates {
         let cr = Config { seed, ..c.clone() };
-        let (report, each) = run_once::<T>(p, a * f, &cr, links.as_deref(), gpu, &rules)?;
+        let (report, each) = run_once::<T>(p, scale_of(f), &cr, links.as_deref(), gpu, &rules)?;
         runs.push((report, each));
         crate::cancel::check()?;
     }
