@@ -206,7 +206,7 @@ pub fn mean_agreement(parts: &[&[u32]]) -> f64 {
 /// use neurobits_core::ocnn::pick_min_cluster;
 /// assert_eq!(pick_min_cluster(&[Some(0.80), Some(1.0), Some(1.0)]), Some(1));
 /// assert_eq!(pick_min_cluster(&[Some(0.95), Some(1.0), Some(1.0)]), Some(0));
-/// assert_eq!(pick_min_cluster(&[None, Some(0.5), Some(0.7)]), Some(1));
+/// assert_eq!(pick_min_cluster(&[None, Some(0.5), Some(0.55)]), Some(1));
 /// assert_eq!(pick_min_cluster(&[None, None]), None);
 /// ```
 pub fn pick_min_cluster(agreement: &[Option<f64>]) -> Option<usize> {
