@@ -171,6 +171,16 @@ pub fn run(c: &ClusterArgs) -> anyhow::Result<()> {
     if let Some(dir) = &c.plots {
         neurobits::ocnn::plots(dir, &p, report, &c.input.display().to_string())?;
     }
+    if report.uncoupled > 0 {
+        eprintln!(
+            "warning: {} of {} points keep no coupling at a = {:.6} (every weight rounds to 0 in {}): \
+             left out of the dynamics, each its own cluster (--scale or --dtype f64 would couple them)",
+            report.uncoupled,
+            report.n,
+            report.a,
+            format!("{:?}", c.dtype).to_lowercase()
+        );
+    }
     if report.observed_iters < c.iters {
         neurobits::noteln!(
             "early stop: the clustering was stable at iteration {} of {}",

@@ -17,6 +17,7 @@ pub mod points;
 pub mod prepare;
 pub mod scale;
 mod strips;
+pub mod uncoupled;
 pub mod weights;
 
 use anyhow::Result;
@@ -325,6 +326,11 @@ pub struct Report {
     /// `min_cluster` is given); `None` for a fixed threshold or the plateau rule.
     #[serde(default)]
     pub min_cluster: Option<u32>,
+    /// Points left out of the dynamics because no weight of theirs survives at the scale
+    /// (`C_i = 0` in the working type: each is a singleton, counted in `k`); the hits' digest and
+    /// `coupled_pairs` are then those of the other points.
+    #[serde(default)]
+    pub uncoupled: usize,
 }
 
 impl Report {

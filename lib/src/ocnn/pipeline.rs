@@ -8,7 +8,8 @@ use neurobits_gpu_host::Gpu;
 use std::time::Instant;
 
 use super::{
-    clusters, cpu, digest, points::Points, scale, weights, Candidate, Config, Links, Report, Select, SyncArg, Variant,
+    clusters, cpu, digest, points::Points, scale, uncoupled, weights, Candidate, Config, Links, Report, Select, SyncArg,
+    Variant,
 };
 
 /// The clustering a check reads: the labels, or `None` where no clustering forms yet.
@@ -76,6 +77,31 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
     }
     let scale_of = |f: f64| scales.iter().find(|&&(g, _)| g == f).map_or(a * f, |&(_, at)| at);
     let scale_seconds = t0.elapsed().as_secs_f64();
+    let mut report = match consensus::<T>(p, &scale_of, c, gpu) {
+        // Points too far from every other for the scale (`C_i = 0`) are left out of the dynamics
+        // as singletons, the rest clustered at the same scales; the error stands where they are
+        // half the points or more, or the coupling is sparse (`--cutoff` sets the reach).
+        Err(e) => match (e.downcast_ref::<weights::Uncoupled>(), c.cutoff) {
+            (Some(u), None) if 2 * u.points.len() < p.n => {
+                let (sub, keep) = uncoupled::without(p, &u.points);
+                uncoupled::expand(consensus::<T>(&sub, &scale_of, c, gpu)?, &keep, p.n)
+            }
+            _ => return Err(e),
+        },
+        r => r?,
+    };
+    report.seconds.insert("scale".into(), scale_seconds);
+    Ok(report)
+}
+
+/// [`cluster_on`] after the scales: the runs at `scale_of(factor)` and the consensus's choice.
+fn consensus<T: GpuReal + Send + Sync>(
+    p: &Points,
+    scale_of: &dyn Fn(f64) -> f64,
+    c: &Config,
+    gpu: Option<&Gpu>,
+) -> Result<Report> {
+    let candidates = c.candidates();
     // The pairs the consensus may link: computed once from the points, the same for every run
     // (dense coupling only, so after the check that the dense network fits: the neighbours are
     // a brute-force pass over all pairs).
@@ -143,7 +169,6 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         clusters::Rule::Stable { min_cluster, .. } => Some(min_cluster),
         _ => None,
     };
-    seconds.insert("scale".into(), scale_seconds);
     if links.is_some() {
         seconds.insert("links".into(), links_seconds);
     }
@@ -343,6 +368,7 @@ fn run_once<T: GpuReal + Send + Sync>(
         observed_iters: tr.observed,
         labels: Vec::new(),
         min_cluster: None,
+        uncoupled: 0,
     };
     Ok((report, cl))
 }

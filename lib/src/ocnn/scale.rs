@@ -76,10 +76,6 @@ pub const NEIGHBOURS: usize = 10;
 pub const PERPLEXITY: f64 = 20.0;
 /// Rows whose perplexity the search for the scale reads: evenly spaced, all of a smaller set.
 pub const PERPLEXITY_ROWS: usize = 256;
-/// The scale's floor as a fraction of the largest nearest-neighbour distance: every point's
-/// nearest neighbour keeps a weight of at least `e^(−72)` ≈ 5·10⁻³², a normal `f32` (pairs beyond
-/// about 14.4 a round to zero in `f32`, and a neuron with no weight left has no input).
-pub const FLOOR_NEIGHBOUR_SPAN: f64 = 12.0;
 /// Highest dimension triangulated for the scale.
 pub const DELAUNAY_MAX_DIM: usize = 3;
 
@@ -160,9 +156,11 @@ pub fn knn_scale(p: &Points, k: usize) -> Result<f64> {
 /// The perplexity of a row is `exp(H)`, `H` its entropy; the median is over [`PERPLEXITY_ROWS`]
 /// evenly spaced rows (the lower middle), and `a` is found by 64 bisections of `ln a` between a
 /// hundredth of the smallest and a hundred times the largest distance, in `f64` sums in a fixed
-/// order (the same `a` on every machine that rounds `exp` alike). The result is at least the
-/// largest nearest-neighbour distance over [`FLOOR_NEIGHBOUR_SPAN`], so that no neuron loses all
-/// its coupling in `f32`.
+/// order (the same `a` on every machine that rounds `exp` alike). No floor: a point whose nearest
+/// neighbour lies beyond where the weight underflows (about 14.4·a in `f32`) is left out of the
+/// dynamics by the clustering, not allowed to widen every neuron's coupling (until issue 33's
+/// sixth round `a` was at least the largest nearest-neighbour distance over 12, and one outlier
+/// of the standardised digits tripled `a`).
 ///
 /// ```
 /// // Two groups of three far apart in 4-D. The first point's mates are at 1 and √2: at a = ½
@@ -181,7 +179,7 @@ pub fn perplexity_scale(p: &Points, target: f64) -> Result<f64> {
         bail!("the scale constant needs at least 2 points");
     }
     let n = p.n;
-    // Every point's nearest-neighbour distance (squared): the floor and the search's lower end.
+    // Every point's nearest-neighbour distance (squared): the search's lower end.
     let nearest: Vec<f64> = (0..n)
         .into_par_iter()
         .map(|i| (0..n).filter(|&j| j != i).map(|j| squared(p.point(i), p.point(j))).fold(f64::INFINITY, f64::min))
@@ -190,7 +188,6 @@ pub fn perplexity_scale(p: &Points, target: f64) -> Result<f64> {
     if !smallest.is_finite() {
         bail!("the scale constant cannot be set: the points are all equal (set --scale)");
     }
-    let floor = nearest.iter().copied().fold(0.0, f64::max).sqrt() / FLOOR_NEIGHBOUR_SPAN;
     let rows: Vec<usize> = if n <= PERPLEXITY_ROWS {
         (0..n).collect()
     } else {
@@ -240,7 +237,7 @@ pub fn perplexity_scale(p: &Points, target: f64) -> Result<f64> {
             hi = mid;
         }
     }
-    let a = (0.5 * (lo + hi)).exp().max(floor);
+    let a = (0.5 * (lo + hi)).exp();
     if !(a.is_finite() && a > 0.0) {
         bail!("the scale constant is {a}: the points are all equal (set --scale)");
     }

@@ -146,6 +146,39 @@ fn lay_out<T: Real + Send + Sync, C: LaneColumn>(n: usize, nonzero: &[Vec<(u32, 
     LaneRows { n, ptr, cols, vals, norm }
 }
 
+/// Points whose weights all round to zero at the scale (`C_i = 0`, spec OPEN-11): too far from
+/// every other point for this `a` in the working type. An error of the weights' builders; the
+/// clustering leaves such points out of the dynamics as singletons (`ocnn::cluster_on`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Uncoupled {
+    /// The uncoupled points, ascending.
+    pub points: Vec<u32>,
+}
+
+impl Uncoupled {
+    /// `Err` naming every row whose `C_i` is zero.
+    fn check<T: Real>(norm: &[T]) -> Result<(), Uncoupled> {
+        let points: Vec<u32> = (0..norm.len() as u32).filter(|&i| norm[i as usize] == T::ZERO).collect();
+        if points.is_empty() {
+            Ok(())
+        } else {
+            Err(Uncoupled { points })
+        }
+    }
+}
+
+impl std::fmt::Display for Uncoupled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "point {} ", self.points[0])?;
+        if self.points.len() > 1 {
+            write!(f, "(and {} more) ", self.points.len() - 1)?;
+        }
+        f.write_str("has no coupling left in this precision (C = 0): raise --scale or use --dtype f64")
+    }
+}
+
+impl std::error::Error for Uncoupled {}
+
 /// Past this `x = d²/((2·a)·a)`, `exp(−x)` is below half the working type's smallest subnormal
 /// (2⁻¹⁵⁰ for f32: x > 150·ln 2 = 103.97; 2⁻¹⁰⁷⁵ for f64: x > 745.13), so the weight rounds to 0
 /// and no `exp` is computed (margins of 0.5 and 0.9 cover `exp`'s error).
@@ -193,9 +226,7 @@ pub fn lane_rows<T: Real + Send + Sync, C: LaneColumn>(
         })
         .collect();
     let norm: Vec<T> = nonzero.par_iter().map(|nz| lanes32_sparse_pairs(nz)).collect();
-    if let Some(i) = norm.iter().position(|&c| c == T::ZERO) {
-        bail!("point {i} has no coupling left in this precision (C = 0): raise --scale or use --dtype f64");
-    }
+    Uncoupled::check(&norm)?;
     Ok(lay_out(n, &nonzero, norm))
 }
 
@@ -244,9 +275,7 @@ pub fn dense_cut<T: Real + Send + Sync>(p: &Points, a: f64, cutoff: Option<f64>)
         }
     });
     let norm: Vec<T> = j.par_chunks(n).map(row_norm).collect();
-    if let Some(i) = norm.iter().position(|&c| c == T::ZERO) {
-        bail!("point {i} has no coupling left in this precision (C = 0): raise --scale or use --dtype f64");
-    }
+    Uncoupled::check(&norm)?;
     Ok(Dense { n, j, norm })
 }
 
