@@ -35,6 +35,10 @@ fn a_far_outlier_is_a_singleton_and_the_rest_is_clustered() {
             assert_eq!(r.labels.iter().filter(|&&l| l == outlier).count(), 1);
             let score = ari(&truth[..120], &r.labels[..120]);
             assert!(score >= 0.95, "{dim}-D {select:?}: ARI {score:.4}");
+            // The others are clustered as the set without the outlier is.
+            let inner = Points { n: 120, dim, coords: p.coords[..120 * dim].to_vec() };
+            let alone = ocnn::cluster_cpu::<f32>(&inner, None, &Config { select, ..Config::default() }).unwrap();
+            assert_eq!((&r.labels[..120], r.a, &r.hits_sha256), (&alone.labels[..], alone.a, &alone.hits_sha256));
             // Numbered by smallest member, singletons counted in k and in the curve.
             let mut first = Vec::new();
             r.labels.iter().for_each(|&l| if !first.contains(&l) { first.push(l) });

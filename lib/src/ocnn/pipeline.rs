@@ -56,42 +56,64 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
     gpu: Option<&Gpu>,
 ) -> Result<Report> {
     c.validate()?;
-    let t0 = Instant::now();
-    let given = a.is_some();
-    let a = match a {
-        Some(a) if a.is_finite() && a > 0.0 => a,
-        Some(a) => anyhow::bail!("--scale {a}: must be a positive number"),
+    if let Some(a) = a.filter(|a| !(a.is_finite() && *a > 0.0)) {
+        anyhow::bail!("--scale {a}: must be a positive number");
+    }
+    // Points too far from every other for the scale (`C_i = 0`) are left out of the dynamics as
+    // singletons and the rest clustered as if they were not there (the scale found again
+    // without them, unless given); the error stands where they are half the points or more, or
+    // the coupling is sparse (`--cutoff` sets the reach).
+    let mut sub: Option<(Points, Vec<u32>)> = None;
+    loop {
+        let q = sub.as_ref().map_or(p, |(s, _)| s);
+        let t0 = Instant::now();
+        let scales = scales_of(q, a, c)?;
+        let scale_seconds = t0.elapsed().as_secs_f64();
+        let scale_of = |f: f64| scales.iter().find(|&&(g, _)| g == f).map_or(scales[0].1 * f, |&(_, at)| at);
+        let e = match consensus::<T>(q, &scale_of, c, gpu) {
+            Ok(mut report) => {
+                report.seconds.insert("scale".into(), scale_seconds);
+                return Ok(match sub {
+                    Some((_, keep)) => uncoupled::expand(report, &keep, p.n),
+                    None => report,
+                });
+            }
+            Err(e) => e,
+        };
+        let Some(u) = e.downcast_ref::<weights::Uncoupled>().filter(|_| c.cutoff.is_none()) else {
+            return Err(e);
+        };
+        let mut left: Vec<u32> = match &sub {
+            Some((_, keep)) => (0..p.n as u32).filter(|i| keep.binary_search(i).is_err()).collect(),
+            None => Vec::new(),
+        };
+        left.extend(u.points.iter().map(|&i| sub.as_ref().map_or(i, |(_, keep)| keep[i as usize])));
+        left.sort_unstable();
+        if 2 * left.len() >= p.n {
+            return Err(e);
+        }
+        sub = Some(uncoupled::without(p, &left));
+    }
+}
+
+/// Each scale factor of `c`'s runs with its scale, the first that of factor 1 (or the first
+/// factor): `a·factor` with `a` given or from [`scale::scale`]; above 3-D, unless `a` is given,
+/// the factor multiplies the coupling's perplexity instead (where `a` is defined by it: the same
+/// growth of the coupled neighbourhood, where a multiple of `a` would couple nearly every pair).
+fn scales_of(p: &Points, a: Option<f64>, c: &Config) -> Result<Vec<(f64, f64)>> {
+    let base = match a {
+        Some(a) => a,
         None => scale::scale(p)?,
     };
-    let candidates = c.candidates();
-    // Each run's scale: `a·factor`; above 3-D, where `a` is defined by the coupling's perplexity,
-    // the factor multiplies that perplexity instead (the same growth of the coupled
-    // neighbourhood, where a multiple of `a` would couple nearly every pair).
-    let by_perplexity = !given && p.dim > scale::DELAUNAY_MAX_DIM;
-    let mut scales: Vec<(f64, f64)> = Vec::new();
-    for &(f, _) in &candidates {
+    let by_perplexity = a.is_none() && p.dim > scale::DELAUNAY_MAX_DIM;
+    let mut scales: Vec<(f64, f64)> = vec![(1.0, base)];
+    for (f, _) in c.candidates() {
         if !scales.iter().any(|&(g, _)| g == f) {
-            let at = if by_perplexity && f != 1.0 { scale::perplexity_scale(p, scale::PERPLEXITY * f)? } else { a * f };
+            let at = if by_perplexity { scale::perplexity_scale(p, scale::PERPLEXITY * f)? } else { base * f };
             scales.push((f, at));
         }
     }
-    let scale_of = |f: f64| scales.iter().find(|&&(g, _)| g == f).map_or(a * f, |&(_, at)| at);
-    let scale_seconds = t0.elapsed().as_secs_f64();
-    let mut report = match consensus::<T>(p, &scale_of, c, gpu) {
-        // Points too far from every other for the scale (`C_i = 0`) are left out of the dynamics
-        // as singletons, the rest clustered at the same scales; the error stands where they are
-        // half the points or more, or the coupling is sparse (`--cutoff` sets the reach).
-        Err(e) => match (e.downcast_ref::<weights::Uncoupled>(), c.cutoff) {
-            (Some(u), None) if 2 * u.points.len() < p.n => {
-                let (sub, keep) = uncoupled::without(p, &u.points);
-                uncoupled::expand(consensus::<T>(&sub, &scale_of, c, gpu)?, &keep, p.n)
-            }
-            _ => return Err(e),
-        },
-        r => r?,
-    };
-    report.seconds.insert("scale".into(), scale_seconds);
-    Ok(report)
+    Ok(scales)
 }
 
 /// [`cluster_on`] after the scales: the runs at `scale_of(factor)` and the consensus's choice.

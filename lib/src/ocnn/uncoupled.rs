@@ -3,11 +3,12 @@
 //! A point whose nearest neighbour lies beyond where the Gaussian weight underflows (about
 //! 14.4·a in `f32`) has `C_i = 0`: no input, a neuron the map cannot update (spec OPEN-11). Such
 //! a point synchronizes with nothing whatever the dynamics do, so the clustering runs on the
-//! other points, at the same scale, and labels each left-out point a cluster of its own — as
-//! HDBSCAN labels outliers noise — instead of refusing the data (up to issue 33's sixth round
-//! one far outlier made the default clustering fail in 2-D, and above 3-D widened every
-//! neuron's coupling through a floor on the scale). No weight between two coupled points
-//! changes, so the others' dynamics, hits and clusters are those of the set without them.
+//! other points as if it were not there — the scale found again without it unless given, again
+//! until no point is left uncoupled — and labels each left-out point a cluster of its own (as
+//! HDBSCAN labels outliers noise) instead of refusing the data: up to issue 33's sixth round one
+//! far outlier made the default clustering fail in 2-D, and above 3-D widened every neuron's
+//! coupling through a floor on the scale. So the others' labels are those of the set without
+//! the left-out points (tested); half the points or more uncoupled is still an error.
 
 use super::points::Points;
 use super::Report;
