@@ -16,8 +16,9 @@ fn blobs_and_outlier(dim: usize, seed: u64) -> (Points, Vec<u32>) {
     let uniform = |i: u64| ((draw(seed, i) >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
     let gauss = |i: u64| (-2.0 * uniform(2 * i).ln()).sqrt() * (std::f64::consts::TAU * uniform(2 * i + 1)).cos();
     let mut truth: Vec<u32> = (0..120).map(|i| i % 3).collect();
-    let mut coords: Vec<f64> =
-        (0..120 * dim).map(|s| gauss(s as u64) + if s % dim == 0 { 10.0 * truth[s / dim] as f64 } else { 0.0 }).collect();
+    let mut coords: Vec<f64> = (0..120 * dim)
+        .map(|s| gauss(s as u64) + if s % dim == 0 { 10.0 * truth[s / dim] as f64 } else { 0.0 })
+        .collect();
     coords.extend(std::iter::repeat_n(1000.0, dim));
     truth.push(3);
     (Points { n: 121, dim, coords }, truth)
@@ -41,14 +42,18 @@ fn a_far_outlier_is_a_singleton_and_the_rest_is_clustered() {
             assert_eq!((&r.labels[..120], r.a, &r.hits_sha256), (&alone.labels[..], alone.a, &alone.hits_sha256));
             // Numbered by smallest member, singletons counted in k and in the curve.
             let mut first = Vec::new();
-            r.labels.iter().for_each(|&l| if !first.contains(&l) { first.push(l) });
+            r.labels.iter().for_each(|&l| {
+                if !first.contains(&l) {
+                    first.push(l)
+                }
+            });
             assert!(first.iter().enumerate().all(|(i, &l)| l == i as u32) && first.len() as u32 == r.k);
             assert!(r.curve.iter().all(|&(_, k)| k >= 1 + r.uncoupled as u32));
         }
         // A sparse coupling sets its own reach: there the point is still refused.
         let cut = Config { cutoff: Some(3.0), ..Config::default() };
         let e = ocnn::cluster_cpu::<f32>(&p, None, &cut).unwrap_err().to_string();
-        assert!(e.contains("no coupling left"), "{e}");
+        assert!(e.contains("has no neighbour within the cutoff (C = 0)"), "{e}");
     }
 }
 

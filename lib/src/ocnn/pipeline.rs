@@ -8,8 +8,8 @@ use neurobits_gpu_host::Gpu;
 use std::time::Instant;
 
 use super::{
-    clusters, cpu, digest, points::Points, scale, uncoupled, weights, Candidate, Config, Links, Report, Select, SyncArg,
-    Variant,
+    clusters, cpu, digest, points::Points, scale, uncoupled, weights, Candidate, Config, Links, Report, Select,
+    SyncArg, Variant,
 };
 
 /// The clustering a check reads: the labels, or `None` where no clustering forms yet.
