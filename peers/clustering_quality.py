@@ -14,7 +14,8 @@ Data (every set but FCPS standardised, as scikit-learn's clustering comparison d
   `varied` (3 blobs, std 1.0/2.5/0.5), `noisy` (3 blobs of 450 points + 50 uniform points in
   their bounding box, class −1), `blobs2d`/`blobs3d`/`blobs5d`/`blobs10d` (4 blobs);
   `many2d`/`many8d` (12 blobs of 50 points, std 0.6 in a box of ±15 in 2-D, std 1.5 in ±10 in
-  8-D; since issue 33's sixth round: clusters smaller than N/10);
+  8-D; since issue 33's sixth round: clusters smaller than N/10), `outliers` (3 blobs of 165
+  points + 5 points spread over a box 20 times their extent, class −1; sixth round too);
 - scikit-learn's bundled iris (4-D, 3 classes), wine (13-D, 3), breast cancer (30-D, 2) and digits
   (1 797 8x8 images, 64-D, 10 classes; 500 of them were a validation set of the fourth round).
 An OCNN run that finds no cluster of its smallest size (exit 2, "no group of …") scores as every
@@ -72,6 +73,13 @@ def synthetic(family, seed):
         X, y = datasets.make_blobs(450, centers=3, cluster_std=1.0, random_state=seed)
         noise = np.random.default_rng(seed).uniform(X.min(0), X.max(0), (50, 2))
         return np.vstack([X, noise]), np.concatenate([y, -np.ones(50, int)])
+    if family == "outliers":
+        # Far outliers (issue 33, sixth round): 3 blobs of 165 points and 5 points spread over a
+        # box 20 times the blobs' extent (class −1, as `noisy`'s noise).
+        X, y = datasets.make_blobs(495, centers=3, cluster_std=1.0, random_state=seed + 900)
+        lo, hi = X.min(0), X.max(0)
+        far = np.random.default_rng(seed + 900).uniform(lo - 10 * (hi - lo), hi + 10 * (hi - lo), (5, 2))
+        return np.vstack([X, far]), np.concatenate([y, -np.ones(5, int)])
     if family.startswith("many"):
         # Many clusters smaller than N/10 (issue 33, sixth round): 12 blobs of 50 points.
         d = int(family[len("many"):-1])
@@ -82,7 +90,8 @@ def synthetic(family, seed):
     return datasets.make_blobs(500, centers=4, n_features=d, random_state=seed)
 
 
-FAMILIES = ["circles", "moons", "aniso", "varied", "noisy", "blobs2d", "blobs3d", "blobs5d", "blobs10d", "many2d", "many8d"]
+FAMILIES = ["circles", "moons", "aniso", "varied", "noisy", "blobs2d", "blobs3d", "blobs5d", "blobs10d", "many2d", "many8d",
+            "outliers"]
 REAL = {"iris": datasets.load_iris, "wine": datasets.load_wine, "breast_cancer": datasets.load_breast_cancer,
         "digits": datasets.load_digits}
 
