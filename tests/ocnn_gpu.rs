@@ -110,6 +110,41 @@ fn ocnn_gpu_equals_cpu_bit_for_bit() {
             "{name}: consensus"
         );
     }
+    // The consensus's choice of the smallest cluster (12 tight groups of 25: N/20 kept), its
+    // scales above 3-D (perplexity 20, 30, 50) and a far point left out (uncoupled), over the
+    // mutual links (downloaded hits) and over every pair (the GPU's spanning forest).
+    let groups = |k: usize, per: usize, dim: usize, wide: usize, seed: u64| {
+        // `k` squares (cubes) of side 5 on a grid `wide` centres across, 20 apart.
+        let u = random(k * per, dim, seed);
+        let at = |s: usize| {
+            let (g, axis) = ((s / dim) % k, s % dim);
+            match axis {
+                0 => (g % wide) as f64,
+                1 => (g / wide) as f64,
+                _ => 0.0,
+            }
+        };
+        let coords = (0..k * per * dim).map(|s| u.coords[s] / 40.0 + 20.0 * at(s)).collect();
+        points::Points { n: k * per, dim, coords }
+    };
+    let many = groups(12, 25, 2, 4, 11);
+    let mut six = groups(4, 50, 6, 2, 12);
+    six.coords.extend([5000.0; 6]);
+    six.n += 1;
+    for (name, p) in [("12 groups of 25, 2-D", &many), ("4 groups in 6-D + a far point", &six)] {
+        for links in [ocnn::Links::Mutual, ocnn::Links::All] {
+            let c = Config { links, iters: 300, ..Config::default() };
+            let (cpu, gpu_r) = (ocnn::cluster(p, &c, None).unwrap(), ocnn::cluster(p, &c, Some(&gpu)).unwrap());
+            assert_eq!(
+                (&cpu.labels, cpu.min_cluster, cpu.uncoupled, cpu.a, &cpu.agreement, &cpu.hits_sha256),
+                (&gpu_r.labels, gpu_r.min_cluster, gpu_r.uncoupled, gpu_r.a, &gpu_r.agreement, &gpu_r.hits_sha256),
+                "{name} {links:?}: consensus"
+            );
+            let want = if p.n == 300 { (Some(15), 0, 12) } else { (Some(20), 1, 4) };
+            assert_eq!((cpu.min_cluster, cpu.uncoupled, cpu.k_non_singleton), want, "{name} {links:?}");
+            println!("{name:<30} {links:?}: min_cluster {:?}, uncoupled {}, k {}", cpu.min_cluster, cpu.uncoupled, cpu.k);
+        }
+    }
     println!(
         "OCNN GPU = CPU bit for bit on {} point sets (2-D, 3-D, f32, f64, phase, fragmentary), all three decompositions \
          and lane rows; \
