@@ -64,6 +64,8 @@ def perplexity_scale(X, target):
     for _ in range(64):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if np.median(perplexities(D2, np.exp(mid))) < target else (lo, mid)
+    # The floor was the library's rule until issue 33's sixth round (uncoupled points are left out
+    # since); kept here as the fourth round chose with it.
     return max(np.exp((lo + hi) / 2), nn.max() / 12)
 
 

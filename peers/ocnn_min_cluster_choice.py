@@ -17,7 +17,16 @@ is highest; R1+δ: a smaller size only when its runs agree by more than δ bette
 δ = 0.1) — then the mean ARI per family beside the default of the binary the runs came from and
 HDBSCAN. Validation sets: FCPS at seeds 1-3; seeds 0-2 of clustering_quality.py's synthetic
 families, of the 100- and 300-point sets of ocnn_sizes.py's generators, of ocnn_highdim.py's
-high-dimensional sets, and of 12 blobs of 50 points in 2-D, 3-D and 8-D (`many*`)."""
+high-dimensional sets, and of 12 blobs of 50 points in 2-D, 3-D and 8-D (`many*`).
+
+The consensus's rules (most_agreeing, the mean agreement, the choice among the sizes) are written
+again here in Python to score rules the library does not have; the chosen rule's own runs in the
+binary were checked against these figures (docs/manual/src/ocnn-many-clusters.md). A run that
+found no cluster is scored as all singletons in most_agreeing, as the library does; in the mean
+agreement the library counts a pair with a failed run as 0 (this script: as the ARI against all
+singletons, 0, or 1 between two failed runs) — no validation set's choice differs (checked).
+perplexity_scale is ocnn_highdim.py's, with the floor the library dropped in the same round; the
+floor binds on none of these sets."""
 import os, sys, json, warnings, itertools
 import numpy as np
 warnings.filterwarnings("ignore")

@@ -40,8 +40,9 @@ class OCNN(ClusterMixin, Estimator):
         index); ``"stable"`` is the most stable clusters at the scale a alone; ``"plateau"`` the
         first rule, the middle of the longest run of equal cluster counts.
     scales : sequence of float, default=(1.0, 1.5, 2.5)
-        Coupling scales of ``select="consensus"`` as multiples of a, ascending (each is a whole
-        run of the dynamics per restart).
+        Coupling scale factors of ``select="consensus"``, ascending: multiples of a (above 3-D
+        without ``scale``, of the coupling perplexity 20 that sets a); each is a whole run of the
+        dynamics per restart.
     restarts : int, default=2
         Initial states per scale of ``select="consensus"`` (1 to 8).
     links : {"mutual", "all"}, default="mutual"

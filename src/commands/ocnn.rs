@@ -46,9 +46,9 @@ pub struct ClusterArgs {
     /// longest run of equal k, the first rule).
     #[arg(long, value_enum, default_value_t = Select::Consensus)]
     pub select: Select,
-    /// Coupling scales of `--select consensus`, as multiples of the scale a, ascending (each
-    /// scale is `--restarts` whole runs of the dynamics; `--scales 1 --restarts 1` is `--select
-    /// stable`).
+    /// Coupling scales of `--select consensus`, ascending: multiples of the scale a (above 3-D
+    /// without `--scale`, of the coupling perplexity 20 that sets a); each scale is `--restarts`
+    /// whole runs of the dynamics; `--scales 1 --restarts 1` is `--select stable`.
     #[arg(long, value_name = "F,F,…", value_delimiter = ',', default_values_t = neurobits_core::ocnn::DEFAULT_SCALE_FACTORS)]
     pub scales: Vec<f64>,
     /// Initial states per scale of `--select consensus` (the seed, then streams of it).
@@ -173,11 +173,10 @@ pub fn run(c: &ClusterArgs) -> anyhow::Result<()> {
     }
     if report.uncoupled > 0 {
         eprintln!(
-            "warning: {} of {} points keep no coupling at a = {:.6} (every weight rounds to 0 in {}): \
+            "warning: {} of {} points keep no coupling at the smallest scale tried (every weight rounds to 0 in {}): \
              left out of the dynamics, each its own cluster (--scale or --dtype f64 would couple them)",
             report.uncoupled,
             report.n,
-            report.a,
             format!("{:?}", c.dtype).to_lowercase()
         );
     }
@@ -192,7 +191,7 @@ pub fn run(c: &ClusterArgs) -> anyhow::Result<()> {
         String::new()
     } else {
         let n = report.agreement.len();
-        format!(" ({}× the base scale, seed {}: the best agreeing of {n} runs)", report.scale_factor, report.run_seed)
+        format!(" (scale factor {}, seed {}: the best agreeing of {n} runs)", report.scale_factor, report.run_seed)
     };
     neurobits::noteln!(
         "{} points in {}-D, a = {:.17}{chosen}: {} clusters ({} of more than one point) at threshold {} % -> {}",

@@ -1,5 +1,6 @@
-//! The coupling scale of the automatic clustering: the OCNN runs at a few multiples of the
-//! scale `a` (by default `a`, 1.5·a, 2.5·a), each from two initial states, each run's most stable
+//! The coupling scale of the automatic clustering: the OCNN runs at a few scale factors (by
+//! default `a`, 1.5·a, 2.5·a; above 3-D the factors multiply the coupling's perplexity instead),
+//! each from two initial states, each run's most stable
 //! clusters are selected, and the clustering kept is the one that agrees best with the others,
 //! by its mean adjusted Rand index against all the other runs (the criterion of the median
 //! partition: Strehl & Ghosh 2002 choose a consensus clustering by its average agreement with the
@@ -15,7 +16,8 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-/// The scale factors of the default automatic clustering (multiples of the scale `a`).
+/// The scale factors of the default automatic clustering (multiples of the scale `a`; above 3-D
+/// of the coupling's perplexity).
 pub const DEFAULT_SCALE_FACTORS: [f64; 3] = [1.0, 1.5, 2.5];
 
 /// Initial states per scale of the default automatic clustering.
@@ -146,9 +148,10 @@ pub const MIN_CLUSTER_DIVISORS: [usize; 3] = [10, 20, 40];
 
 /// How much better (in mean adjusted Rand index over every pair of runs) the runs at a smaller
 /// smallest cluster must agree before it replaces the larger one. Chosen on validation sets only
-/// (docs/manual/src/ocnn-quality.md): 0 and 0.05 let chance differences of a few hundredths pick
-/// a finer clustering on 2-D blobs and blobs of varied density; 0.1 and 0.15 keep every
-/// validation set's clustering except those whose true clusters are smaller than `N/10`.
+/// (docs/manual/src/ocnn-many-clusters.md): 0 and 0.05 let chance differences of a few
+/// hundredths pick a finer clustering on 2-D blobs and blobs of varied density; 0.1 and 0.15
+/// keep every validation family within 0.001 of its former mean ARI except those whose true
+/// clusters are smaller than `N/10`.
 pub const MIN_CLUSTER_MARGIN: f64 = 0.1;
 
 /// The smallest clusters of [`MIN_CLUSTER_DIVISORS`] for `n` points, largest first, each at
@@ -172,18 +175,23 @@ pub fn min_cluster_candidates(n: usize) -> Vec<u32> {
 }
 
 /// Mean adjusted Rand index over every unordered pair of `parts` (in the order `i < j`, `j`
-/// ascending; 1 for fewer than two).
+/// ascending; 1 for fewer than two); a pair with a run that found no clustering (`None`) counts
+/// 0 — two failed runs do not agree on anything.
 ///
 /// ```
 /// use neurobits_core::ocnn::mean_agreement;
-/// let parts: [&[u32]; 3] = [&[0, 0, 1, 1], &[0, 0, 1, 1], &[0, 1, 0, 1]];
+/// let parts: [Option<&[u32]>; 3] = [Some(&[0, 0, 1, 1]), Some(&[0, 0, 1, 1]), Some(&[0, 1, 0, 1])];
 /// assert!((mean_agreement(&parts) - (1.0 - 0.5 - 0.5) / 3.0).abs() < 1e-12);
+/// let failed: [Option<&[u32]>; 3] = [Some(&[0, 0, 1, 1]), None, None];
+/// assert_eq!(mean_agreement(&failed), 0.0);
 /// ```
-pub fn mean_agreement(parts: &[&[u32]]) -> f64 {
+pub fn mean_agreement(parts: &[Option<&[u32]>]) -> f64 {
     let (mut sum, mut count) = (0.0, 0usize);
     for i in 0..parts.len() {
         for j in i + 1..parts.len() {
-            sum += adjusted_rand(parts[i], parts[j]);
+            if let (Some(a), Some(b)) = (parts[i], parts[j]) {
+                sum += adjusted_rand(a, b);
+            }
             count += 1;
         }
     }

@@ -69,7 +69,8 @@ pub fn cluster(n: usize, hits: &[u32], t: u32, grid: &[u32], rule: Rule) -> anyh
     cluster_pairs(n, hits, upper_pairs(n), t, grid, rule)
 }
 
-/// [`cluster`] under each of `rules`, the buckets and the spanning forest made once.
+/// [`cluster`] under each of `rules` (several only of [`Rule::Stable`]: they share the grid), the
+/// buckets and the spanning forest made once.
 pub fn cluster_each(n: usize, hits: &[u32], t: u32, grid: &[u32], rules: &[Rule]) -> Vec<anyhow::Result<Clustering>> {
     clusters_of(n, hits, upper_pairs(n), t, grid, rules, None)
 }
@@ -230,6 +231,8 @@ fn clusters_of(
     rules: &[Rule],
     attach: Option<Buckets<'_>>,
 ) -> Vec<anyhow::Result<Clustering>> {
+    // Several rules share one grid: a fixed threshold would add its point for all of them.
+    debug_assert!(rules.len() < 2 || rules.iter().all(|r| matches!(r, Rule::Stable { .. })), "{rules:?}");
     // A fixed threshold outside the grid gets its own grid point, so that its pairs are buckets.
     let mut grid = grid.to_vec();
     for r in rules {

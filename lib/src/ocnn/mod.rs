@@ -71,7 +71,7 @@ impl From<Variant> for Decomposition {
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Select {
-    /// The most stable clusters at each of the coupling scales `scales` (multiples of `a`), each
+    /// The most stable clusters at each of the coupling scale factors `scales`, each
     /// from `restarts` initial states, and of those clusterings the one that agrees best with the
     /// others (the median partition under the adjusted Rand index;
     /// `neurobits_core::ocnn::most_agreeing`; the default).
@@ -137,8 +137,9 @@ pub struct Config {
     /// agree best, a smaller one only by more than `neurobits_core::ocnn::MIN_CLUSTER_MARGIN`
     /// ([`Config::rules`]; the report's `min_cluster` says which).
     pub min_cluster: Option<u32>,
-    /// The coupling scales the consensus selection tries, as multiples of the scale `a`
-    /// (ascending; the first wins ties); other rules run at `a` alone.
+    /// The coupling scale factors the consensus selection tries (ascending; the first wins ties):
+    /// multiples of the scale `a`, or above 3-D without a given scale, of the coupling perplexity
+    /// that sets `a` (`scale::PERPLEXITY`); other rules run at `a` alone.
     pub scales: Vec<f64>,
     /// Initial states per scale of the consensus selection: the seed, then
     /// `neurobits_core::ocnn::restart_seed(seed, r)` for `r = 1, …` (1..=8).
@@ -157,8 +158,9 @@ pub struct Config {
     /// few thousand points up, x-threads below).
     pub variant: Variant,
     /// Early stop: end the run once the clustering read every 64 observed iterations has stayed
-    /// the same for this many checks in a row (`neurobits_core::ocnn::EarlyStop`); `None`: all
-    /// `iters` iterations.
+    /// the same for this many checks in a row (`neurobits_core::ocnn::EarlyStop`; the clustering
+    /// read is the first rule of [`Config::rules`], at the default consensus the smallest cluster
+    /// `N/10`); `None`: all `iters` iterations.
     pub early_stop: Option<u32>,
 }
 
@@ -208,7 +210,7 @@ impl Config {
             return Err(Error::config("scales", self.scales.len(), "must list 1 to 8 scale factors"));
         }
         if let Some(f) = self.scales.iter().find(|f| !(f.is_finite() && **f > 0.0)) {
-            return Err(Error::config("scales", f, "must be positive numbers (multiples of the scale a)"));
+            return Err(Error::config("scales", f, "must be positive numbers (scale factors)"));
         }
         if self.scales.windows(2).any(|w| w[0] >= w[1]) {
             return Err(Error::config("scales", format!("{:?}", self.scales), "must be ascending"));
@@ -302,8 +304,8 @@ pub struct Report {
     pub state_sha256: String,
     /// Seconds per stage (summed over the scales tried).
     pub seconds: std::collections::BTreeMap<String, f64>,
-    /// The kept run's scale as a multiple of the base scale (`a` / the base; 1 without
-    /// consensus).
+    /// The kept run's scale factor (of the base scale `a`, or above 3-D of its perplexity; 1
+    /// without consensus).
     #[serde(default = "one")]
     pub scale_factor: f64,
     /// The kept run's initial-state seed (the configured seed without consensus).
@@ -350,7 +352,7 @@ impl Report {
 /// One run of the consensus selection.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Candidate {
-    /// Scale as a multiple of the base scale.
+    /// Scale factor (of the base scale, or above 3-D of its perplexity).
     pub factor: f64,
     /// Initial-state seed.
     pub seed: u64,

@@ -90,14 +90,15 @@ pub fn cluster_on<T: GpuReal + Send + Sync>(
         left.extend(u.points.iter().map(|&i| sub.as_ref().map_or(i, |(_, keep)| keep[i as usize])));
         left.sort_unstable();
         if 2 * left.len() >= p.n {
-            return Err(e);
+            // Named in the caller's numbering, all of them.
+            return Err(weights::Uncoupled { points: left }.into());
         }
         sub = Some(uncoupled::without(p, &left));
     }
 }
 
-/// Each scale factor of `c`'s runs with its scale, the first that of factor 1 (or the first
-/// factor): `a·factor` with `a` given or from [`scale::scale`]; above 3-D, unless `a` is given,
+/// Each scale factor of `c`'s runs with its scale, the first always that of factor 1 (the base,
+/// computed even where 1 is not among `c.scales`): `a·factor` with `a` given or from [`scale::scale`]; above 3-D, unless `a` is given,
 /// the factor multiplies the coupling's perplexity instead (where `a` is defined by it: the same
 /// growth of the coupled neighbourhood, where a multiple of `a` would couple nearly every pair).
 fn scales_of(p: &Points, a: Option<f64>, c: &Config) -> Result<Vec<(f64, f64)>> {
@@ -149,29 +150,35 @@ fn consensus<T: GpuReal + Send + Sync>(
     let singles: Vec<u32> = (0..p.n as u32).collect();
     let scale: Vec<u32> =
         candidates.iter().map(|&(f, _)| c.scales.iter().position(|&s| s == f).unwrap_or(0) as u32).collect();
-    let per_rule: Vec<(Option<usize>, Vec<f64>, f64)> = (0..rules.len())
+    let per_rule: Vec<(Option<usize>, Vec<f64>, f64, Vec<bool>)> = (0..rules.len())
         .map(|m| {
             let each = || runs.iter().map(|(_, each)| &each[m]);
             if candidates.len() == 1 {
-                return (Some(0), vec![1.0], 1.0);
+                return (Some(0), vec![1.0], 1.0, vec![true]);
             }
             // A run in which no cluster forms counts as all singletons in the others' means and
             // cannot win.
             let parts: Vec<&[u32]> = each().map(|r| r.as_ref().map_or(&singles[..], |r| &r.labels[..])).collect();
             let eligible: Vec<bool> = each().map(|r| r.as_ref().is_ok_and(|r| r.k_non_singleton >= 2)).collect();
             let (best, score) = neurobits_core::ocnn::most_agreeing(&parts, &scale, &eligible);
-            let agree = if rules.len() > 1 { neurobits_core::ocnn::mean_agreement(&parts) } else { 1.0 };
-            (best, score, agree)
+            let agree = if rules.len() > 1 {
+                let ok: Vec<Option<&[u32]>> = each().map(|r| r.as_ref().ok().map(|r| &r.labels[..])).collect();
+                neurobits_core::ocnn::mean_agreement(&ok)
+            } else {
+                1.0
+            };
+            (best, score, agree, eligible)
         })
         .collect();
-    let usable: Vec<Option<f64>> = per_rule.iter().map(|&(b, _, a)| b.map(|_| a)).collect();
-    let m = neurobits_core::ocnn::pick_min_cluster(&usable).unwrap_or(0);
-    let (best, mean) = (per_rule[m].0, &per_rule[m].1);
+    let usable: Vec<Option<f64>> = per_rule.iter().map(|(b, _, a, _)| b.map(|_| *a)).collect();
+    // No size gave two clusters: the first size at which some run clustered at all.
+    let m = neurobits_core::ocnn::pick_min_cluster(&usable)
+        .or_else(|| (0..rules.len()).find(|&m| runs.iter().any(|(_, each)| each[m].is_ok())))
+        .unwrap_or(0);
+    let (best, mean, eligible) = (per_rule[m].0, &per_rule[m].1, &per_rule[m].3);
     // No scale gave two clusters: keep the first run that clustered at all (its error otherwise,
     // as a lone run's).
     let pick = best.or_else(|| runs.iter().position(|(_, each)| each[m].is_ok())).unwrap_or(0);
-    let eligible: Vec<bool> =
-        runs.iter().map(|(_, each)| each[m].as_ref().is_ok_and(|r| r.k_non_singleton >= 2)).collect();
     let consensus_seconds = t0.elapsed().as_secs_f64();
     let mut seconds = std::collections::BTreeMap::new();
     for (r, _) in &runs {
@@ -180,7 +187,7 @@ fn consensus<T: GpuReal + Send + Sync>(
         }
     }
     let agreement = if candidates.len() > 1 {
-        let each = candidates.iter().zip(mean).zip(&eligible);
+        let each = candidates.iter().zip(mean).zip(eligible);
         each.map(|((&(factor, seed), &m), &e)| Candidate { factor, seed, agreement: e.then_some(m) }).collect()
     } else {
         Vec::new()

@@ -1,8 +1,9 @@
 //! Points with no coupling at the scale: left out of the dynamics as singletons.
 //!
 //! A point whose nearest neighbour lies beyond where the Gaussian weight underflows (about
-//! 14.4·a in `f32`) has `C_i = 0`: no input, a neuron the map cannot update (spec OPEN-11). Such
-//! a point synchronizes with nothing whatever the dynamics do, so the clustering runs on the
+//! 14.4·a in `f32`) has `C_i = 0`: no input, a neuron the map cannot update (spec OPEN-11). At
+//! that scale such a point is coupled to nothing (a larger scale of the consensus might couple
+//! it, weakly, to its far neighbours), so the clustering runs on the
 //! other points as if it were not there — the scale found again without it unless given, again
 //! until no point is left uncoupled — and labels each left-out point a cluster of its own (as
 //! HDBSCAN labels outliers noise) instead of refusing the data: up to issue 33's sixth round one
