@@ -142,7 +142,10 @@ fn ocnn_gpu_equals_cpu_bit_for_bit() {
             );
             let want = if p.n == 300 { (Some(15), 0, 12) } else { (Some(20), 1, 4) };
             assert_eq!((cpu.min_cluster, cpu.uncoupled, cpu.k_non_singleton), want, "{name} {links:?}");
-            println!("{name:<30} {links:?}: min_cluster {:?}, uncoupled {}, k {}", cpu.min_cluster, cpu.uncoupled, cpu.k);
+            println!(
+                "{name:<30} {links:?}: min_cluster {:?}, uncoupled {}, k {}",
+                cpu.min_cluster, cpu.uncoupled, cpu.k
+            );
         }
     }
     println!(
