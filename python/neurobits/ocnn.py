@@ -77,7 +77,9 @@ class OCNN(ClusterMixin, Estimator):
         Coordinates per point.
     report_ : dict
         The run's report: scale ``a``, ``threshold_percent``, ``k``, the ``curve`` of cluster
-        counts against the threshold, SHA-256 digests of the hits and the final state, times.
+        counts against the threshold, SHA-256 digests of the hits and the final state, times,
+        the smallest cluster kept (``min_cluster``) and how many points had no coupling at the
+        scale and were left out as singletons (``uncoupled``).
 
     Notes
     -----

@@ -117,6 +117,15 @@ fn scales_of(p: &Points, a: Option<f64>, c: &Config) -> Result<Vec<(f64, f64)>> 
     Ok(scales)
 }
 
+/// The consensus at one smallest cluster: the run it keeps (`None`: no run found two clusters),
+/// every run's score, the runs' mean agreement and which runs could win.
+struct PerSize {
+    best: Option<usize>,
+    score: Vec<f64>,
+    agree: f64,
+    eligible: Vec<bool>,
+}
+
 /// [`cluster_on`] after the scales: the runs at `scale_of(factor)` and the consensus's choice.
 fn consensus<T: GpuReal + Send + Sync>(
     p: &Points,
@@ -150,11 +159,11 @@ fn consensus<T: GpuReal + Send + Sync>(
     let singles: Vec<u32> = (0..p.n as u32).collect();
     let scale: Vec<u32> =
         candidates.iter().map(|&(f, _)| c.scales.iter().position(|&s| s == f).unwrap_or(0) as u32).collect();
-    let per_rule: Vec<(Option<usize>, Vec<f64>, f64, Vec<bool>)> = (0..rules.len())
+    let per_rule: Vec<PerSize> = (0..rules.len())
         .map(|m| {
             let each = || runs.iter().map(|(_, each)| &each[m]);
             if candidates.len() == 1 {
-                return (Some(0), vec![1.0], 1.0, vec![true]);
+                return PerSize { best: Some(0), score: vec![1.0], agree: 1.0, eligible: vec![true] };
             }
             // A run in which no cluster forms counts as all singletons in the others' means and
             // cannot win.
@@ -167,15 +176,16 @@ fn consensus<T: GpuReal + Send + Sync>(
             } else {
                 1.0
             };
-            (best, score, agree, eligible)
+            PerSize { best, score, agree, eligible }
         })
         .collect();
-    let usable: Vec<Option<f64>> = per_rule.iter().map(|(b, _, a, _)| b.map(|_| *a)).collect();
+    let usable: Vec<Option<f64>> = per_rule.iter().map(|r| r.best.map(|_| r.agree)).collect();
     // No size gave two clusters: the first size at which some run clustered at all.
     let m = neurobits_core::ocnn::pick_min_cluster(&usable)
         .or_else(|| (0..rules.len()).find(|&m| runs.iter().any(|(_, each)| each[m].is_ok())))
         .unwrap_or(0);
-    let (best, mean, eligible) = (per_rule[m].0, &per_rule[m].1, &per_rule[m].3);
+    let PerSize { best, score: mean, eligible, .. } = &per_rule[m];
+    let best = *best;
     // No scale gave two clusters: keep the first run that clustered at all (its error otherwise,
     // as a lone run's).
     let pick = best.or_else(|| runs.iter().position(|(_, each)| each[m].is_ok())).unwrap_or(0);
