@@ -92,7 +92,7 @@ fn bad_inputs_end_in_one_line_and_exit_2() {
         ("collinear", "0 0\n1 1\n2 2\n3 3\n", &[]),
         ("scale 0", "0 0\n1 0\n0 1\n1 1\n", &["--scale", "0"]),
         ("scale nan", "0 0\n1 0\n0 1\n1 1\n", &["--scale", "nan"]),
-        ("a far outlier in f32", "0 0\n1 0\n0 1\n1 1\n1e6 1e6\n", &["--scale", "0.5"]),
+        ("half the points uncoupled in f32", "0 0\n1 0\n1e6 1e6\n-1e6 1e6\n", &["--scale", "0.5"]),
         ("bad threshold", "0 0\n1 0\n0 1\n1 1\n", &["--threshold", "120"]),
         ("bad eps", "0 0\n1 0\n0 1\n1 1\n", &["--sync", "fragmentary", "--eps", "-1"]),
         ("empty", "", &[]),
