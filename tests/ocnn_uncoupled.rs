@@ -86,3 +86,22 @@ fn the_command_line_warns_and_writes_every_label() {
     assert_eq!(std::fs::read_to_string(dir.join("l.txt")).unwrap().lines().count(), 121);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn copies_of_points_do_not_set_the_scale_above_3d() {
+    // 8 distinct points in 6-D, 30 copies each, and 40 scattered points. Each copy's nearest
+    // point is a twin (distance 0) and couples to its 29 twins at weight 1 at any scale: with
+    // copies counted, no scale had a median perplexity of 20, the scattered points were left out
+    // and the copies alone, every nearest distance 0, ended in "the points are all equal" (so
+    // did the copies alone from the start). Counted without copies, the scale is that of the
+    // distinct points and every group is a cluster.
+    use neurobits_core::prng::draw;
+    let unit = |s: u64, i: u64| (draw(s, i) >> 11) as f64 / (1u64 << 53) as f64 * 20.0 - 10.0;
+    let mut coords: Vec<f64> = (0..8 * 30 * 6).map(|s| unit(1, ((s / 6) / 30 * 6 + s % 6) as u64)).collect();
+    coords.extend((0..40 * 6).map(|s| unit(2, s as u64)));
+    let p = Points { n: 280, dim: 6, coords };
+    let r = ocnn::cluster_cpu::<f32>(&p, None, &Config::default()).unwrap();
+    let groups: Vec<u32> = (0..240).map(|i| r.labels[i]).collect();
+    assert!((0..8).all(|g| groups[g * 30..g * 30 + 30].iter().all(|&l| l == groups[g * 30])), "{groups:?}");
+    assert!(r.k_non_singleton >= 8 && r.uncoupled < 40, "{} clusters, {} uncoupled", r.k_non_singleton, r.uncoupled);
+}

@@ -153,9 +153,10 @@ pub fn knn_scale(p: &Points, k: usize) -> Result<f64> {
 /// The scale `a` at which the median perplexity of the rows of the normalised coupling,
 /// `J_ij / C_i` with `J_ij = exp(−d²/(2a²))`, is `target` (capped at `(N − 1)/2`): each neuron
 /// driven by about `target` others, as t-SNE sets its Gaussians (there per point, here one `a`).
-/// The perplexity of a row is `exp(H)`, `H` its entropy; the median is over [`PERPLEXITY_ROWS`]
-/// evenly spaced rows (the lower middle), and `a` is found by 64 bisections of `ln a` between a
-/// hundredth of the smallest and a hundred times the largest distance, in `f64` sums in a fixed
+/// The perplexity of a row is `exp(H)`, `H` its entropy, over the points other than the row's
+/// own copies (equal coordinates couple at weight 1 at any scale); the median is over
+/// [`PERPLEXITY_ROWS`] evenly spaced rows (the lower middle), and `a` is found by 64 bisections of
+/// `ln a` between a hundredth of the smallest nonzero and a hundred times the largest distance, in `f64` sums in a fixed
 /// order (the same `a` on every machine that rounds `exp` alike). No floor: a point whose nearest
 /// neighbour lies beyond where the weight underflows (about 14.4·a in `f32`) is left out of the
 /// dynamics by the clustering, not allowed to widen every neuron's coupling (until issue 33's
@@ -179,12 +180,15 @@ pub fn perplexity_scale(p: &Points, target: f64) -> Result<f64> {
         bail!("the scale constant needs at least 2 points");
     }
     let n = p.n;
-    // Every point's nearest-neighbour distance (squared): the search's lower end.
+    // Every point's nearest distinct neighbour's distance (squared): the search's lower end.
     let nearest: Vec<f64> = (0..n)
         .into_par_iter()
-        .map(|i| (0..n).filter(|&j| j != i).map(|j| squared(p.point(i), p.point(j))).fold(f64::INFINITY, f64::min))
+        .map(|i| {
+            let d = (0..n).filter(|&j| j != i).map(|j| squared(p.point(i), p.point(j)));
+            d.filter(|&d| d > 0.0).fold(f64::INFINITY, f64::min)
+        })
         .collect();
-    let smallest = nearest.iter().copied().filter(|&d| d > 0.0).fold(f64::INFINITY, f64::min);
+    let smallest = nearest.iter().copied().fold(f64::INFINITY, f64::min);
     if !smallest.is_finite() {
         bail!("the scale constant cannot be set: the points are all equal (set --scale)");
     }
@@ -193,8 +197,10 @@ pub fn perplexity_scale(p: &Points, target: f64) -> Result<f64> {
     } else {
         (0..PERPLEXITY_ROWS).map(|r| r * (n - 1) / (PERPLEXITY_ROWS - 1)).collect()
     };
-    // Each sampled row's squared distances less its smallest: the weights' common factor
-    // cancels in `J_ij / C_i`, and the shifted ones do not underflow. Kept for the 64 steps of
+    // Each sampled row's squared distances to the points other than its own copies, less the
+    // smallest: the weights' common factor cancels in `J_ij / C_i`, and the shifted ones do not
+    // underflow. Copies (distance 0) are left out: they couple at weight 1 whatever `a`, and a
+    // point with more copies than the target perplexity would otherwise reach it at no scale. Kept for the 64 steps of
     // the search: 2 GB at 10⁶ points, so checked against the memory budget first.
     crate::budget::check_items(
         format_args!("the perplexity scale's distances ({} rows of {n} points; or set --scale)", rows.len()),
@@ -204,7 +210,8 @@ pub fn perplexity_scale(p: &Points, target: f64) -> Result<f64> {
     let shifted: Vec<Vec<f64>> = rows
         .par_iter()
         .map(|&i| {
-            let d: Vec<f64> = (0..n).filter(|&j| j != i).map(|j| squared(p.point(i), p.point(j))).collect();
+            let d = (0..n).filter(|&j| j != i).map(|j| squared(p.point(i), p.point(j)));
+            let d: Vec<f64> = d.filter(|&d| d > 0.0).collect();
             let low = d.iter().copied().fold(f64::INFINITY, f64::min);
             d.into_iter().map(|x| x - low).collect()
         })
