@@ -12,6 +12,7 @@ import os, sys, json, warnings
 import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from clustering_quality import ocnn, synthetic, FCPS, FAMILIES, fcps_truth
+from ocnn_sizes import make as sz_make
 from ocnn_highdim import make as hd_make
 from sklearn import datasets, cluster
 from sklearn.preprocessing import StandardScaler
@@ -38,12 +39,6 @@ def sets():
             for s in (0, 1, 2):
                 X, y = sz_make(f, n, s)
                 yield f'{f}{n}', f'{f}{n}-{s}', 1, StandardScaler().fit_transform(X), y
-def sz_make(f, n, s):
-    if f=='circles': return datasets.make_circles(n, factor=0.5, noise=0.05, random_state=s)
-    if f=='moons': return datasets.make_moons(n, noise=0.05, random_state=s)
-    if f=='varied': return datasets.make_blobs(n, cluster_std=[1.0,2.5,0.5], random_state=s+170)
-    if f=='blobs': return datasets.make_blobs(n, random_state=s)
-    X,y=datasets.make_blobs(n, random_state=s+170); return X@np.array([[0.6,-0.6],[-0.4,0.8]]), y
 def job(t):
     fam, name, s, X, y = t
     n = len(X); row = {'family': fam, 'set': name}

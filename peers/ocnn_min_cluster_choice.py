@@ -32,13 +32,8 @@ import numpy as np
 warnings.filterwarnings("ignore")
 sys.path.insert(0, 'peers')
 from clustering_quality import synthetic, FCPS, FAMILIES, fcps_truth
+from ocnn_sizes import make as sz_make
 from ocnn_highdim import make as hd_make, perplexity_scale
-def sz_make(f, n, s):
-    if f=='circles': return datasets.make_circles(n, factor=0.5, noise=0.05, random_state=s)
-    if f=='moons': return datasets.make_moons(n, noise=0.05, random_state=s)
-    if f=='varied': return datasets.make_blobs(n, cluster_std=[1.0,2.5,0.5], random_state=s+170)
-    if f=='blobs': return datasets.make_blobs(n, random_state=s)
-    X,y=datasets.make_blobs(n, random_state=s+170); return X@np.array([[0.6,-0.6],[-0.4,0.8]]), y
 from sklearn import datasets, cluster
 from sklearn.preprocessing import StandardScaler
 from sklearn.metrics import adjusted_rand_score as ari

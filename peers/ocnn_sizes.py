@@ -15,13 +15,18 @@ def make(f, n, s):
     if f=='blobs': return datasets.make_blobs(n, random_state=s)
     if f=='aniso':
         X,y=datasets.make_blobs(n, random_state=s+170); return X@np.array([[0.6,-0.6],[-0.4,0.8]]), y
-extra=sys.argv[2:]
-for f in ['circles','moons','varied','aniso','blobs']:
-    for n in [100,200,300,1000]:
-        o=[];h=[]
-        for s in range(20,25):
-            X,y=make(f,n,s); X=preprocessing.StandardScaler().fit_transform(X)
-            o.append(ari(y, ocnn(B,X,1,extra)))
-            with warnings.catch_warnings():
-                warnings.simplefilter('ignore'); h.append(ari(y, cluster.HDBSCAN().fit_predict(X)))
-        print(f"{f:8s} n={n:5d} OCNN {np.mean(o):.3f} (min {min(o):.2f})  HDBSCAN {np.mean(h):.3f} (min {min(h):.2f})", flush=True)
+def main():
+    extra=sys.argv[2:]
+    for f in ['circles','moons','varied','aniso','blobs']:
+        for n in [100,200,300,1000]:
+            o=[];h=[]
+            for s in range(20,25):
+                X,y=make(f,n,s); X=preprocessing.StandardScaler().fit_transform(X)
+                o.append(ari(y, ocnn(B,X,1,extra)))
+                with warnings.catch_warnings():
+                    warnings.simplefilter('ignore'); h.append(ari(y, cluster.HDBSCAN().fit_predict(X)))
+            print(f"{f:8s} n={n:5d} OCNN {np.mean(o):.3f} (min {min(o):.2f})  HDBSCAN {np.mean(h):.3f} (min {min(h):.2f})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
