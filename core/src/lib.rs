@@ -9,8 +9,8 @@
 //! * [`ocnn`]: the oscillatory chaotic clustering network (Benderskaya & Tolstov);
 //! * [`cortical`]: the cortical-column network (Nere, Franey, Hashmi & Lipasti 2012).
 //!
-//! Shared by all models: [`prng`] (counter-based random numbers keyed by purpose), [`digest`]
-//! (FNV-1a over little-endian words), [`bits`] (set-bit iteration), [`kernel`] (the typed
+//! Shared by all models: [`exp`] (`e^x` with the same bits on every target), [`prng`]
+//! (counter-based random numbers keyed by purpose), [`digest`] (FNV-1a over little-endian words), [`bits`] (set-bit iteration), [`kernel`] (the typed
 //! host–kernel interface) and [`Error`].
 //!
 //! `#![no_std]` and heap-free by default: the step functions take plain slices, never allocate
@@ -39,6 +39,7 @@ mod error;
 pub mod bits;
 pub mod cortical;
 pub mod digest;
+pub mod exp;
 pub mod flyhash;
 pub mod gbnn;
 pub mod kernel;

@@ -253,6 +253,32 @@ fn float_kernels_have_no_fma_and_round_to_nearest() {
     }
 }
 
+/// The lane rows built from the points compute each weight with the core's `exp`, whose eight
+/// multiply-adds are fused on purpose (`fma.rn.f64`, where glibc's FMA build fuses them: the
+/// host's bits); nothing else is fused — the squared distance's products and sums round on
+/// their own — and every other float operation rounds to nearest explicitly.
+#[test]
+fn lane_rows_from_points_fuse_only_the_exps_multiply_adds() {
+    for name in [
+        "ocnn_lane_points_width_f32",
+        "ocnn_lane_points_fill_f32",
+        "ocnn_lane_points_width_f64",
+        "ocnn_lane_points_fill_f64",
+    ] {
+        let head = format!(".visible .entry {name}(");
+        let at = PTX.find(&head).unwrap_or_else(|| panic!("{name} missing"));
+        let body = &PTX[at..at + PTX[at..].find("\n}").expect("end of entry")];
+        assert_eq!(body.matches("fma.rn.f64").count(), 8, "{name}: the exp's eight fused multiply-adds");
+        assert_eq!(body.matches("fma.").count(), 8, "{name}: another fused operation");
+        assert!(!body.contains("mad."), "{name} contains mad");
+        for line in body.lines().map(str::trim) {
+            for op in ["mul.f", "add.f", "sub.f", "div.f", "mul.ftz", "add.ftz", "div.approx", "div.full"] {
+                assert!(!line.starts_with(op), "{name}: `{line}` does not round to nearest explicitly");
+            }
+        }
+    }
+}
+
 /// The work queue publishes a winner with `fence.acq_rel.gpu` before raising the parent's flag,
 /// and waits with an acquire fence after seeing it (spec §11.2 (d)): without them the parent
 /// could read a stale child winner.

@@ -17,6 +17,7 @@
 mod cluster;
 #[cfg(feature = "alloc")]
 mod consensus;
+mod coupling;
 mod dynamics;
 mod early;
 mod grouped;
@@ -38,6 +39,7 @@ pub use consensus::{
     adjusted_rand, mean_agreement, min_cluster_candidates, most_agreeing, pick_min_cluster, restart_seed,
     DEFAULT_RESTARTS, DEFAULT_SCALE_FACTORS, MIN_CLUSTER_DIVISORS, MIN_CLUSTER_MARGIN,
 };
+pub use coupling::{coupling_weight, squared, zero_beyond};
 pub use dynamics::{
     butterfly, combine, initial_state, lane_sum, lane_sum_sparse, lanes32, lanes32_sparse, row_norm, transfer,
     update_neuron, update_neuron_lanes, update_neuron_sparse,

@@ -257,4 +257,5 @@ decompositions!(
 );
 
 mod forest;
+mod points;
 mod rows;

@@ -84,6 +84,17 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin + Send 
     /// # Safety
     /// `j` holds `n²` weights on `gpu`'s stream.
     unsafe fn build_lane_rows(gpu: &Gpu, n: u32, j: &CudaSlice<Self>) -> Result<RowsParts<Self>, GpuError>;
+    /// Builds the lane rows of the dense coupling and the row norms from the points on the device
+    /// (see [`Gpu::ocnn_lane_rows_from_points`]).
+    ///
+    /// # Safety
+    /// `coords` holds `n · dim` coordinates on `gpu`'s stream.
+    unsafe fn lane_rows_from_points(
+        gpu: &Gpu,
+        shape: (u32, u32),
+        coords: &CudaSlice<f64>,
+        coupling: (f64, f64),
+    ) -> Result<(RowsParts<Self>, CudaSlice<Self>), GpuError>;
     /// The CSR rows `ptr`/`cols`/`vals` of `n` neurons grouped by lane (columns, weights), on
     /// the device, a thread per row.
     ///
@@ -113,8 +124,43 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin + Send 
 macro_rules! gpu_real {
     ($t:ty, $Transfer:ident, $Step:ident, $Per:ident, $Lanes:ident, $Combine:ident, $Bits:ident, $Frag:ident,
      $StepSparse:ident, $StepGrouped:ident, $GroupFill:ident, $FragSparse:ident, $StepLaneRows:ident, $Width:ident,
-     $Fill:ident) => {
+     $Fill:ident, $PWidth:ident, $PFill:ident) => {
         impl GpuReal for $t {
+            unsafe fn lane_rows_from_points(
+                gpu: &Gpu,
+                (n, dim): (u32, u32),
+                coords: &CudaSlice<f64>,
+                (scale, r2): (f64, f64),
+            ) -> Result<(RowsParts<Self>, CudaSlice<Self>), GpuError> {
+                let mut t = KernelTimer::default();
+                let threads = n as u64 * 32;
+                let mut width = gpu.stream.alloc_zeros::<u32>(n as usize)?;
+                let mut norm = gpu.stream.alloc_zeros::<Self>(n as usize)?;
+                let c = rd(gpu, coords);
+                let args =
+                    k::$PWidth { n, dim, coords: c, scale, r2, width: wr(gpu, &mut width), norm: wr(gpu, &mut norm) };
+                // SAFETY: `coords` holds n·dim coordinates, `width` and `norm` n; a warp per row.
+                unsafe { launch(gpu, &mut t, threads, args) }?;
+                let ptr = lane_offsets(gpu, &width)?;
+                let total = ptr[n as usize];
+                gpu.ensure_fits(total * (4 + core::mem::size_of::<Self>() as u64) + ptr.len() as u64 * 8)?;
+                let ptr = gpu.stream.clone_htod(&ptr)?;
+                let (mut cols, mut vals) =
+                    (gpu.stream.alloc_zeros::<u32>(total as usize)?, gpu.stream.alloc_zeros::<Self>(total as usize)?);
+                let args = k::$PFill {
+                    n,
+                    dim,
+                    coords: c,
+                    scale,
+                    r2,
+                    ptr: rd(gpu, &ptr),
+                    cols: wr(gpu, &mut cols),
+                    vals: wr(gpu, &mut vals),
+                };
+                // SAFETY: the rows from the widths hold every lane's nonzero weights; a warp per row.
+                unsafe { launch(gpu, &mut t, threads, args) }?;
+                Ok(((ptr, cols, vals), norm))
+            }
             unsafe fn group_rows(
                 gpu: &Gpu,
                 n: u32,
@@ -143,11 +189,7 @@ macro_rules! gpu_real {
                 let args = k::$Width { n, j: rd(gpu, j), width: wr(gpu, &mut width) };
                 // SAFETY: `j` holds n² weights, `width` n; a warp per row.
                 unsafe { launch(gpu, &mut t, threads, args) }?;
-                let mut ptr = Vec::with_capacity(n as usize + 1);
-                ptr.push(0u64);
-                for w in gpu.stream.clone_dtoh(&width)? {
-                    ptr.push(ptr[ptr.len() - 1] + 32 * w as u64);
-                }
+                let ptr = lane_offsets(gpu, &width)?;
                 let total = ptr[n as usize];
                 gpu.ensure_fits(total * (4 + core::mem::size_of::<Self>() as u64) + ptr.len() as u64 * 8)?;
                 let ptr = gpu.stream.clone_htod(&ptr)?;
@@ -293,7 +335,9 @@ gpu_real!(
     SparseFragmentaryHitsF32,
     StepLaneRowsF32,
     LaneWidthF32,
-    LaneFillF32
+    LaneFillF32,
+    LanePointsWidthF32,
+    LanePointsFillF32
 );
 gpu_real!(
     f64,
@@ -310,5 +354,18 @@ gpu_real!(
     SparseFragmentaryHitsF64,
     StepLaneRowsF64,
     LaneWidthF64,
-    LaneFillF64
+    LaneFillF64,
+    LanePointsWidthF64,
+    LanePointsFillF64
 );
+
+/// Lane rows' offsets from their widths (downloaded): `ptr[i + 1] = ptr[i] + 32·width[i]`.
+fn lane_offsets(gpu: &Gpu, width: &CudaSlice<u32>) -> Result<Vec<u64>, GpuError> {
+    let widths = gpu.stream.clone_dtoh(width)?;
+    let mut ptr = Vec::with_capacity(widths.len() + 1);
+    ptr.push(0u64);
+    for w in widths {
+        ptr.push(ptr[ptr.len() - 1] + 32 * w as u64);
+    }
+    Ok(ptr)
+}

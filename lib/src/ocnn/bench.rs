@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Result};
 use neurobits_core::ocnn::SyncMode;
-use neurobits_gpu_host::ocnn::{Decomposition, HostLaneRows};
+use neurobits_gpu_host::ocnn::Decomposition;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -167,12 +167,10 @@ pub fn run(b: &BenchConfig) -> Result<()> {
         };
         if let Some(g) = &gpu {
             let resident = g.ocnn(n, &w.j, &w.norm)?;
-            // The lane rows from the points on the host and their upload (no J): that
+            // The lane rows built on the device from the points (no J, no host pass): that
             // decomposition's preparation, in its prepare column (J's upload is outside).
             let t = Instant::now();
-            let rows = weights::lane_rows::<f32, u32>(&p, a, None)?;
-            let host = HostLaneRows { ptr: &rows.ptr, cols: &rows.cols, vals: &rows.vals, norm: &rows.norm };
-            let lane_rows = g.ocnn_lane_rows(&host)?;
+            let lane_rows = super::coupling::lane_rows_gpu::<f32>(g, &p, a)?;
             g.synchronize()?;
             let prepare_rows_s = scale_s + t.elapsed().as_secs_f64();
             let all = [

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod classes;
 pub mod clusters;
+pub mod coupling;
 pub mod cpu;
 pub mod digest;
 pub mod early;

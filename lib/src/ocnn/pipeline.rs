@@ -3,13 +3,13 @@
 
 use anyhow::Result;
 use neurobits_core::ocnn::{EarlyStop, SyncMode};
-use neurobits_gpu_host::ocnn::{GpuReal, HostLaneRows};
+use neurobits_gpu_host::ocnn::GpuReal;
 use neurobits_gpu_host::Gpu;
 use std::time::Instant;
 
 use super::{
-    clusters, cpu, digest, points::Points, scale, uncoupled, weights, Candidate, Config, Links, Report, Select,
-    SyncArg, Variant,
+    clusters, coupling, cpu, digest, points::Points, scale, uncoupled, weights, Candidate, Config, Links, Report,
+    Select, SyncArg, Variant,
 };
 
 /// The clustering a check reads: the labels, or `None` where no clustering forms yet.
@@ -327,13 +327,10 @@ fn run_once<T: GpuReal + Send + Sync>(
                 let mut check_full =
                     |o: u32, full: &[u32]| check_upper.as_mut().is_some_and(|ch| ch(o, &cpu::upper_triangle(n, full)));
                 let dev = if c.variant == Variant::LaneRows {
-                    let rows = weights::lane_rows::<T, u32>(p, a, None)?;
-                    seconds.insert("weights", t0.elapsed().as_secs_f64());
-                    let t = Instant::now();
-                    let host = HostLaneRows { ptr: &rows.ptr, cols: &rows.cols, vals: &rows.vals, norm: &rows.norm };
-                    let dev = g.ocnn_lane_rows(&host)?;
+                    // Built on the device from the points: the host's lane rows, bit for bit.
+                    let dev = coupling::lane_rows_gpu::<T>(g, p, a)?;
                     g.synchronize()?;
-                    seconds.insert("upload", t.elapsed().as_secs_f64());
+                    seconds.insert("weights", t0.elapsed().as_secs_f64());
                     dev
                 } else {
                     let w = weights::dense::<T>(p, a)?;

@@ -256,13 +256,4 @@ pub fn distance(a: &[f64], b: &[f64]) -> f64 {
     squared(a, b).sqrt()
 }
 
-/// Squared distance, coordinates summed in ascending order (the weights' `d²`).
-#[inline]
-pub fn squared(a: &[f64], b: &[f64]) -> f64 {
-    let mut s = 0.0;
-    for (x, y) in a.iter().zip(b) {
-        let d = x - y;
-        s += d * d;
-    }
-    s
-}
+pub use neurobits_core::ocnn::squared;

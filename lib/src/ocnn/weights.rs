@@ -1,17 +1,18 @@
 //! Coupling weights (spec §2.3, §11.1): `J_ij = exp(−d²/((2·a)·a))` computed once on the host in
-//! `f64` and rounded to the working type; `J_ii = 0`; the row norms `C_i` in the canonical order.
-//! Every target receives these same bits.
+//! `f64` (the core's [`neurobits_core::exp`], not the C library's: the same bits on any host and
+//! on the GPU) and rounded to the working type; `J_ii = 0`; the row norms `C_i` in the canonical
+//! order. Every target receives these same bits.
 
 use anyhow::{bail, Result};
 use neurobits_core::ocnn::kernels::lane_entry;
-use neurobits_core::ocnn::{lanes32_sparse, row_norm, LaneColumn, Real};
+use neurobits_core::ocnn::{coupling_weight, lanes32_sparse, row_norm, LaneColumn, Real};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::near::Near;
 use super::points::Points;
-use super::scale::squared;
 use crate::io::memory::ensure_fits;
+use neurobits_core::ocnn::{squared, zero_beyond};
 
 /// Dense weights (`n × n`, row-major) and row norms.
 pub struct Dense<T> {
@@ -38,15 +39,8 @@ impl<T> SharedRows<T> {
     }
 }
 
-/// The weight of a pair at squared distance `d2` for scale `a`, in `f64`.
-///
-/// ```
-/// assert_eq!(neurobits::ocnn::weights::weight(0.0, 1.0), 1.0);
-/// assert!((neurobits::ocnn::weights::weight(2.0, 1.0) - (-1f64).exp()).abs() < 1e-15);
-/// ```
-pub fn weight(d2: f64, a: f64) -> f64 {
-    (-(d2 / ((2.0 * a) * a))).exp()
-}
+use super::coupling::host_exp;
+pub use super::coupling::weight;
 
 /// The dense coupling stored as lane rows ([`Dense::lane_rows`]): per row, lane `l`'s nonzero
 /// weights (columns `≡ l mod 32`, ascending) at entries `k·32 + l`, zero weights at column 0 to
@@ -157,7 +151,7 @@ pub struct Uncoupled {
 
 impl Uncoupled {
     /// `Err` naming every row whose `C_i` is zero.
-    fn check<T: Real>(norm: &[T]) -> Result<(), Uncoupled> {
+    pub(crate) fn check<T: Real>(norm: &[T]) -> Result<(), Uncoupled> {
         let points: Vec<u32> = (0..norm.len() as u32).filter(|&i| norm[i as usize] == T::ZERO).collect();
         if points.is_empty() {
             Ok(())
@@ -178,17 +172,6 @@ impl std::fmt::Display for Uncoupled {
 }
 
 impl std::error::Error for Uncoupled {}
-
-/// Past this `x = d²/((2·a)·a)`, `exp(−x)` is below half the working type's smallest subnormal
-/// (2⁻¹⁵⁰ for f32: x > 150·ln 2 = 103.97; 2⁻¹⁰⁷⁵ for f64: x > 745.13), so the weight rounds to 0
-/// and no `exp` is computed (margins of 0.5 and 0.9 cover `exp`'s error).
-fn zero_beyond<T: Real>() -> f64 {
-    if T::from_f64(1e-300) == T::ZERO {
-        104.5
-    } else {
-        746.0
-    }
-}
 
 /// The lane rows of the dense coupling of `p` with scale `a` (pairs beyond `cutoff · a` zero,
 /// when given), built from the points without the `n × n` matrix: each row's nonzero weights are
@@ -214,11 +197,9 @@ pub fn lane_rows<T: Real + Send + Sync, C: LaneColumn>(
         .map(|i| {
             let mut row = Vec::new();
             near.each(i, r2, |k, d2| {
-                if d2 / ((2.0 * a) * a) <= zb {
-                    let w = T::from_f64(weight(d2, a));
-                    if w != T::ZERO {
-                        row.push((k, w));
-                    }
+                let w = coupling_weight::<T>(d2, a, r2, host_exp);
+                if w != T::ZERO {
+                    row.push((k, w));
                 }
             });
             row.sort_unstable_by_key(|&(k, _)| k);
@@ -264,7 +245,7 @@ pub fn dense_cut<T: Real + Send + Sync>(p: &Points, a: f64, cutoff: Option<f64>)
             for k in (i + 1).max(bk * TILE)..n.min(bk * TILE + TILE) {
                 let d2 = squared(p.point(i), p.point(k));
                 if d2 <= r2 && d2 / ((2.0 * a) * a) <= zero_beyond {
-                    let w = T::from_f64(weight(d2, a));
+                    let w = coupling_weight::<T>(d2, a, r2, host_exp);
                     // SAFETY: i < k < n, so both indices are inside `j` (n² values, alive until
                     // the loop ends); the pair (i, k) belongs to exactly one tile, so no two
                     // tasks write the same element, and nothing reads `j` meanwhile.
