@@ -163,7 +163,7 @@ impl Gpu {
         a: f64,
         r2: f64,
     ) -> Result<(OcnnGpu<'_, T>, Vec<T>), GpuError> {
-        let n = if dim == 0 { 0 } else { coords.len() / dim };
+        let n = coords.len().checked_div(dim).unwrap_or(0);
         if dim == 0 || coords.len() != n * dim || n == 0 || n > u32::MAX as usize / 32 || dim > u32::MAX as usize {
             return Err(GpuError::Input(format!("{} coordinates are not points of {dim} dimensions", coords.len())));
         }
