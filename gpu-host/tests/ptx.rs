@@ -140,6 +140,13 @@ fn every_kernel_takes_exactly_its_argument_struct() {
     check::<ok::LaneFillF32>(&mut seen);
     check::<ok::LaneWidthF64>(&mut seen);
     check::<ok::LaneFillF64>(&mut seen);
+    check::<ok::LanePointsWidthF32>(&mut seen);
+    check::<ok::LanePointsFillF32>(&mut seen);
+    check::<ok::LanePointsWidthF64>(&mut seen);
+    check::<ok::LanePointsFillF64>(&mut seen);
+    check::<ok::LaneQuot16>(&mut seen);
+    check::<ok::StepLaneStatesF32>(&mut seen);
+    check::<ok::StepLaneStatesF64>(&mut seen);
     check::<ok::ForestBest>(&mut seen);
     check::<ok::ForestHook>(&mut seen);
     check::<ok::ForestJump>(&mut seen);
@@ -237,6 +244,8 @@ fn float_kernels_have_no_fma_and_round_to_nearest() {
         "ocnn_step_sparse_f64",
         "ocnn_step_lane_rows_f32",
         "ocnn_step_lane_rows_f64",
+        "ocnn_step_lane_states_f32",
+        "ocnn_step_lane_states_f64",
     ] {
         let head = format!(".visible .entry {name}(");
         let at = PTX.find(&head).unwrap_or_else(|| panic!("{name} missing"));

@@ -247,6 +247,35 @@ pub fn update_neuron_lanes<T: Real, C: LaneColumn>(cols: &[C], vals: &[T], norm:
     butterfly(acc) / norm
 }
 
+/// Lane `lane`'s part of [`update_neuron_lanes`] over a lane row, from the states `x` instead
+/// of the transfer values: each term is `vals[k]·f(x_j)` with [`transfer`] applied where the
+/// term is made — the same value as a transfer pass before it, so the same bits, without that
+/// pass (a GPU kernel launch per iteration). Columns are clamped to `last` (`n − 1`) as in
+/// [`update_neuron_lanes`] (padding has zero weight wherever it reads).
+///
+/// ```
+/// use neurobits_core::ocnn::{butterfly, lane_sum_of_states, transfer, update_neuron_lanes, Quot16};
+/// let (mut cols, mut vals) = ([Quot16(0); 64], [0.0f32; 64]);
+/// (cols[1], vals[1], cols[33], vals[33], cols[7], vals[7]) = (Quot16(0), 0.75, Quot16(1), 0.5, Quot16(0), 0.25);
+/// let x: Vec<f32> = (0..40).map(|j| j as f32 / 40.0 - 0.5).collect();
+/// let f: Vec<f32> = x.iter().map(|&v| transfer(v)).collect();
+/// let mut acc = [0.0f32; 32];
+/// for (l, a) in acc.iter_mut().enumerate() {
+///     *a = lane_sum_of_states(&cols, &vals, l, 39, |j| x[j]);
+/// }
+/// assert_eq!(butterfly(acc) / 2.0, update_neuron_lanes(&cols, &vals, 2.0, &f));
+/// ```
+#[inline(always)]
+pub fn lane_sum_of_states<T: Real, C: LaneColumn>(
+    cols: &[C],
+    vals: &[T],
+    lane: usize,
+    last: u32,
+    x: impl Fn(usize) -> T,
+) -> T {
+    lane_sum(cols.len(), lane, |k| vals[k] * transfer(x(cols[k].column(lane as u32).min(last) as usize)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

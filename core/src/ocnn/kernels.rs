@@ -6,6 +6,10 @@
 use crate::kernel::{kernel_struct, DevMut, DevPtr};
 
 pub use super::grouped_rows::{GroupFillF32, GroupFillF64};
+pub use super::lane_kernels::{
+    LanePointsFillF32, LanePointsFillF64, LanePointsWidthF32, LanePointsWidthF64, LaneQuot16, StepLaneStatesF32,
+    StepLaneStatesF64,
+};
 
 /// The kernels that exist once per working type.
 macro_rules! typed {
@@ -276,59 +280,6 @@ macro_rules! lane_rows_build {
 lane_rows_build!(f32, LaneWidthF32 => OcnnLaneWidthF32, LaneFillF32 => OcnnLaneFillF32);
 lane_rows_build!(f64, LaneWidthF64 => OcnnLaneWidthF64, LaneFillF64 => OcnnLaneFillF64);
 
-/// Building the lane rows on the device from the points (no `J` anywhere): the same two passes
-/// as [`LaneWidthF32`]/[`LaneFillF32`], each pair's weight computed where it is needed by the
-/// core's `coupling_weight` with the core's `exp` on the GPU's `fma.rn.f64` — the host's
-/// `weights::lane_rows` entry for entry; the width pass also writes each row's norm `C_i` (lane
-/// sums of its nonzero weights in ascending columns, then the butterfly: `lanes32_sparse`).
-macro_rules! lane_rows_points {
-    ($t:ty, $Width:ident => $KWidth:ident, $Fill:ident => $KFill:ident) => {
-        kernel_struct! {
-            /// Each row's width and norm, from the points.
-            $Width => $KWidth {
-                /// Points.
-                n: u32,
-                /// Coordinates per point.
-                dim: u32,
-                /// `n · dim` coordinates, point by point.
-                coords: DevPtr<f64>,
-                /// The scale `a`.
-                scale: f64,
-                /// `(R·a)²` of a cutoff, or infinity.
-                r2: f64,
-                /// Widths, written.
-                width: DevMut<u32>,
-                /// Norms `C_i`, written.
-                norm: DevMut<$t>,
-            }
-        }
-
-        kernel_struct! {
-            /// Each lane's nonzero weights and columns, in order, into its row, from the points.
-            $Fill => $KFill {
-                /// Points.
-                n: u32,
-                /// Coordinates per point.
-                dim: u32,
-                /// `n · dim` coordinates, point by point.
-                coords: DevPtr<f64>,
-                /// The scale `a`.
-                scale: f64,
-                /// `(R·a)²` of a cutoff, or infinity.
-                r2: f64,
-                /// Row offsets (`n + 1`, from the widths).
-                ptr: DevPtr<u64>,
-                /// Columns, written (zero where padding).
-                cols: DevMut<u32>,
-                /// Weights, written (zero where padding).
-                vals: DevMut<$t>,
-            }
-        }
-    };
-}
-
-lane_rows_points!(f32, LanePointsWidthF32 => OcnnLanePointsWidthF32, LanePointsFillF32 => OcnnLanePointsFillF32);
-lane_rows_points!(f64, LanePointsWidthF64 => OcnnLanePointsWidthF64, LanePointsFillF64 => OcnnLanePointsFillF64);
 
 /// Entry of lane `l`'s `k`-th nonzero weight in its lane row (from the row's first entry).
 ///

@@ -24,6 +24,7 @@ mod grouped;
 mod grouped_rows;
 pub mod kernels;
 mod lane_column;
+mod lane_kernels;
 #[cfg(feature = "alloc")]
 mod links;
 mod real;
@@ -41,7 +42,8 @@ pub use consensus::{
 };
 pub use coupling::{coupling_weight, squared, zero_beyond};
 pub use dynamics::{
-    butterfly, combine, initial_state, lane_sum, lane_sum_sparse, lanes32, lanes32_sparse, row_norm, transfer,
+    butterfly, combine, initial_state, lane_sum, lane_sum_of_states, lane_sum_sparse, lanes32, lanes32_sparse, row_norm,
+    transfer,
     update_neuron, update_neuron_lanes, update_neuron_sparse,
 };
 pub use early::EarlyStop;

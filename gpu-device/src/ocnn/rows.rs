@@ -5,11 +5,14 @@
 use core::slice::from_raw_parts;
 use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::ocnn::kernels::{
-    lane_entry, GroupFillF32, GroupFillF64, LaneFillF32, LaneFillF64, LaneWidthF32, LaneWidthF64,
+    lane_entry, GroupFillF32, GroupFillF64, LaneFillF32, LaneFillF64, LaneQuot16, LaneWidthF32, LaneWidthF64,
+    StepLaneStatesF32, StepLaneStatesF64,
     SparseFragmentaryHitsF32, SparseFragmentaryHitsF64, StepGroupedF32, StepGroupedF64, StepLaneRowsF32,
     StepLaneRowsF64, StepSparseF32, StepSparseF64,
 };
-use neurobits_core::ocnn::{lane_sum, lane_sum_sparse, update_neuron_grouped_at, Real, SyncMode};
+use neurobits_core::ocnn::{
+    lane_sum, lane_sum_of_states, lane_sum_sparse, update_neuron_grouped_at, LaneColumn, Quot16, Real, SyncMode,
+};
 
 use super::{each_upper_pair, warp_butterfly};
 use crate::{gid, kernel, split, warp_reduce, xor_lane};
@@ -237,3 +240,53 @@ macro_rules! lane_rows_build_kernels {
 
 lane_rows_build_kernels!(f32, ocnn_lane_width_f32, LaneWidthF32, ocnn_lane_fill_f32, LaneFillF32);
 lane_rows_build_kernels!(f64, ocnn_lane_width_f64, LaneWidthF64, ocnn_lane_fill_f64, LaneFillF64);
+
+kernel! {
+    /// Each lane-row entry's column as the core's `Quot16` (thread `e`: entry `e`, lane `e mod 32`).
+    fn ocnn_lane_quot16(a: LaneQuot16 {
+        total: u64,
+        cols: DevPtr<u32>,
+        quot: DevMut<u16>,
+    }) {
+        let e = gid();
+        if (e as u64) < a.total {
+            *a.quot.0.add(e) = Quot16::encode(*a.cols.0.add(e) as usize).0;
+        }
+    }
+}
+
+/// The dense step over lane rows with `Quot16` columns, from the states (see
+/// `neurobits_core::ocnn::kernels::StepLaneStatesF32`): lane `l` runs the core's
+/// `lane_sum_of_states` over the row's entries `l, l + 32, …`, then the butterfly.
+macro_rules! lane_states_kernel {
+    ($t:ty, $step:ident, $Step:ident) => {
+        kernel! {
+            /// Row `i`'s update from the states, the transfer applied term by term.
+            fn $step(a: $Step {
+                n: u32,
+                ptr: DevPtr<u64>,
+                cols: DevPtr<u16>,
+                vals: DevPtr<$t>,
+                norm: DevPtr<$t>,
+                x: DevPtr<$t>,
+                next: DevMut<$t>,
+            }) {
+                let (i, lane) = split(gid(), 32);
+                if i >= a.n as usize {
+                    return; // the whole warp: i is per warp
+                }
+                let (s, e) = (*a.ptr.0.add(i) as usize, *a.ptr.0.add(i + 1) as usize);
+                // SAFETY: `Quot16` is `repr(transparent)` over `u16`.
+                let cols = from_raw_parts(a.cols.0.add(s).cast::<Quot16>(), e - s);
+                let vals = from_raw_parts(a.vals.0.add(s), e - s);
+                let acc = warp_butterfly(lane_sum_of_states(cols, vals, lane, a.n - 1, |j| *a.x.0.add(j)));
+                if lane == 0 {
+                    *a.next.0.add(i) = acc / *a.norm.0.add(i);
+                }
+            }
+        }
+    };
+}
+
+lane_states_kernel!(f32, ocnn_step_lane_states_f32, StepLaneStatesF32);
+lane_states_kernel!(f64, ocnn_step_lane_states_f64, StepLaneStatesF64);

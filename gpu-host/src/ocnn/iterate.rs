@@ -19,13 +19,15 @@ pub type Check<'a> = &'a mut dyn FnMut(u32, &[u32]) -> bool;
 /// The iteration loop shared by the dense and sparse runs: transfer, `step`, then per observed
 /// iteration the phase bits (every 64 iterations `flush`) or `frag`; returns the final state and
 /// the `slots` hit counts (on the device). With `check`, asks it at each early-stop check point.
+/// With `from_states`, no transfer kernel runs: `step` gets the states and applies the transfer
+/// itself (the core's `lane_sum_of_states`), else it gets the transfer values.
 #[allow(clippy::type_complexity, clippy::too_many_arguments)]
 pub(super) fn iterate<T: GpuReal>(
     g: &Gpu,
     n: u32,
     slots: usize,
     (seed, transient, iters, mode): Run<T>,
-    mut check: Option<Check<'_>>,
+    (mut check, from_states): (Option<Check<'_>>, bool),
     mut step: impl FnMut(&mut KernelTimer, &CudaSlice<T>, &mut CudaSlice<T>) -> Result<(), GpuError>,
     mut flush: impl FnMut(&mut KernelTimer, u32, &CudaSlice<u64>, &mut CudaSlice<u32>) -> Result<(), GpuError>,
     mut frag: impl FnMut(&mut KernelTimer, T, &CudaSlice<T>, &mut CudaSlice<u32>) -> Result<(), GpuError>,
@@ -41,9 +43,13 @@ pub(super) fn iterate<T: GpuReal>(
     let mut t = KernelTimer::default();
     let mut observed = iters;
     for it in 0..transient + iters {
-        // SAFETY: x and f hold n values.
-        unsafe { T::transfer(g, &mut t, n, &x, &mut f)? };
-        step(&mut t, &f, &mut next)?;
+        if from_states {
+            step(&mut t, &x, &mut next)?;
+        } else {
+            // SAFETY: x and f hold n values.
+            unsafe { T::transfer(g, &mut t, n, &x, &mut f)? };
+            step(&mut t, &f, &mut next)?;
+        }
         if it >= transient {
             let o = it - transient;
             match mode {

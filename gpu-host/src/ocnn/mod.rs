@@ -3,7 +3,7 @@
 
 use cudarc::driver::CudaSlice;
 use neurobits_core::ocnn::kernels as k;
-use neurobits_core::ocnn::{forest_pair, SyncMode, FOREST_MAX_HITS, FOREST_MAX_N};
+use neurobits_core::ocnn::{forest_pair, LaneColumn, Quot16, SyncMode, FOREST_MAX_HITS, FOREST_MAX_N};
 
 use crate::launch::{launch, rd, wr, KernelTimer};
 use crate::{Gpu, GpuError};
@@ -45,6 +45,9 @@ pub struct OcnnGpu<'g, T> {
     j: Option<CudaSlice<T>>,
     norm: CudaSlice<T>,
     lane_rows: Option<RowsDev<T>>,
+    /// The lane rows' columns as quotients by 32 (`Quot16`), which the [`Decomposition::LaneRows`]
+    /// step reads (two bytes an entry instead of four); `None` past `Quot16`'s 2 097 152 neurons.
+    quot: Option<CudaSlice<u16>>,
 }
 
 /// How the entries of a row of weights are laid out (see [`RowsDev`]).
@@ -105,7 +108,7 @@ impl Gpu {
         // Weights, norms, three state vectors, the words and the hit matrix.
         self.ensure_fits((n as u64 * n as u64) * (size + 4) + n as u64 * (4 * size + 8))?;
         let (j, norm) = (self.stream.clone_htod(j)?, self.stream.clone_htod(norm)?);
-        Ok(OcnnGpu { gpu: self, n: n as u32, j: Some(j), norm, lane_rows: None })
+        Ok(OcnnGpu { gpu: self, n: n as u32, j: Some(j), norm, lane_rows: None, quot: None })
     }
 
     /// Uploads the dense coupling as its lane rows only (built on the host from the points, see
@@ -143,7 +146,8 @@ impl Gpu {
             vals: st.clone_htod(vals)?,
             norm: st.clone_dtod(&norm_dev)?,
         };
-        Ok(OcnnGpu { gpu: self, n: n as u32, j: None, norm: norm_dev, lane_rows: Some(lane_rows) })
+        let quot = quotients(self, &lane_rows)?;
+        Ok(OcnnGpu { gpu: self, n: n as u32, j: None, norm: norm_dev, lane_rows: Some(lane_rows), quot })
     }
 }
 
@@ -180,8 +184,25 @@ impl Gpu {
             unsafe { T::lane_rows_from_points(self, (n as u32, dim as u32), &dev, (a, r2)) }?;
         let host_norm = self.stream.clone_dtoh(&norm)?;
         let lane_rows = RowsDev { n: n as u32, ptr, cols, vals, norm: self.stream.clone_dtod(&norm)? };
-        Ok((OcnnGpu { gpu: self, n: n as u32, j: None, norm, lane_rows: Some(lane_rows) }, host_norm))
+        let quot = quotients(self, &lane_rows)?;
+        Ok((OcnnGpu { gpu: self, n: n as u32, j: None, norm, lane_rows: Some(lane_rows), quot }, host_norm))
     }
+}
+
+/// The lane rows' columns as `Quot16` quotients, computed on the device (a thread per entry), or
+/// `None` where they do not fit.
+fn quotients<T>(gpu: &Gpu, rows: &RowsDev<T>) -> Result<Option<CudaSlice<u16>>, GpuError> {
+    if !<Quot16 as LaneColumn>::fits(rows.n as usize) {
+        return Ok(None);
+    }
+    let total = rows.cols.len();
+    gpu.ensure_fits(total as u64 * 2)?;
+    // SAFETY: every entry is written by its thread before any kernel reads it.
+    let mut quot = unsafe { gpu.stream.alloc::<u16>(total.max(1)) }?;
+    let a = k::LaneQuot16 { total: total as u64, cols: rd(gpu, &rows.cols), quot: wr(gpu, &mut quot) };
+    // SAFETY: `cols` and `quot` hold `total` entries; a thread per entry.
+    unsafe { launch(gpu, &mut KernelTimer::default(), total as u64, a) }?;
+    Ok(Some(quot))
 }
 
 /// Lane rows on the host, as [`Gpu::ocnn_lane_rows`] takes them.
@@ -211,7 +232,9 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
         // SAFETY: `j` holds n² weights (checked at upload).
         let (ptr, cols, vals) = unsafe { T::build_lane_rows(self.gpu, self.n, j) }?;
         let norm = self.gpu.stream.clone_dtod(&self.norm)?;
-        self.lane_rows = Some(RowsDev { n: self.n, ptr, cols, vals, norm });
+        let rows = RowsDev { n: self.n, ptr, cols, vals, norm };
+        self.quot = quotients(self.gpu, &rows)?;
+        self.lane_rows = Some(rows);
         Ok(self)
     }
 
@@ -347,17 +370,26 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
     ) -> Result<Iterated<T>, GpuError> {
         let (g, n) = (self.gpu, self.n);
         let mut partial = g.stream.alloc_zeros::<T>(if d == Decomposition::YThreads { 32 * n as usize } else { 1 })?;
+        // Lane rows with quotient columns: one kernel per update, from the states (the transfer
+        // term by term); otherwise the transfer kernel, then the step from its values.
+        let states = match (d, &self.lane_rows, &self.quot) {
+            (Decomposition::LaneRows, Some(c), Some(q)) => Some((c, q)),
+            _ => None,
+        };
         iterate(
             g,
             n,
             n as usize * n as usize,
             (seed, transient, iters, mode),
-            check,
+            (check, states.is_some()),
             // SAFETY (all three): every buffer is sized for n neurons (hits: n²); the lane rows
             // were built on the device from this n × n J (columns below n, rows from the widths).
-            |t, f, next| match (d, &self.lane_rows, &self.j) {
-                (Decomposition::LaneRows, Some(c), _) => unsafe { T::step_rows(g, t, RowLayout::Lanes, c, f, next) },
-                (_, _, Some(j)) => unsafe { T::step(g, t, d, n, j, &self.norm, f, &mut partial, next) },
+            |t, input, next| match (states, d, &self.lane_rows, &self.j) {
+                (Some((c, q)), ..) => unsafe { T::step_lane_states(g, t, c, q, input, next) },
+                (None, Decomposition::LaneRows, Some(c), _) => unsafe {
+                    T::step_rows(g, t, RowLayout::Lanes, c, input, next)
+                },
+                (None, _, _, Some(j)) => unsafe { T::step(g, t, d, n, j, &self.norm, input, &mut partial, next) },
                 _ => Err(GpuError::Input(format!("{d:?} needs the dense weights; only lane rows were uploaded"))),
             },
             |t, valid, words, hits| {

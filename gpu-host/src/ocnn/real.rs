@@ -84,6 +84,20 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin + Send 
     /// # Safety
     /// `j` holds `n²` weights on `gpu`'s stream.
     unsafe fn build_lane_rows(gpu: &Gpu, n: u32, j: &CudaSlice<Self>) -> Result<RowsParts<Self>, GpuError>;
+    /// The dense step over lane rows with `Quot16` columns `quot`, from the states `x` (the
+    /// transfer applied term by term): `next = s / C`.
+    ///
+    /// # Safety
+    /// `c`'s rows and `quot` (one quotient per entry) are consistent, `x` and `next` hold `c.n`
+    /// values.
+    unsafe fn step_lane_states(
+        gpu: &Gpu,
+        t: &mut KernelTimer,
+        c: &RowsDev<Self>,
+        quot: &CudaSlice<u16>,
+        x: &CudaSlice<Self>,
+        next: &mut CudaSlice<Self>,
+    ) -> Result<(), GpuError>;
     /// Builds the lane rows of the dense coupling and the row norms from the points on the device
     /// (see [`Gpu::ocnn_lane_rows_from_points`]).
     ///
@@ -124,8 +138,28 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin + Send 
 macro_rules! gpu_real {
     ($t:ty, $Transfer:ident, $Step:ident, $Per:ident, $Lanes:ident, $Combine:ident, $Bits:ident, $Frag:ident,
      $StepSparse:ident, $StepGrouped:ident, $GroupFill:ident, $FragSparse:ident, $StepLaneRows:ident, $Width:ident,
-     $Fill:ident, $PWidth:ident, $PFill:ident) => {
+     $Fill:ident, $PWidth:ident, $PFill:ident, $States:ident) => {
         impl GpuReal for $t {
+            unsafe fn step_lane_states(
+                gpu: &Gpu,
+                t: &mut KernelTimer,
+                c: &RowsDev<Self>,
+                quot: &CudaSlice<u16>,
+                x: &CudaSlice<Self>,
+                next: &mut CudaSlice<Self>,
+            ) -> Result<(), GpuError> {
+                let a = k::$States {
+                    n: c.n,
+                    ptr: rd(gpu, &c.ptr),
+                    cols: rd(gpu, quot),
+                    vals: rd(gpu, &c.vals),
+                    norm: rd(gpu, &c.norm),
+                    x: rd(gpu, x),
+                    next: wr(gpu, next),
+                };
+                // SAFETY: as the caller promises; a warp per row.
+                unsafe { launch(gpu, t, c.n as u64 * 32, a) }
+            }
             unsafe fn lane_rows_from_points(
                 gpu: &Gpu,
                 (n, dim): (u32, u32),
@@ -337,7 +371,8 @@ gpu_real!(
     LaneWidthF32,
     LaneFillF32,
     LanePointsWidthF32,
-    LanePointsFillF32
+    LanePointsFillF32,
+    StepLaneStatesF32
 );
 gpu_real!(
     f64,
@@ -356,7 +391,8 @@ gpu_real!(
     LaneWidthF64,
     LaneFillF64,
     LanePointsWidthF64,
-    LanePointsFillF64
+    LanePointsFillF64,
+    StepLaneStatesF64
 );
 
 /// Lane rows' offsets from their widths (downloaded): `ptr[i + 1] = ptr[i] + 32·width[i]`.

@@ -153,7 +153,7 @@ impl<T: GpuReal> OcnnSparseGpu<'_, T> {
             n,
             c.slots,
             (seed, transient, iters, mode),
-            check,
+            (check, false),
             // SAFETY (all three): buffers sized by `iterate` for n neurons and c.slots pairs.
             |t, f, next| unsafe { T::step_rows(g, t, c.layout, &c.rows, f, next) },
             |t, valid, words, hits| {
