@@ -163,12 +163,12 @@ fn ptx_targets_the_configured_architecture() {
     let arch = std::env::var("NEUROBITS_PTX_ARCH").unwrap_or_else(|_| "sm_90".into());
     assert!(PTX.contains(&format!(".target {arch}")), "PTX not built for {arch}");
     // Formatting machinery would bloat the kernels (see gpu-toolchain notes); it must stay out.
-    // 69 kernels take ~805 kB (gbnn_step_global, the sparse mode's, ~38 kB of it: both scores
+    // 84 entries take ~1.02 MB (gbnn_step_global, the sparse mode's, ~38 kB of it: both scores
     // inlined in both of its passes; the approximate index's two ~60 kB: three distances
     // unrolled by 16 lanes, and the radix select; the grouped sparse OCNN step's ~40 kB per
-    // type: 32 lanes unrolled so that their sums stay in registers); formatting would add
-    // megabytes.
-    assert!(PTX.len() < 1_000_000, "PTX is {} bytes", PTX.len());
+    // type: 32 lanes unrolled so that their sums stay in registers; the OCNN lane rows from the
+    // points, ~8 kB each: the core's `exp` inlined); formatting would add megabytes.
+    assert!(PTX.len() < 1_100_000, "PTX is {} bytes", PTX.len());
 }
 
 /// Assembles the PTX with `ptxas` (path in `$PTXAS`, installed by `make setup`), so invalid PTX

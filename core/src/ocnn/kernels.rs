@@ -280,7 +280,6 @@ macro_rules! lane_rows_build {
 lane_rows_build!(f32, LaneWidthF32 => OcnnLaneWidthF32, LaneFillF32 => OcnnLaneFillF32);
 lane_rows_build!(f64, LaneWidthF64 => OcnnLaneWidthF64, LaneFillF64 => OcnnLaneFillF64);
 
-
 /// Entry of lane `l`'s `k`-th nonzero weight in its lane row (from the row's first entry).
 ///
 /// ```

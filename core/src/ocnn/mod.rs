@@ -42,9 +42,8 @@ pub use consensus::{
 };
 pub use coupling::{coupling_weight, squared, zero_beyond};
 pub use dynamics::{
-    butterfly, combine, initial_state, lane_sum, lane_sum_of_states, lane_sum_sparse, lanes32, lanes32_sparse, row_norm,
-    transfer,
-    update_neuron, update_neuron_lanes, update_neuron_sparse,
+    butterfly, combine, initial_state, lane_sum, lane_sum_of_states, lane_sum_sparse, lanes32, lanes32_sparse,
+    row_norm, transfer, update_neuron, update_neuron_lanes, update_neuron_sparse,
 };
 pub use early::EarlyStop;
 pub use grouped::{

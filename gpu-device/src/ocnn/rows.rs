@@ -6,9 +6,8 @@ use core::slice::from_raw_parts;
 use neurobits_core::kernel::{DevMut, DevPtr};
 use neurobits_core::ocnn::kernels::{
     lane_entry, GroupFillF32, GroupFillF64, LaneFillF32, LaneFillF64, LaneQuot16, LaneWidthF32, LaneWidthF64,
-    StepLaneStatesF32, StepLaneStatesF64,
     SparseFragmentaryHitsF32, SparseFragmentaryHitsF64, StepGroupedF32, StepGroupedF64, StepLaneRowsF32,
-    StepLaneRowsF64, StepSparseF32, StepSparseF64,
+    StepLaneRowsF64, StepLaneStatesF32, StepLaneStatesF64, StepSparseF32, StepSparseF64,
 };
 use neurobits_core::ocnn::{
     lane_sum, lane_sum_of_states, lane_sum_sparse, update_neuron_grouped_at, LaneColumn, Quot16, Real, SyncMode,
