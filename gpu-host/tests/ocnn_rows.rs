@@ -83,6 +83,12 @@ fn lane_rows_uploaded_alone_and_the_early_stop_equal_the_cpu() {
         assert_eq!(bits(&run.state), bits(&x), "n={n}: state");
         assert_eq!(run.hits, hits, "n={n}: hits");
         assert_eq!(run.observed, 200);
+        if n == 300 {
+            // Past 16 blocks of 64 iterations: the phase words are added to the hits twice.
+            let long = dev.run(5, 0, 1100, SyncMode::Phase, Decomposition::LaneRows).unwrap();
+            let (x, hits) = cpu(n, &j, &norm, 5, 1100);
+            assert_eq!((bits(&long.state), long.hits), (bits(&x), hits), "n={n}: 1 100 iterations");
+        }
         // Only lane rows: the dense decompositions refuse.
         assert!(dev.run(5, 0, 10, SyncMode::Phase, Decomposition::XThreads).is_err());
         // The early stop's hook: asked after 64 and 128 observed iterations with the hits so

@@ -220,6 +220,23 @@ fn opening_without_a_gpu_is_an_error_not_a_panic() {
     assert!(matches!(Gpu::open(4096), Err(GpuError::NoDriver | GpuError::NoDevice(4096))));
 }
 
+/// The PTX of entry point `name`, from its head to its closing brace.
+fn entry(name: &str) -> &'static str {
+    let head = format!(".visible .entry {name}(");
+    let at = PTX.find(&head).unwrap_or_else(|| panic!("{name} missing"));
+    &PTX[at..at + PTX[at..].find("\n}").expect("end of entry")]
+}
+
+/// Every float multiply, add, subtract and divide of `body` rounds to nearest explicitly (`.rn`,
+/// which ptxas never fuses).
+fn assert_rounds_to_nearest(name: &str, body: &str) {
+    for line in body.lines().map(str::trim) {
+        for op in ["mul.f", "add.f", "sub.f", "div.f", "mul.ftz", "add.ftz", "div.approx", "div.full"] {
+            assert!(!line.starts_with(op), "{name}: `{line}` does not round to nearest explicitly");
+        }
+    }
+}
+
 /// The OCNN update, the FlyHash `f32` sums and the approximate index's Euclidean re-ranking are bit-exact only without contraction: no
 /// `fma`/`mad` in their kernels, and every float multiply, add and divide rounds to nearest
 /// explicitly (`.rn`, which ptxas never fuses).
@@ -247,17 +264,11 @@ fn float_kernels_have_no_fma_and_round_to_nearest() {
         "ocnn_step_lane_states_f32",
         "ocnn_step_lane_states_f64",
     ] {
-        let head = format!(".visible .entry {name}(");
-        let at = PTX.find(&head).unwrap_or_else(|| panic!("{name} missing"));
-        let body = &PTX[at..at + PTX[at..].find("\n}").expect("end of entry")];
+        let body = entry(name);
         for bad in ["fma.", "mad.f", "mad.rn"] {
             assert!(!body.contains(bad), "{name} contains {bad}");
         }
-        for line in body.lines().map(str::trim) {
-            for op in ["mul.f", "add.f", "sub.f", "div.f", "mul.ftz", "add.ftz", "div.approx", "div.full"] {
-                assert!(!line.starts_with(op), "{name}: `{line}` does not round to nearest explicitly");
-            }
-        }
+        assert_rounds_to_nearest(name, body);
         assert!(body.contains(".rn.f"), "{name}: no .rn arithmetic found");
     }
 }
@@ -274,17 +285,11 @@ fn lane_rows_from_points_fuse_only_the_exps_multiply_adds() {
         "ocnn_lane_points_width_f64",
         "ocnn_lane_points_fill_f64",
     ] {
-        let head = format!(".visible .entry {name}(");
-        let at = PTX.find(&head).unwrap_or_else(|| panic!("{name} missing"));
-        let body = &PTX[at..at + PTX[at..].find("\n}").expect("end of entry")];
+        let body = entry(name);
         assert_eq!(body.matches("fma.rn.f64").count(), 8, "{name}: the exp's eight fused multiply-adds");
         assert_eq!(body.matches("fma.").count(), 8, "{name}: another fused operation");
         assert!(!body.contains("mad."), "{name} contains mad");
-        for line in body.lines().map(str::trim) {
-            for op in ["mul.f", "add.f", "sub.f", "div.f", "mul.ftz", "add.ftz", "div.approx", "div.full"] {
-                assert!(!line.starts_with(op), "{name}: `{line}` does not round to nearest explicitly");
-            }
-        }
+        assert_rounds_to_nearest(name, body);
     }
 }
 

@@ -137,14 +137,16 @@ typed!(f64, TransferF64 => OcnnTransferF64, StepF64 => OcnnStepF64, StepPerNeuro
        FragmentaryHitsF64 => OcnnFragmentaryHitsF64);
 
 kernel_struct! {
-    /// `ocnn_phase_hits`: adds the agreements of the low `valid` bits of every pair's words (the
-    /// core's `phase_hits`), one thread per `(i, j)`.
+    /// `ocnn_phase_hits`: adds the agreements of `blocks` words of every pair, the last one's low
+    /// `valid` bits (the core's `phase_hits_blocks`), one thread per `(i, j)`.
     PhaseHits => OcnnPhaseHits {
         /// Neurons.
         n: u32,
-        /// Bits of the block.
+        /// Words per neuron to add (block `k`'s words at `k·n`).
+        blocks: u32,
+        /// Bits of the last block.
         valid: u32,
-        /// Phase words.
+        /// Phase words, block by block.
         words: DevPtr<u64>,
         /// Hit matrix, added to.
         hits: DevMut<u32>,

@@ -55,4 +55,4 @@ pub use links::{link_neighbours, mutual_pairs};
 pub use real::Real;
 #[cfg(feature = "alloc")]
 pub use stable::{default_min_cluster, lambda, stable_clusters, stable_clusters_attached, Stable};
-pub use sync::{phase_bit, phase_hits, SyncMode};
+pub use sync::{phase_bit, phase_hits, phase_hits_blocks, SyncMode};

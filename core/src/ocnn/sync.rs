@@ -35,6 +35,27 @@ pub fn phase_hits(a: u64, b: u64, valid: u32) -> u32 {
     valid - ((a ^ b) & mask).count_ones()
 }
 
+/// Iterations on which two neurons agree over `blocks` consecutive words of phase bits
+/// (`words(k)`: their `k`-th words), the earlier words full, the last counting its low `valid`
+/// bits: [`phase_hits`] word by word, summed — an integer, so adding several blocks to a count
+/// at once gives the count of adding them one by one.
+///
+/// ```
+/// use neurobits_core::ocnn::{phase_hits, phase_hits_blocks};
+/// let (a, b) = ([u64::MAX, 0b1011], [0u64, 0b0011]);
+/// assert_eq!(phase_hits_blocks(2, 4, |k| (a[k], b[k])), phase_hits(a[0], b[0], 64) + phase_hits(a[1], b[1], 4));
+/// assert_eq!(phase_hits_blocks(2, 4, |k| (a[k], b[k])), 3);
+/// ```
+#[inline(always)]
+pub fn phase_hits_blocks(blocks: usize, valid: u32, words: impl Fn(usize) -> (u64, u64)) -> u32 {
+    let mut hits = 0;
+    for k in 0..blocks {
+        let (a, b) = words(k);
+        hits += phase_hits(a, b, if k + 1 == blocks { valid } else { 64 });
+    }
+    hits
+}
+
 impl<T: Real> SyncMode<T> {
     /// Whether two outputs are fragmentarily synchronized (`Fragmentary` only).
     ///

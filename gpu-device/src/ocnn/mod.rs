@@ -8,7 +8,7 @@ use neurobits_core::ocnn::kernels::{
     CombineYF32, CombineYF64, FragmentaryHitsF32, FragmentaryHitsF64, LanesYF32, LanesYF64, PhaseBitsF32, PhaseBitsF64,
     PhaseHits, StepF32, StepF64, StepPerNeuronF32, StepPerNeuronF64, TransferF32, TransferF64,
 };
-use neurobits_core::ocnn::{butterfly, combine, lane_sum, lanes32, phase_bit, phase_hits, transfer, SyncMode};
+use neurobits_core::ocnn::{butterfly, combine, lane_sum, lanes32, phase_bit, phase_hits_blocks, transfer, SyncMode};
 
 use crate::{gid, kernel, split, warp_reduce, xor_lane, xor_lane64};
 
@@ -160,10 +160,11 @@ typed_kernels!(
 );
 
 kernel! {
-    /// Adds the agreements of `valid` phase bits (the core's `phase_hits`) to every pair, one
-    /// thread per `(i, j)` (the diagonal counts every iteration).
+    /// Adds the agreements of `blocks` words of phase bits (the core's `phase_hits_blocks`) to
+    /// every pair, one thread per `(i, j)` (the diagonal counts every iteration).
     fn ocnn_phase_hits(a: PhaseHits {
         n: u32,
+        blocks: u32,
         valid: u32,
         words: DevPtr<u64>,
         hits: DevMut<u32>,
@@ -172,7 +173,8 @@ kernel! {
         let (i, j) = split(gid(), n);
         if i < n {
             // One thread per cell: a plain add.
-            *a.hits.0.add(i * n + j) += phase_hits(*a.words.0.add(i), *a.words.0.add(j), a.valid);
+            let w = |k: usize| (*a.words.0.add(k * n + i), *a.words.0.add(k * n + j));
+            *a.hits.0.add(i * n + j) += phase_hits_blocks(a.blocks as usize, a.valid, w);
         }
     }
 }

@@ -7,11 +7,10 @@ use core::cell::Cell;
 use core::slice::from_raw_parts;
 use neurobits_core::exp::{exp, Fma};
 use neurobits_core::kernel::{DevMut, DevPtr};
-use neurobits_core::ocnn::kernels::{
-    lane_entry, LanePointsFillF32, LanePointsFillF64, LanePointsWidthF32, LanePointsWidthF64,
-};
+use neurobits_core::ocnn::kernels::{LanePointsFillF32, LanePointsFillF64, LanePointsWidthF32, LanePointsWidthF64};
 use neurobits_core::ocnn::{coupling_weight, lane_sum, squared, Real};
 
+use super::rows::fill_lane;
 use super::warp_butterfly;
 use crate::{gid, kernel, split, warp_reduce, xor_lane};
 
@@ -104,18 +103,8 @@ macro_rules! lane_points_kernels {
                     return;
                 }
                 let pi = (i, from_raw_parts(a.coords.0.add(i * dim), dim));
-                let start = *a.ptr.0.add(i) as usize;
-                let (mut k, mut col) = (0, lane);
-                while col < n {
-                    let w = weight::<$t>(a.coords, dim, pi, col, a.scale, a.r2);
-                    if w != <$t as Real>::ZERO {
-                        let e = start + lane_entry(k, lane);
-                        *a.cols.0.add(e) = col as u32;
-                        *a.vals.0.add(e) = w;
-                        k += 1;
-                    }
-                    col += 32;
-                }
+                let w = |col| weight::<$t>(a.coords, dim, pi, col, a.scale, a.r2);
+                fill_lane(n, lane, *a.ptr.0.add(i) as usize, w, a.cols, a.vals);
             }
         }
     };

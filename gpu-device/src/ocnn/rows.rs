@@ -178,6 +178,36 @@ macro_rules! lane_rows_kernel {
 lane_rows_kernel!(f32, ocnn_step_lane_rows_f32, StepLaneRowsF32);
 lane_rows_kernel!(f64, ocnn_step_lane_rows_f64, StepLaneRowsF64);
 
+/// Lane `lane` of a row's warp writes its nonzero weights `w(col)`, over the columns `lane,
+/// lane + 32, …` below `n` in order, at the row's entries `start + lane_entry(k, lane)`.
+///
+/// # Safety
+/// `cols` and `vals` hold the row's entries from `start`, as many per lane as its width.
+#[inline(always)]
+pub(super) unsafe fn fill_lane<T: Real>(
+    n: usize,
+    lane: usize,
+    start: usize,
+    w: impl Fn(usize) -> T,
+    cols: DevMut<u32>,
+    vals: DevMut<T>,
+) {
+    let (mut k, mut col) = (0, lane);
+    while col < n {
+        let v = w(col);
+        if v != T::ZERO {
+            let e = start + lane_entry(k, lane);
+            // SAFETY: as the caller promises (entry `k` of this lane is inside the row).
+            unsafe {
+                *cols.0.add(e) = col as u32;
+                *vals.0.add(e) = v;
+            }
+            k += 1;
+        }
+        col += 32;
+    }
+}
+
 /// Building lane rows from the dense `J` (see `neurobits_core::ocnn::kernels`): a warp per row.
 macro_rules! lane_rows_build_kernels {
     ($t:ty, $width:ident, $Width:ident, $fill:ident, $Fill:ident) => {
@@ -220,18 +250,8 @@ macro_rules! lane_rows_build_kernels {
                 if i >= n {
                     return;
                 }
-                let (row, start) = (a.j.0.add(i * n), *a.ptr.0.add(i) as usize);
-                let (mut k, mut col) = (0, lane);
-                while col < n {
-                    let w = *row.add(col);
-                    if w != <$t as Real>::ZERO {
-                        let e = start + lane_entry(k, lane);
-                        *a.cols.0.add(e) = col as u32;
-                        *a.vals.0.add(e) = w;
-                        k += 1;
-                    }
-                    col += 32;
-                }
+                let row = a.j.0.add(i * n);
+                fill_lane(n, lane, *a.ptr.0.add(i) as usize, |col| *row.add(col), a.cols, a.vals);
             }
         }
     };

@@ -381,7 +381,7 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
             n,
             n as usize * n as usize,
             (seed, transient, iters, mode),
-            (check, states.is_some()),
+            (check, states.is_some(), iterate::DENSE_BLOCKS),
             // SAFETY (all three): every buffer is sized for n neurons (hits: n²); the lane rows
             // were built on the device from this n × n J (columns below n, rows from the widths).
             |t, input, next| match (states, d, &self.lane_rows, &self.j) {
@@ -392,8 +392,8 @@ impl<T: GpuReal> OcnnGpu<'_, T> {
                 (None, _, _, Some(j)) => unsafe { T::step(g, t, d, n, j, &self.norm, input, &mut partial, next) },
                 _ => Err(GpuError::Input(format!("{d:?} needs the dense weights; only lane rows were uploaded"))),
             },
-            |t, valid, words, hits| {
-                let a = k::PhaseHits { n, valid, words: rd(g, words), hits: wr(g, hits) };
+            |t, (blocks, valid), words, hits| {
+                let a = k::PhaseHits { n, blocks, valid, words: rd(g, words), hits: wr(g, hits) };
                 unsafe { launch(g, t, n as u64 * n as u64, a) }
             },
             |t, eps, x, hits| unsafe { T::fragmentary(g, t, n, eps, x, hits) },

@@ -5,7 +5,7 @@ use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
 use neurobits_core::ocnn::kernels as k;
 use neurobits_core::ocnn::Real;
 
-use crate::launch::{launch, rd, wr, KernelTimer};
+use crate::launch::{launch, rd, wr, wr_at, KernelTimer};
 use crate::{Gpu, GpuError};
 
 use super::{Decomposition, RowLayout, RowsDev, RowsParts, SparseDev};
@@ -39,16 +39,16 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin + Send 
         partial: &mut CudaSlice<Self>,
         next: &mut CudaSlice<Self>,
     ) -> Result<(), GpuError>;
-    /// Launches the phase bits of one iteration.
+    /// Launches the phase bits of one iteration into block `block` of `words` (its `n` words
+    /// from `block·n`).
     ///
     /// # Safety
-    /// `before`, `now`, `words` hold `n` elements.
+    /// `before`, `now` hold `n` elements, `words` at least `(block + 1)·n`.
     #[allow(clippy::too_many_arguments)]
     unsafe fn phase_bits(
         gpu: &Gpu,
         t: &mut KernelTimer,
-        n: u32,
-        bit: u32,
+        (n, bit, block): (u32, u32, usize),
         before: &CudaSlice<Self>,
         now: &CudaSlice<Self>,
         words: &mut CudaSlice<u64>,
@@ -331,13 +331,13 @@ macro_rules! gpu_real {
             unsafe fn phase_bits(
                 gpu: &Gpu,
                 t: &mut KernelTimer,
-                n: u32,
-                bit: u32,
+                (n, bit, block): (u32, u32, usize),
                 before: &CudaSlice<Self>,
                 now: &CudaSlice<Self>,
                 words: &mut CudaSlice<u64>,
             ) -> Result<(), GpuError> {
-                let a = k::$Bits { n, bit, before: rd(gpu, before), now: rd(gpu, now), words: wr(gpu, words) };
+                let words = wr_at(gpu, words, block * n as usize);
+                let a = k::$Bits { n, bit, before: rd(gpu, before), now: rd(gpu, now), words };
                 unsafe { launch(gpu, t, n as u64, a) }
             }
             unsafe fn fragmentary(

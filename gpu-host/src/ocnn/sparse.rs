@@ -153,10 +153,10 @@ impl<T: GpuReal> OcnnSparseGpu<'_, T> {
             n,
             c.slots,
             (seed, transient, iters, mode),
-            (check, false),
+            (check, false, 1),
             // SAFETY (all three): buffers sized by `iterate` for n neurons and c.slots pairs.
             |t, f, next| unsafe { T::step_rows(g, t, c.layout, &c.rows, f, next) },
-            |t, valid, words, hits| {
+            |t, (_one_block, valid), words, hits| {
                 let a = k::SparsePhaseHits {
                     n,
                     valid,
