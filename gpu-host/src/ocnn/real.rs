@@ -44,11 +44,10 @@ pub trait GpuReal: Real + DeviceRepr + ValidAsZeroBits + Default + Unpin + Send 
     ///
     /// # Safety
     /// `before`, `now` hold `n` elements, `words` at least `(block + 1)·n`.
-    #[allow(clippy::too_many_arguments)]
     unsafe fn phase_bits(
         gpu: &Gpu,
         t: &mut KernelTimer,
-        (n, bit, block): (u32, u32, usize),
+        at: (u32, u32, usize),
         before: &CudaSlice<Self>,
         now: &CudaSlice<Self>,
         words: &mut CudaSlice<u64>,
