@@ -297,7 +297,7 @@ gpu-bundle: setup
 	cp $(BIN) .bundle/neurobits
 	for t in bit_exact modes sharded flyhash ocnn_rows; do cp $$($(CARGO) test --release -p neurobits-gpu-host --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable')]") .bundle/$$t; done
-	for t in ocnn_gpu cortical_gpu flyhash_ann_gpu index_dist; do cp $$($(CARGO) test --release --no-default-features --test $$t --no-run --message-format=json 2>/dev/null \
+	for t in ocnn_gpu ocnn_lane_rows_gpu cortical_gpu flyhash_ann_gpu index_dist; do cp $$($(CARGO) test --release --no-default-features --test $$t --no-run --message-format=json 2>/dev/null \
 	  | python3 -c "import sys, json; [print(m['executable']) for m in map(json.loads, sys.stdin) if m.get('executable') and m['target']['name'] == sys.argv[1]]" $$t) .bundle/$$t; done
 	$(CARGO) build -p neurobits --release --examples
 	mkdir -p .bundle/examples && for e in $(EXAMPLES); do cp target/release/examples/$$e .bundle/examples/; done
@@ -324,6 +324,7 @@ gpu-test: nccl-link
 	.bundle/flyhash --ignored --nocapture --test-threads=1
 	.bundle/ocnn_rows --ignored --nocapture --test-threads=1
 	cd .bundle && ./ocnn_gpu --ignored --nocapture --test-threads=1
+	cd .bundle && ./ocnn_lane_rows_gpu --ignored --nocapture --test-threads=1
 	cd .bundle && ./cortical_gpu --ignored --nocapture --test-threads=1
 	cd .bundle && ./flyhash_ann_gpu --ignored --nocapture --test-threads=1
 	cd .bundle && ./index_dist --ignored --nocapture --test-threads=1

@@ -106,7 +106,7 @@ impl Gpu {
         }
         let size = core::mem::size_of::<T>() as u64;
         // Weights, norms, three state vectors, the words and the hit matrix.
-        self.ensure_fits((n as u64 * n as u64) * (size + 4) + n as u64 * (4 * size + 8))?;
+        self.ensure_fits((n as u64 * n as u64) * (size + 4) + n as u64 * (4 * size + WORDS))?;
         let (j, norm) = (self.stream.clone_htod(j)?, self.stream.clone_htod(norm)?);
         Ok(OcnnGpu { gpu: self, n: n as u32, j: Some(j), norm, lane_rows: None, quot: None })
     }
@@ -130,12 +130,13 @@ impl Gpu {
             return Err(GpuError::Input("the lane rows' arrays are inconsistent".into()));
         }
         let size = core::mem::size_of::<T>() as u64;
-        // The rows, the norms twice, three state vectors, the words and the hit matrix.
+        // The rows (and their quotient columns), the norms twice, three state vectors, the words
+        // and the hit matrix.
         self.ensure_fits(
-            cols.len() as u64 * (4 + size)
+            cols.len() as u64 * (6 + size)
                 + ptr.len() as u64 * 8
                 + (n as u64 * n as u64) * 4
-                + n as u64 * (5 * size + 8),
+                + n as u64 * (5 * size + WORDS),
         )?;
         let st = &self.stream;
         let norm_dev = st.clone_htod(norm)?;
@@ -177,7 +178,7 @@ impl Gpu {
         let size = core::mem::size_of::<T>() as u64;
         // Before the rows (checked again once their size is known): the hit matrix, the norms
         // twice, three state vectors and the words.
-        self.ensure_fits((n as u64 * n as u64) * 4 + n as u64 * (5 * size + 8))?;
+        self.ensure_fits((n as u64 * n as u64) * 4 + n as u64 * (5 * size + WORDS))?;
         let dev = self.stream.clone_htod(coords)?;
         // SAFETY: `dev` holds n·dim coordinates.
         let ((ptr, cols, vals), norm) =
@@ -188,6 +189,9 @@ impl Gpu {
         Ok((OcnnGpu { gpu: self, n: n as u32, j: None, norm, lane_rows: Some(lane_rows), quot }, host_norm))
     }
 }
+
+/// Bytes of phase words per neuron a dense run keeps (`iterate::DENSE_BLOCKS` words).
+const WORDS: u64 = 8 * iterate::DENSE_BLOCKS as u64;
 
 /// The lane rows' columns as `Quot16` quotients, computed on the device (a thread per entry), or
 /// `None` where they do not fit.
