@@ -273,7 +273,25 @@ pub fn lane_sum_of_states<T: Real, C: LaneColumn>(
     last: u32,
     x: impl Fn(usize) -> T,
 ) -> T {
-    lane_sum(cols.len(), lane, |k| vals[k] * transfer(x(cols[k].column(lane as u32).min(last) as usize)))
+    let term = |k: usize| vals[k] * transfer(x(cols[k].column(lane as u32).min(last) as usize));
+    // Four of the lane's terms are made before they are added, in order (so `lane_sum`'s sum,
+    // bit for bit): a GPU thread then has four independent gathers in flight instead of one
+    // (the step waits on its loads, not on its bytes).
+    let n = cols.len();
+    let (mut acc, mut k) = (T::ZERO, lane);
+    while k + 96 < n {
+        let (t0, t1, t2, t3) = (term(k), term(k + 32), term(k + 64), term(k + 96));
+        acc = acc + t0;
+        acc = acc + t1;
+        acc = acc + t2;
+        acc = acc + t3;
+        k += 128;
+    }
+    while k < n {
+        acc = acc + term(k);
+        k += 32;
+    }
+    acc
 }
 
 #[cfg(test)]
@@ -287,6 +305,24 @@ mod tests {
             let t64 = |j: usize| (crate::prng::draw(6, j as u64) >> 11) as f64 * 1e-9 - 3.0;
             assert_eq!(lanes32(n, t32).to_bits(), lanes32_by_lane(n, t32).to_bits(), "f32 n={n}");
             assert_eq!(lanes32(n, t64).to_bits(), lanes32_by_lane(n, t64).to_bits(), "f64 n={n}");
+        }
+    }
+
+    #[test]
+    fn lane_sums_of_states_four_at_a_time_equal_lane_sum() {
+        use crate::ocnn::Quot16;
+        for len in [0usize, 31, 32, 100, 128, 129, 160, 700, 1000] {
+            let cols: [Quot16; 1024] = core::array::from_fn(|k| Quot16((crate::prng::draw(9, k as u64) % 40) as u16));
+            let vals: [f32; 1024] = core::array::from_fn(|k| (crate::prng::draw(10, k as u64) >> 40) as f32 * 1e-7);
+            let x = |j: usize| (crate::prng::draw(11, j as u64) >> 40) as f32 * 1e-7 - 0.8;
+            let (cols, vals) = (&cols[..len], &vals[..len]);
+            for lane in 0..32 {
+                let last = 40 * 32 - 1;
+                let plain =
+                    lane_sum(len, lane, |k| vals[k] * transfer(x(cols[k].column(lane as u32).min(last) as usize)));
+                let four = lane_sum_of_states(cols, vals, lane, last, x);
+                assert_eq!(four.to_bits(), plain.to_bits(), "len={len} lane={lane}");
+            }
         }
     }
 
