@@ -174,12 +174,7 @@ macro_rules! gpu_real {
                     k::$PWidth { n, dim, coords: c, scale, r2, width: wr(gpu, &mut width), norm: wr(gpu, &mut norm) };
                 // SAFETY: `coords` holds n·dim coordinates, `width` and `norm` n; a warp per row.
                 unsafe { launch(gpu, &mut t, threads, args) }?;
-                let ptr = lane_offsets(gpu, &width)?;
-                let total = ptr[n as usize];
-                gpu.ensure_fits(total * (4 + core::mem::size_of::<Self>() as u64) + ptr.len() as u64 * 8)?;
-                let ptr = gpu.stream.clone_htod(&ptr)?;
-                let (mut cols, mut vals) =
-                    (gpu.stream.alloc_zeros::<u32>(total as usize)?, gpu.stream.alloc_zeros::<Self>(total as usize)?);
+                let (ptr, mut cols, mut vals) = lay_out::<Self>(gpu, &width)?;
                 let args = k::$PFill {
                     n,
                     dim,
@@ -222,12 +217,7 @@ macro_rules! gpu_real {
                 let args = k::$Width { n, j: rd(gpu, j), width: wr(gpu, &mut width) };
                 // SAFETY: `j` holds n² weights, `width` n; a warp per row.
                 unsafe { launch(gpu, &mut t, threads, args) }?;
-                let ptr = lane_offsets(gpu, &width)?;
-                let total = ptr[n as usize];
-                gpu.ensure_fits(total * (4 + core::mem::size_of::<Self>() as u64) + ptr.len() as u64 * 8)?;
-                let ptr = gpu.stream.clone_htod(&ptr)?;
-                let (mut cols, mut vals) =
-                    (gpu.stream.alloc_zeros::<u32>(total as usize)?, gpu.stream.alloc_zeros::<Self>(total as usize)?);
+                let (ptr, mut cols, mut vals) = lay_out::<Self>(gpu, &width)?;
                 let args = k::$Fill {
                     n,
                     j: rd(gpu, j),
@@ -394,13 +384,18 @@ gpu_real!(
     StepLaneStatesF64
 );
 
-/// Lane rows' offsets from their widths (downloaded): `ptr[i + 1] = ptr[i] + 32·width[i]`.
-fn lane_offsets(gpu: &Gpu, width: &CudaSlice<u32>) -> Result<Vec<u64>, GpuError> {
+/// Zeroed lane rows laid out from their widths (downloaded): `ptr[i + 1] = ptr[i] + 32·width[i]`,
+/// uploaded, and columns and weights for `ptr[n]` entries (zero: the padding), checked against
+/// free memory first. The fill kernels write the nonzero entries.
+fn lay_out<T: GpuReal>(gpu: &Gpu, width: &CudaSlice<u32>) -> Result<RowsParts<T>, GpuError> {
     let widths = gpu.stream.clone_dtoh(width)?;
     let mut ptr = Vec::with_capacity(widths.len() + 1);
     ptr.push(0u64);
     for w in widths {
         ptr.push(ptr[ptr.len() - 1] + 32 * w as u64);
     }
-    Ok(ptr)
+    let total = ptr[ptr.len() - 1];
+    gpu.ensure_fits(total * (4 + core::mem::size_of::<T>() as u64) + ptr.len() as u64 * 8)?;
+    let ptr = gpu.stream.clone_htod(&ptr)?;
+    Ok((ptr, gpu.stream.alloc_zeros::<u32>(total as usize)?, gpu.stream.alloc_zeros::<T>(total as usize)?))
 }

@@ -5,14 +5,15 @@
 
 use anyhow::{bail, Result};
 use neurobits_core::ocnn::kernels::lane_entry;
-use neurobits_core::ocnn::{coupling_weight, lanes32_sparse, row_norm, LaneColumn, Real};
+use neurobits_core::ocnn::{coupling_weight, lanes32_sparse, row_norm, squared, zero_beyond, LaneColumn, Real};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::coupling::host_exp;
+pub use super::coupling::weight;
 use super::near::Near;
 use super::points::Points;
 use crate::io::memory::ensure_fits;
-use neurobits_core::ocnn::{squared, zero_beyond};
 
 /// Dense weights (`n × n`, row-major) and row norms.
 pub struct Dense<T> {
@@ -38,9 +39,6 @@ impl<T> SharedRows<T> {
         unsafe { self.0.add(at).write(v) };
     }
 }
-
-use super::coupling::host_exp;
-pub use super::coupling::weight;
 
 /// The dense coupling stored as lane rows ([`Dense::lane_rows`]): per row, lane `l`'s nonzero
 /// weights (columns `≡ l mod 32`, ascending) at entries `k·32 + l`, zero weights at column 0 to
@@ -175,9 +173,9 @@ impl std::error::Error for Uncoupled {}
 
 /// The lane rows of the dense coupling of `p` with scale `a` (pairs beyond `cutoff · a` zero,
 /// when given), built from the points without the `n × n` matrix: each row's nonzero weights are
-/// the pairs closer than where the weight underflows ([`Near`]), computed by [`weight`] exactly
-/// as [`dense_cut`] computes them, so [`dense_cut`]`(…).lane_rows_as()` entry for entry (tested),
-/// with the same norms (`lanes32` over the nonzero weights = over the dense row). The hit counts
+/// the pairs closer than where the weight underflows ([`Near`]), computed by the core's
+/// `coupling_weight` exactly as [`dense_cut`] computes them, so [`dense_cut`]`(…).lane_rows_as()`
+/// entry for entry (tested), with the same norms (`lanes32` over the nonzero weights = over the dense row). The hit counts
 /// of the dense coupling (`n(n − 1)/2`) are checked against memory first.
 pub fn lane_rows<T: Real + Send + Sync, C: LaneColumn>(
     p: &Points,
@@ -234,18 +232,16 @@ pub fn dense_cut<T: Real + Send + Sync>(p: &Points, a: f64, cutoff: Option<f64>)
     // J is symmetric bit for bit (the squared distance of (i, k) and (k, i) is the same sum of
     // the same squares), so each pair's `exp` is computed once and written to both places: tiles
     // of the upper triangle in parallel, each writing its block and the transposed block.
-    // Past `zero_beyond` the weight rounds to the 0 already there: no `exp` is computed (most
-    // pairs of a large set).
-    let zero_beyond = zero_beyond::<T>();
     const TILE: usize = 64;
     let tiles = n.div_ceil(TILE);
     let out = SharedRows(j.as_mut_ptr());
     (0..tiles).into_par_iter().flat_map_iter(|bi| (bi..tiles).map(move |bk| (bi, bk))).for_each(|(bi, bk)| {
         for i in bi * TILE..n.min(bi * TILE + TILE) {
             for k in (i + 1).max(bk * TILE)..n.min(bk * TILE + TILE) {
-                let d2 = squared(p.point(i), p.point(k));
-                if d2 <= r2 && d2 / ((2.0 * a) * a) <= zero_beyond {
-                    let w = coupling_weight::<T>(d2, a, r2, host_exp);
+                // Past the cutoff or `zero_beyond` the weight is the 0 already there: no `exp` is
+                // computed (most pairs of a large set).
+                let w = coupling_weight::<T>(squared(p.point(i), p.point(k)), a, r2, host_exp);
+                if w != T::ZERO {
                     // SAFETY: i < k < n, so both indices are inside `j` (n² values, alive until
                     // the loop ends); the pair (i, k) belongs to exactly one tile, so no two
                     // tasks write the same element, and nothing reads `j` meanwhile.
