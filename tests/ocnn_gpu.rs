@@ -2,9 +2,11 @@
 //! equal on 12 point sets — 2-D and 3-D, f32 and f64, phase and fragmentary synchronization.
 //! Needs a CUDA GPU (`make gpu-test`); the FCPS sets come from `make setup`.
 
+#[path = "common/ocnn_points.rs"]
+mod common;
+use common::{fcps, random};
 use neurobits::ocnn::{self, points, Config, Dtype, SyncArg};
 use neurobits_gpu_host::Gpu;
-use std::path::PathBuf;
 
 fn config(sync: SyncArg, dtype: Dtype, iters: u32) -> Config {
     Config {
@@ -27,25 +29,11 @@ fn config(sync: SyncArg, dtype: Dtype, iters: u32) -> Config {
     }
 }
 
-/// Uniform random points in `[−100, 100]^dim` from the portable PRNG (the paper's Table 2 data).
-fn random(n: usize, dim: usize, seed: u64) -> points::Points {
-    let coords = (0..n * dim)
-        .map(|i| (neurobits_core::prng::draw(seed, i as u64) >> 11) as f64 / (1u64 << 53) as f64 * 200.0 - 100.0)
-        .collect();
-    points::Points { n, dim, coords }
-}
-
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn ocnn_gpu_equals_cpu_bit_for_bit() {
     let gpu = Gpu::open(0).expect("a CUDA GPU");
-    let data = |name: &str, skip: usize| {
-        // `data/fcps` of the working directory (the GPU bundle), else of the source tree.
-        let here = PathBuf::from("data/fcps").join(name);
-        let p =
-            if here.exists() { here } else { PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/fcps").join(name) };
-        points::load(&p).unwrap_or_else(|e| panic!("{e}: run make setup")).skip(skip)
-    };
+    let data = |name: &str, skip: usize| fcps(name).skip(skip);
     let sets: Vec<(&str, points::Points, SyncArg, Dtype)> = vec![
         ("Lsun 2-D", data("Lsun.data", 3), SyncArg::Phase, Dtype::F32),
         ("Lsun 2-D f64", data("Lsun.data", 3), SyncArg::Phase, Dtype::F64),

@@ -4,23 +4,12 @@
 //! f32 and f64, 2-D to 6-D, with copies of points, and refuse an uncoupled point as the host
 //! does. Needs a CUDA GPU (`make gpu-test`); the FCPS sets come from `make setup`.
 
+#[path = "common/ocnn_points.rs"]
+mod common;
+use common::{fcps, random};
 use neurobits::ocnn::{coupling, points, scale, weights};
 use neurobits_gpu_host::ocnn::GpuReal;
 use neurobits_gpu_host::Gpu;
-use std::path::PathBuf;
-
-fn random(n: usize, dim: usize, seed: u64) -> points::Points {
-    let coords = (0..n * dim)
-        .map(|i| (neurobits_core::prng::draw(seed, i as u64) >> 11) as f64 / (1u64 << 53) as f64 * 200.0 - 100.0)
-        .collect();
-    points::Points { n, dim, coords }
-}
-
-fn fcps(name: &str) -> points::Points {
-    let here = PathBuf::from("data/fcps").join(name);
-    let p = if here.exists() { here } else { PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/fcps").join(name) };
-    points::load(&p).unwrap_or_else(|e| panic!("{e}: run make setup"))
-}
 
 /// Device rows = host rows for `p` at scale `a`; returns the entries compared.
 fn same_rows<T: GpuReal + Send + Sync + std::fmt::Debug>(g: &Gpu, name: &str, p: &points::Points, a: f64) -> usize {
