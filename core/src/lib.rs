@@ -10,8 +10,9 @@
 //! * [`cortical`]: the cortical-column network (Nere, Franey, Hashmi & Lipasti 2012).
 //!
 //! Shared by all models: [`exp`] (`e^x` with the same bits on every target), [`prng`]
-//! (counter-based random numbers keyed by purpose), [`digest`] (FNV-1a over little-endian words), [`bits`] (set-bit iteration), [`kernel`] (the typed
-//! host–kernel interface) and [`Error`].
+//! (counter-based random numbers keyed by purpose), [`digest`] (FNV-1a over little-endian
+//! words), [`bits`] (set-bit iteration), [`kernel`] (the typed host–kernel interface) and
+//! [`Error`].
 //!
 //! `#![no_std]` and heap-free by default: the step functions take plain slices, never allocate
 //! and never format, so they compile for `nvptx64-nvidia-cuda` and `thumbv7m-none-eabi`

@@ -5,10 +5,11 @@
 use crate::kernel::{kernel_struct, DevMut, DevPtr};
 
 /// Building the lane rows on the device from the points (no `J` anywhere): the same two passes
-/// as [`super::kernels::LaneWidthF32`]/[`super::kernels::LaneFillF32`], each pair's weight computed where it is needed by the
-/// core's `coupling_weight` with the core's `exp` on the GPU's `fma.rn.f64` — the host's
-/// `weights::lane_rows` entry for entry; the width pass also writes each row's norm `C_i` (lane
-/// sums of its nonzero weights in ascending columns, then the butterfly: `lanes32_sparse`).
+/// as [`super::kernels::LaneWidthF32`]/[`super::kernels::LaneFillF32`], each pair's weight
+/// computed where it is needed by the core's `coupling_weight` with the core's `exp` on the
+/// GPU's `fma.rn.f64` — the host's `weights::lane_rows` entry for entry; the width pass also
+/// writes each row's norm `C_i` (lane sums of its nonzero weights in ascending columns, then the
+/// butterfly: `lanes32_sparse`).
 macro_rules! lane_rows_points {
     ($t:ty, $Width:ident => $KWidth:ident, $Fill:ident => $KFill:ident) => {
         kernel_struct! {

@@ -156,12 +156,12 @@ pub fn knn_scale(p: &Points, k: usize) -> Result<f64> {
 /// The perplexity of a row is `exp(H)`, `H` its entropy, over the points other than the row's
 /// own copies (equal coordinates couple at weight 1 at any scale); the median is over
 /// [`PERPLEXITY_ROWS`] evenly spaced rows (the lower middle), and `a` is found by 64 bisections of
-/// `ln a` between a hundredth of the smallest nonzero and a hundred times the largest distance, in `f64` sums in a fixed
-/// order (the same `a` on every machine that rounds `exp` alike). No floor: a point whose nearest
-/// neighbour lies beyond where the weight underflows (about 14.4·a in `f32`) is left out of the
-/// dynamics by the clustering, not allowed to widen every neuron's coupling (until issue 33's
-/// sixth round `a` was at least the largest nearest-neighbour distance over 12, and one outlier
-/// of the standardised digits tripled `a`).
+/// `ln a` between a hundredth of the smallest nonzero and a hundred times the largest distance,
+/// in `f64` sums in a fixed order (the same `a` on every machine that rounds `exp` alike). No
+/// floor: a point whose nearest neighbour lies beyond where the weight underflows (about 14.4·a
+/// in `f32`) is left out of the dynamics by the clustering, not allowed to widen every neuron's
+/// coupling (until issue 33's sixth round `a` was at least the largest nearest-neighbour
+/// distance over 12, and one outlier of the standardised digits tripled `a`).
 ///
 /// ```
 /// // Two groups of three far apart in 4-D. The first point's mates are at 1 and √2: at a = ½
@@ -200,8 +200,9 @@ pub fn perplexity_scale(p: &Points, target: f64) -> Result<f64> {
     // Each sampled row's squared distances to the points other than its own copies, less the
     // smallest: the weights' common factor cancels in `J_ij / C_i`, and the shifted ones do not
     // underflow. Copies (distance 0) are left out: they couple at weight 1 whatever `a`, and a
-    // point with more copies than the target perplexity would otherwise reach it at no scale. Kept for the 64 steps of
-    // the search: 2 GB at 10⁶ points, so checked against the memory budget first.
+    // point with more copies than the target perplexity would otherwise reach it at no scale.
+    // Kept for the 64 steps of the search: 2 GB at 10⁶ points, so checked against the memory
+    // budget first.
     crate::budget::check_items(
         format_args!("the perplexity scale's distances ({} rows of {n} points; or set --scale)", rows.len()),
         rows.len() as u128 * n as u128,
